@@ -1,0 +1,41 @@
+"""The wire between referee and bots: JSON lines of msgspec Structs (see docs/protocol.md)."""
+
+from protocol.messages import (
+    DEFAULT_MAX_LINE_BYTES,
+    PROTOCOL_VERSION,
+    Act,
+    Answer,
+    Clock,
+    End,
+    FromBotMessage,
+    Quit,
+    Ready,
+    Start,
+    TimeControl,
+    ToBotMessage,
+    encode_line,
+    from_bot_decoder,
+    from_bot_encoder,
+    to_bot_decoder,
+    to_bot_encoder,
+)
+
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "PROTOCOL_VERSION",
+    "Act",
+    "Answer",
+    "Clock",
+    "End",
+    "FromBotMessage",
+    "Quit",
+    "Ready",
+    "Start",
+    "TimeControl",
+    "ToBotMessage",
+    "encode_line",
+    "from_bot_decoder",
+    "from_bot_encoder",
+    "to_bot_decoder",
+    "to_bot_encoder",
+]

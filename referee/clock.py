@@ -1,0 +1,49 @@
+"""One seat's clock: a per-decision allowance, an optional bank, and a Fischer increment.
+
+Pure arithmetic on milliseconds, no timers: the match loop measures the time (from writing the
+request to reading the reply line) and asks the clock what was allowed. Keeping the rules here
+makes them testable without processes and keeps the match loop about messages.
+"""
+
+from __future__ import annotations
+
+from protocol.messages import Clock, TimeControl
+
+
+class SeatClock:
+    """The time a seat may still use in one game.
+
+    Each decision may take `move_ms`; whatever it takes beyond that is drawn from the bank, and
+    the bank then grows by `increment_ms`. The referee tolerates a further `grace_ms` (scheduling
+    jitter, pipe latency) that is never announced to the bot: bots plan with `available()`.
+    """
+
+    def __init__(self, time: TimeControl, grace_ms: int = 0) -> None:
+        self.move_ms = time.move_ms
+        self.increment_ms = time.increment_ms
+        self.grace_ms = grace_ms
+        self.bank_ms: float = float(time.bank_ms)
+        self.used_ms: float = 0.0
+        """Total time charged in this game (reported as think time)."""
+
+    def available(self) -> Clock:
+        """What the `act` message tells the bot: this decision's allowance and the bank."""
+        return Clock(move_ms=self.move_ms, bank_ms=int(self.bank_ms))
+
+    def limit_ms(self) -> float:
+        """The hard limit for the next decision: allowance, bank and grace."""
+        return self.move_ms + self.bank_ms + self.grace_ms
+
+    def charge(self, used_ms: float) -> bool:
+        """Charge one decision's time; False when it exceeded the limit (a timeout).
+
+        Time beyond `move_ms` comes out of the bank; time within the grace margin empties the
+        bank but is forgiven. The increment is added only after a decision made in time.
+        """
+        self.used_ms += used_ms
+        if used_ms > self.limit_ms():
+            self.bank_ms = 0.0
+            return False
+        overrun = max(0.0, used_ms - self.move_ms)
+        self.bank_ms = max(0.0, self.bank_ms - overrun) + self.increment_ms
+        return True

@@ -1,0 +1,64 @@
+"""Rules engines, one module per game, found by id through `find_game`."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import msgspec
+
+from referee.games.base import Game, GameResult, IllegalAction
+
+__all__ = [
+    "GAME_IDS",
+    "BadOptions",
+    "Game",
+    "GameResult",
+    "IllegalAction",
+    "UnknownGame",
+    "find_game",
+    "parse_options",
+]
+
+_MODULES: dict[str, str] = {
+    "azul": "referee.games.azul:Azul",
+    "5211": "referee.games.g5211:FiveTwoOneOne",
+}
+GAME_IDS: tuple[str, ...] = tuple(_MODULES)
+_loaded: dict[str, Game[Any]] = {}
+
+
+class UnknownGame(LookupError):
+    """The game id is not one this framework knows."""
+
+
+class BadOptions(ValueError):
+    """The options do not fit the game's options schema (unknown key or bad value)."""
+
+
+def find_game(game_id: str) -> Game[Any]:
+    """The engine for `game_id`; a game's module loads on first use, so it costs only its users."""
+    game = _loaded.get(game_id)
+    if game is not None:
+        return game
+    target = _MODULES.get(game_id)
+    if target is None:
+        known = ", ".join(GAME_IDS)
+        raise UnknownGame(f"unknown game {game_id!r}; known games: {known} (see `arena games`)")
+    module_name, class_name = target.split(":")
+    game = getattr(importlib.import_module(module_name), class_name)()
+    _loaded[game_id] = game
+    return game
+
+
+def parse_options(game: Game[Any], options: dict[str, Any] | None) -> Any:
+    """Validate a plain options mapping into the game's Options struct, with a clear error."""
+    try:
+        return msgspec.convert(options or {}, type=game.Options, strict=False)
+    except msgspec.ValidationError as exc:
+        fields = ", ".join(
+            f"{f.name}={f.default!r}" for f in msgspec.structs.fields(game.Options)
+        )
+        raise BadOptions(
+            f"bad options for {game.id}: {exc}; the options are: {fields or 'none'}"
+        ) from None

@@ -1,0 +1,848 @@
+"""Azul (Master Chocolatier edition, which plays like the 2017 original), with the grey-wall and
+special-factory variants.
+
+Colours are ids 0..4 (blue, yellow, red, black, white). Pattern line k (0..4) holds k + 1 tiles
+and feeds wall row k; the coloured wall has colour (column - row) mod 5 at (row, column).
+docs/games/azul.md describes the actions and the observation for bot authors.
+
+Rulings (where the rulebook is cut or silent, this is what the engine does):
+
+From the rules specification:
+- Round 1 starts with seat 0; play goes up the seat numbers, wrapping round.
+- A player who takes first from the centre with all 7 floor spaces full still takes the
+  first-player marker (and starts the next round), without a further penalty.
+- If nobody took from the centre in a round, the same player starts the next round.
+- If bag and lid together run out while filling, the round starts with the factories that could
+  be filled: some may hold fewer than 4 tiles or none.
+- Grey wall: the pattern-line restriction is the base game's (a line may not take a colour that is
+  already in its wall row). A line whose colour has no legal wall space left may still be filled;
+  at wall-tiling its tiles go to the floor (overflow to the lid).
+- Special factories: right after filling, "+1" draws its extra tile first, then each "pull X"
+  disc acts in circle order starting from factory 0, pulling from its neighbours' tiles as they
+  are at that moment (a tile moved by an earlier pull can be pulled again).
+
+Engine rulings (the specification is silent; these keep the game well defined):
+- A complete pattern line takes no more tiles: choosing it would only mean "all to the floor",
+  which is its own action (line 5).
+- Taking from the centre needs at least one tile; the marker alone cannot be taken.
+- Grey wall: players tile one after another from seat 0, each top to bottom. A complete line
+  with exactly one legal wall space is placed there without asking (a choice of one is none).
+- Extra floor disc: its holder keeps it through wall-tiling, so tiles dropped by the grey wall's
+  no-space case also land on it first while it is empty.
+- Split: "left" is the factory before it in the circle (index - 1), "right" the one after
+  (index + 1), wrapping round; an extra-floor disc taken by a player has left the circle and is
+  skipped. The split decision is asked only when tiles remain on the split factory.
+- If a round would start with no tile at all (bag and lid empty), the game ends there: no turn
+  could ever be played again.
+- End: ranks by score, then by complete horizontal wall rows; still tied, the rank is shared.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+import msgspec
+
+from referee.games.base import Game, GameResult, IllegalAction, ranks_from_keys
+from referee.games.tiles import Bag, FloorLine, empty, fill_factories, move_all, take_colour
+
+__all__ = [
+    "CENTRE",
+    "COLOUR_NAMES",
+    "FLOOR_LINE",
+    "MARKER",
+    "Action",
+    "Azul",
+    "AzulObservation",
+    "AzulOptions",
+    "AzulState",
+    "Decision",
+    "PlayerView",
+    "Place",
+    "Split",
+    "Take",
+    "wall_column",
+]
+
+# ---- constants -------------------------------------------------------------------------------
+
+COLOURS = 5
+COLOUR_NAMES = ("blue", "yellow", "red", "black", "white")
+_LETTERS = "BYRKW"
+TILES_PER_COLOUR = 20
+CENTRE = -1
+"""The `source` of a take from the centre."""
+FLOOR_LINE = 5
+"""The `line` of a take that puts every tile on the floor."""
+MARKER = 5
+"""The first-player marker as it appears in a floor list (tiles are 0..4)."""
+FLOOR = FloorLine((-1, -1, -2, -2, -2, -3, -3))
+FACTORY_SIZE = 4
+_ALL_COLOURS = (1 << COLOURS) - 1
+
+# Special-factory powers (the gold side of the 9 discs); 0 is the plain blue side.
+_PLAIN, _PLUS_ONE, _STAY, _SPLIT, _EXTRA_FLOOR, _PULL = 0, 1, 2, 3, 4, 5
+_DISCS = (_PLUS_ONE, *range(_PULL, _PULL + COLOURS), _STAY, _SPLIT, _EXTRA_FLOOR)
+_POWER_NAMES = ("", "+1", "stay", "split", "extra_floor", *(f"pull{c}" for c in range(COLOURS)))
+
+# A player's extra floor disc: not held, held and empty, or holding a tile of colour >= 0.
+_NO_DISC, _DISC_EMPTY = -2, -1
+
+_TAKING, _SPLITTING, _PLACING, _OVER = 0, 1, 2, 3
+_KINDS = ("take", "split", "place", "over")
+
+
+def wall_column(row: int, colour: int) -> int:
+    """Where `colour` goes in `row` on the coloured (standard) wall."""
+    return (colour + row) % COLOURS
+
+
+# ---- options, actions, observation -----------------------------------------------------------
+
+
+class AzulOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """`variant`: "standard" (coloured wall) or "grey" (free wall, the player picks the column);
+    `special_factories`: use the gold sides of the factory discs."""
+
+    variant: Literal["standard", "grey"] = "standard"
+    special_factories: bool = False
+
+
+class _Action(msgspec.Struct, tag_field="type", tag=str.lower, frozen=True, forbid_unknown_fields=True):
+    """Base of the actions a bot sends (frozen, so they hash and can be pre-built)."""
+
+
+class Take(_Action):
+    """Take every tile of `colour` from `source` (a factory index, or -1 = the centre) and put
+    them on pattern line `line` (0..4, line k holds k + 1 tiles) or all on the floor (line 5)."""
+
+    source: int
+    colour: int
+    line: int
+
+
+class Place(_Action):
+    """Grey wall: put the tile of complete pattern line `row` on wall space (`row`, `column`)."""
+
+    row: int
+    column: int
+
+
+class Split(_Action):
+    """After a take from the "split" factory: which leftover colours go to its left neighbour and
+    which to its right (every leftover colour in exactly one list; order inside does not matter)."""
+
+    left: tuple[int, ...] = ()
+    right: tuple[int, ...] = ()
+
+
+Action = Take | Place | Split
+
+
+class Decision(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What is being decided now, by whom, and the facts of a sub-step."""
+
+    kind: str
+    """"take", "place" (grey wall space), "split" (the split factory's leftovers) or "over"."""
+    seat: int = -1
+    row: int = -1
+    """place: the complete pattern line / wall row being tiled."""
+    colour: int = -1
+    """place: the colour of its tile."""
+    factory: int = -1
+    """split: the split factory, whose leftovers are still on it."""
+    left: int = -1
+    """split: the factory that "left" sends tiles to."""
+    right: int = -1
+
+
+class PlayerView(msgspec.Struct):
+    """One player's board."""
+
+    score: int
+    lines: list[list[int]]
+    """Pattern line k (0..4): the colours of the tiles on it (all the same), at most k + 1."""
+    wall: list[list[int]]
+    """5 rows of 5 spaces: the colour there, or -1 if empty."""
+    floor: list[int]
+    """Floor tokens left to right: colours 0..4, or 5 for the first-player marker."""
+    extra_floor: list[int] | None = None
+    """Special factories: the held extra floor disc ([] empty, [colour]); null if not held."""
+
+
+class AzulObservation(msgspec.Struct):
+    """Everything public, which in Azul is everything but the order of future draws."""
+
+    seat: int
+    """The seat this observation is for."""
+    round: int
+    variant: str
+    special_factories: bool
+    decision: Decision
+    start_player: int
+    """The seat that began this round."""
+    marker: int
+    """-1 while the first-player marker is in the centre, else the seat that took it."""
+    factories: list[list[int]]
+    """factories[i][colour] = how many tiles of that colour factory i holds."""
+    powers: list[str]
+    """Per factory: "" (plain), "+1", "pull0".."pull4" (pull that colour), "stay", "split",
+    "extra_floor"."""
+    centre: list[int]
+    """Tiles per colour in the centre (the marker is not a tile: see `marker`)."""
+    bag: list[int]
+    """Tiles per colour in the bag (what no one can see is only the order they come out)."""
+    lid: list[int]
+    """Tiles per colour in the box lid (they refill the bag when it runs out)."""
+    players: list[PlayerView]
+
+
+# Pre-built actions, so that `legal` allocates one list and nothing else.
+_CENTRE_SLOT = 9
+_TAKES: list[list[list[tuple[Take, ...]]]] = [
+    [
+        [
+            tuple(
+                Take(CENTRE if slot == _CENTRE_SLOT else slot, colour, line)
+                for line in range(FLOOR_LINE + 1)
+                if line == FLOOR_LINE or mask >> line & 1
+            )
+            for mask in range(1 << 5)
+        ]
+        for colour in range(COLOURS)
+    ]
+    for slot in range(_CENTRE_SLOT + 1)
+]
+"""_TAKES[source slot][colour][mask of open lines]: the takes, by line, floor last."""
+_PLACES = [[Place(row, column) for column in range(5)] for row in range(5)]
+
+
+def _colours_in(mask: int) -> tuple[int, ...]:
+    return tuple(c for c in range(COLOURS) if mask >> c & 1)
+
+
+_SPLITS = [
+    tuple(
+        Split(_colours_in(left), _colours_in(present & ~left))
+        for left in range(1 << COLOURS)
+        if left & ~present == 0
+    )
+    for present in range(1 << COLOURS)
+]
+"""_SPLITS[mask of leftover colours]: every split of them."""
+_SEATS = [(seat,) for seat in range(4)]
+
+
+# ---- state -----------------------------------------------------------------------------------
+
+
+class AzulState:
+    """A whole game, in plain lists and ints, mutated in place by `Azul.apply`.
+
+    Per-player fields are lists indexed by seat. `wall[seat]` is 25 cells (row * 5 + column),
+    each a colour or -1. `row_colours`, `column_colours` and `open_lines` are derived from the
+    walls and pattern lines, kept up to date for speed; after editing a state by hand call
+    `sync()`. The future draws depend only on `seed` and the round, so a search bot can re-seed a
+    clone to sample another future.
+    """
+
+    __slots__ = (
+        "bag",
+        "centre",
+        "column_colours",
+        "disc_factory",
+        "extra",
+        "factories",
+        "floor",
+        "grey",
+        "line_colour",
+        "line_count",
+        "marker",
+        "open_lines",
+        "phase",
+        "players",
+        "powers",
+        "round",
+        "row_colours",
+        "score",
+        "seed",
+        "special",
+        "split_factory",
+        "start",
+        "table",
+        "tiling_row",
+        "tiling_seat",
+        "turn",
+        "wall",
+    )
+
+    def __init__(self, players: int, seed: int, grey: bool, special: bool) -> None:
+        factories = 2 * players + 1
+        self.players = players
+        self.seed = seed
+        self.grey = grey
+        self.special = special
+        self.round = 0
+        self.bag = Bag([TILES_PER_COLOUR] * COLOURS)
+        self.factories = [empty(COLOURS) for _ in range(factories)]
+        self.centre = empty(COLOURS)
+        self.powers = [_PLAIN] * factories
+        self.disc_factory = -1
+        """The factory whose extra-floor disc a player took this round (it left the circle)."""
+        self.table = 0
+        """Tiles on the factories and in the centre: the offer phase ends at 0."""
+        self.marker = -1
+        self.start = 0
+        self.turn = 0
+        self.phase = _TAKING
+        self.split_factory = -1
+        self.tiling_seat = 0
+        self.tiling_row = 0
+        self.line_colour = [[-1] * 5 for _ in range(players)]
+        self.line_count = [[0] * 5 for _ in range(players)]
+        self.wall = [[-1] * 25 for _ in range(players)]
+        self.floor: list[list[int]] = [[] for _ in range(players)]
+        self.extra = [_NO_DISC] * players
+        self.score = [0] * players
+        self.row_colours = [[0] * 5 for _ in range(players)]
+        self.column_colours = [[0] * 5 for _ in range(players)]
+        self.open_lines = [[0] * COLOURS for _ in range(players)]
+        """open_lines[seat][colour]: bit k set if pattern line k may take that colour now."""
+        self.sync()
+
+    def sync(self) -> None:
+        """Recompute the derived fields from the walls and pattern lines."""
+        for seat in range(self.players):
+            cells = self.wall[seat]
+            rows = self.row_colours[seat]
+            columns = self.column_colours[seat]
+            for index in range(5):
+                rows[index] = columns[index] = 0
+            for index, colour in enumerate(cells):
+                if colour >= 0:
+                    rows[index // 5] |= 1 << colour
+                    columns[index % 5] |= 1 << colour
+            _open_lines(self, seat)
+
+    def copy(self) -> AzulState:
+        new = AzulState.__new__(AzulState)
+        new.players = self.players
+        new.seed = self.seed
+        new.grey = self.grey
+        new.special = self.special
+        new.round = self.round
+        new.bag = self.bag.copy()
+        new.factories = [group[:] for group in self.factories]
+        new.centre = self.centre[:]
+        new.powers = self.powers[:]
+        new.disc_factory = self.disc_factory
+        new.table = self.table
+        new.marker = self.marker
+        new.start = self.start
+        new.turn = self.turn
+        new.phase = self.phase
+        new.split_factory = self.split_factory
+        new.tiling_seat = self.tiling_seat
+        new.tiling_row = self.tiling_row
+        new.line_colour = [line[:] for line in self.line_colour]
+        new.line_count = [line[:] for line in self.line_count]
+        new.wall = [cells[:] for cells in self.wall]
+        new.floor = [floor[:] for floor in self.floor]
+        new.extra = self.extra[:]
+        new.score = self.score[:]
+        new.row_colours = [rows[:] for rows in self.row_colours]
+        new.column_colours = [columns[:] for columns in self.column_colours]
+        new.open_lines = [lines[:] for lines in self.open_lines]
+        return new
+
+
+def _open_lines(state: AzulState, seat: int) -> None:
+    """Recompute which pattern lines may take each colour (one colour per line, not a colour
+    already in the wall row, not a complete line)."""
+    colours = state.line_colour[seat]
+    counts = state.line_count[seat]
+    rows = state.row_colours[seat]
+    open_lines = [0] * COLOURS
+    for line in range(5):
+        count = counts[line]
+        if count == 0:
+            for colour in range(COLOURS):
+                if not rows[line] >> colour & 1:
+                    open_lines[colour] |= 1 << line
+        elif count <= line:
+            open_lines[colours[line]] |= 1 << line
+    state.open_lines[seat] = open_lines
+
+
+def _tile_points(cells: list[int], row: int, column: int) -> int:
+    """Points for the tile just placed at (row, column): its horizontal run if 2 or more, plus
+    its vertical run if 2 or more; a tile touching nothing scores 1."""
+    base = row * 5
+    across = 1
+    k = column - 1
+    while k >= 0 and cells[base + k] >= 0:
+        across += 1
+        k -= 1
+    k = column + 1
+    while k < 5 and cells[base + k] >= 0:
+        across += 1
+        k += 1
+    down = 1
+    k = row - 1
+    while k >= 0 and cells[k * 5 + column] >= 0:
+        down += 1
+        k -= 1
+    k = row + 1
+    while k < 5 and cells[k * 5 + column] >= 0:
+        down += 1
+        k += 1
+    if across == 1 and down == 1:
+        return 1
+    return (across if across > 1 else 0) + (down if down > 1 else 0)
+
+
+def complete_rows(state: AzulState, seat: int) -> int:
+    return sum(1 for mask in state.row_colours[seat] if mask == _ALL_COLOURS)
+
+
+def end_bonus(state: AzulState, seat: int) -> int:
+    """+2 per complete row, +7 per complete column, +10 per colour with all 5 tiles placed."""
+    cells = state.wall[seat]
+    columns = sum(1 for mask in state.column_colours[seat] if mask == _ALL_COLOURS)
+    colours = sum(1 for colour in range(COLOURS) if cells.count(colour) == 5)
+    return 2 * complete_rows(state, seat) + 7 * columns + 10 * colours
+
+
+def _neighbours(state: AzulState, factory: int) -> tuple[int, int]:
+    """The factories left and right of `factory` in the circle, skipping a taken disc."""
+    count = len(state.factories)
+    left = (factory - 1) % count
+    if left == state.disc_factory:
+        left = (left - 1) % count
+    right = (factory + 1) % count
+    if right == state.disc_factory:
+        right = (right + 1) % count
+    return left, right
+
+
+def _free_columns(state: AzulState, seat: int, row: int, colour: int) -> list[int]:
+    """Grey wall: the empty spaces of `row` whose column does not hold `colour` yet."""
+    cells = state.wall[seat]
+    columns = state.column_colours[seat]
+    return [
+        column
+        for column in range(5)
+        if cells[row * 5 + column] < 0 and not columns[column] >> colour & 1
+    ]
+
+
+# ---- the game --------------------------------------------------------------------------------
+
+
+class Azul(Game[AzulState]):
+    id: ClassVar[str] = "azul"
+    title: ClassVar[str] = "Azul"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    Options: ClassVar[type[msgspec.Struct]] = AzulOptions
+    Action: ClassVar[Any] = Action
+    Observation: ClassVar[type[msgspec.Struct]] = AzulObservation
+
+    def new(self, players: int, seed: int, options: AzulOptions | None = None) -> AzulState:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"Azul is for 2 to 4 players, not {players}")
+        options = options or AzulOptions()
+        state = AzulState(players, seed, options.variant == "grey", options.special_factories)
+        _prepare_round(state)
+        return state
+
+    def to_act(self, state: AzulState) -> tuple[int, ...]:
+        return () if state.phase == _OVER else _SEATS[state.turn]
+
+    def legal(self, state: AzulState, seat: int) -> list[Any]:
+        if seat != state.turn or state.phase == _OVER:
+            return []
+        if state.phase == _TAKING:
+            open_lines = state.open_lines[seat]
+            actions: list[Any] = []
+            for slot, group in enumerate(state.factories):
+                takes = _TAKES[slot]
+                for colour, count in enumerate(group):
+                    if count:
+                        actions += takes[colour][open_lines[colour]]
+            takes = _TAKES[_CENTRE_SLOT]
+            for colour, count in enumerate(state.centre):
+                if count:
+                    actions += takes[colour][open_lines[colour]]
+            return actions
+        if state.phase == _SPLITTING:
+            group = state.factories[state.split_factory]
+            return list(_SPLITS[sum(1 << c for c in range(COLOURS) if group[c])])
+        row = state.tiling_row
+        colour = state.line_colour[seat][row]
+        return [_PLACES[row][column] for column in _free_columns(state, seat, row, colour)]
+
+    def apply(self, state: AzulState, actions: Mapping[int, Any]) -> None:
+        if state.phase == _OVER:
+            raise IllegalAction("the game is over")
+        seat = state.turn
+        action = actions.get(seat)
+        if action is None or len(actions) != 1:
+            others = sorted(set(actions) - {seat})
+            raise IllegalAction("not your turn", f"seat {seat} acts now, not {others}")
+        kind = type(action)
+        if state.phase == _TAKING:
+            if kind is not Take:
+                raise IllegalAction("a take is expected now", repr(action))
+            _take(state, seat, action)
+        elif state.phase == _SPLITTING:
+            if kind is not Split:
+                raise IllegalAction("the split factory's leftovers must be split now", repr(action))
+            _split(state, action)
+        else:
+            if kind is not Place:
+                raise IllegalAction("a wall space must be chosen now", repr(action))
+            _place(state, seat, action)
+
+    def observe(self, state: AzulState, seat: int) -> AzulObservation:
+        return AzulObservation(
+            seat=seat,
+            round=state.round,
+            variant="grey" if state.grey else "standard",
+            special_factories=state.special,
+            decision=_decision(state),
+            start_player=state.start,
+            marker=state.marker,
+            factories=[group[:] for group in state.factories],
+            powers=[_POWER_NAMES[power] for power in state.powers],
+            centre=state.centre[:],
+            bag=state.bag.tiles[:],
+            lid=state.bag.lid[:],
+            players=[_player_view(state, p) for p in range(state.players)],
+        )
+
+    def scores(self, state: AzulState) -> list[int]:
+        return state.score[:]
+
+    def result(self, state: AzulState) -> GameResult | None:
+        if state.phase != _OVER:
+            return None
+        scores = state.score[:]
+        keys = [(scores[p], complete_rows(state, p)) for p in range(state.players)]
+        ranks = ranks_from_keys(keys)
+        tiebreak = ""
+        if len(set(scores)) < len(scores):
+            tiebreak = "most complete wall rows"
+            if len(set(keys)) < len(keys):
+                tiebreak += "; still tied: shared rank"
+        return GameResult(scores=scores, ranks=ranks, tiebreak=tiebreak)
+
+    def clone(self, state: AzulState) -> AzulState:
+        return state.copy()
+
+    def render(self, state: AzulState) -> str:
+        return _render(state)
+
+
+# ---- rules -----------------------------------------------------------------------------------
+
+
+def _prepare_round(state: AzulState) -> None:
+    """Phase C: the discs for the round (special factories), then fill and apply the powers."""
+    state.round += 1
+    state.marker = -1
+    state.disc_factory = -1
+    rng = random.Random(f"azul:{state.seed}:{state.round}")
+    factories = state.factories
+    count = len(factories)
+    if state.special:
+        discs = list(_DISCS)
+        rng.shuffle(discs)
+        gold = set(rng.sample(range(count), state.players))
+        state.powers = [discs[i] if i in gold else _PLAIN for i in range(count)]
+    drawn = fill_factories(factories, state.bag, FACTORY_SIZE, rng)
+    if state.special:
+        powers = state.powers
+        if _PLUS_ONE in powers:
+            drawn += state.bag.draw_into(factories[powers.index(_PLUS_ONE)], 1, rng)
+        for index, power in enumerate(powers):
+            if power >= _PULL:
+                colour = power - _PULL
+                for neighbour in ((index - 1) % count, (index + 1) % count):
+                    if factories[neighbour][colour]:
+                        factories[neighbour][colour] -= 1
+                        factories[index][colour] += 1
+    state.table = drawn
+    if drawn == 0:
+        _finish(state)
+        return
+    state.phase = _TAKING
+    state.turn = state.start
+
+
+def _line_error(state: AzulState, seat: int, colour: int, line: int) -> IllegalAction:
+    """Why pattern line `line` cannot take `colour` (called only once it is known it cannot)."""
+    where = f"line {line}, colour {colour}"
+    count = state.line_count[seat][line]
+    if count > line:
+        return IllegalAction("a complete pattern line takes no more tiles", where)
+    if count and state.line_colour[seat][line] != colour:
+        return IllegalAction("a pattern line may hold only one colour", where)
+    return IllegalAction("that colour is already on the wall in this row", where)
+
+
+def _take(state: AzulState, seat: int, action: Take) -> None:
+    source, colour, line = action.source, action.colour, action.line
+    if not 0 <= colour < COLOURS:
+        raise IllegalAction("colours are 0..4", f"colour {colour}")
+    factory = source >= 0
+    if source == CENTRE:
+        group = state.centre
+    elif 0 <= source < len(state.factories):
+        group = state.factories[source]
+    else:
+        raise IllegalAction(
+            "no such source", f"source {source}: factories are 0..{len(state.factories) - 1}, -1 is the centre"
+        )
+    if not group[colour]:
+        raise IllegalAction("take a colour the source holds", f"source {source} has no colour {colour}")
+    if line != FLOOR_LINE:
+        if not 0 <= line < FLOOR_LINE:
+            raise IllegalAction("no such line", f"line {line}: pattern lines are 0..4, 5 is the floor")
+        if not state.open_lines[seat][colour] >> line & 1:
+            raise _line_error(state, seat, colour, line)
+
+    count = take_colour(group, colour)
+    state.table -= count
+    if not factory:
+        if state.marker < 0:
+            state.marker = seat
+            floor = state.floor[seat]
+            if len(floor) < FLOOR.capacity:
+                floor.append(MARKER)
+    else:
+        power = state.powers[source]
+        if power == _SPLIT:
+            if any(group):
+                state.phase = _SPLITTING
+                state.split_factory = source
+        elif power != _STAY:
+            move_all(group, state.centre)
+            if power == _EXTRA_FLOOR:
+                state.extra[seat] = _DISC_EMPTY
+                state.disc_factory = source
+    if line != FLOOR_LINE:
+        counts = state.line_count[seat]
+        room = line + 1 - counts[line]
+        placed = count if count < room else room
+        counts[line] += placed
+        count -= placed
+        state.line_colour[seat][line] = colour
+        _open_lines(state, seat)
+    if count:
+        _drop(state, seat, colour, count)
+    if state.phase == _TAKING:
+        _next_turn(state)
+
+
+def _drop(state: AzulState, seat: int, colour: int, count: int) -> None:
+    """Tiles to the floor: the empty extra floor disc first, then the floor, then the lid."""
+    if state.extra[seat] == _DISC_EMPTY:
+        state.extra[seat] = colour
+        count -= 1
+    FLOOR.drop(state.floor[seat], colour, count, state.bag)
+
+
+def _split(state: AzulState, action: Split) -> None:
+    group = state.factories[state.split_factory]
+    left, right = set(action.left), set(action.right)
+    leftovers = {c for c in range(COLOURS) if group[c]}
+    if len(left) != len(action.left) or len(right) != len(action.right) or left & right:
+        raise IllegalAction("all tiles of one colour go to the same neighbour", repr(action))
+    if left | right != leftovers:
+        raise IllegalAction(
+            "a split sends every leftover colour to a neighbour",
+            f"the leftover colours are {sorted(leftovers)}",
+        )
+    left_factory, right_factory = _neighbours(state, state.split_factory)
+    for colours, target in ((left, state.factories[left_factory]), (right, state.factories[right_factory])):
+        for colour in colours:
+            target[colour] += take_colour(group, colour)
+    state.phase = _TAKING
+    state.split_factory = -1
+    _next_turn(state)
+
+
+def _next_turn(state: AzulState) -> None:
+    if state.table:
+        state.turn = (state.turn + 1) % state.players
+    else:
+        state.tiling_seat = state.tiling_row = 0
+        _tile_walls(state)
+
+
+def _place(state: AzulState, seat: int, action: Place) -> None:
+    row, column = action.row, action.column
+    if row != state.tiling_row:
+        raise IllegalAction("wall-tiling goes top to bottom", f"line {state.tiling_row} is next, not {row}")
+    if not 0 <= column < 5:
+        raise IllegalAction("no such column", f"column {column}: columns are 0..4")
+    if state.wall[seat][row * 5 + column] >= 0:
+        raise IllegalAction("that wall space is taken", f"row {row}, column {column}")
+    colour = state.line_colour[seat][row]
+    if state.column_colours[seat][column] >> colour & 1:
+        raise IllegalAction("a wall column may not hold a colour twice", f"column {column}, colour {colour}")
+    _put_on_wall(state, seat, row, column)
+    state.tiling_row += 1
+    _tile_walls(state)
+
+
+def _put_on_wall(state: AzulState, seat: int, row: int, column: int) -> None:
+    """Move the tile of complete line `row` to the wall and score it; the rest to the lid."""
+    colour = state.line_colour[seat][row]
+    cells = state.wall[seat]
+    cells[row * 5 + column] = colour
+    state.row_colours[seat][row] |= 1 << colour
+    state.column_colours[seat][column] |= 1 << colour
+    state.score[seat] += _tile_points(cells, row, column)
+    state.bag.discard(colour, row)
+    state.line_count[seat][row] = 0
+    state.line_colour[seat][row] = -1
+
+
+def _tile_walls(state: AzulState) -> None:
+    """Phase B, resumable: stops at a grey-wall choice (phase "place") and goes on after it."""
+    while state.tiling_seat < state.players:
+        seat = state.tiling_seat
+        counts = state.line_count[seat]
+        while state.tiling_row < 5:
+            row = state.tiling_row
+            if counts[row] == row + 1:
+                colour = state.line_colour[seat][row]
+                if not state.grey:
+                    _put_on_wall(state, seat, row, wall_column(row, colour))
+                else:
+                    columns = _free_columns(state, seat, row, colour)
+                    if len(columns) > 1:
+                        state.phase = _PLACING
+                        state.turn = seat
+                        return
+                    if columns:
+                        _put_on_wall(state, seat, row, columns[0])
+                    else:
+                        state.line_count[seat][row] = 0
+                        state.line_colour[seat][row] = -1
+                        _drop(state, seat, colour, row + 1)
+            state.tiling_row += 1
+        _score_floor(state, seat)
+        _open_lines(state, seat)
+        state.tiling_seat += 1
+        state.tiling_row = 0
+    if any(complete_rows(state, seat) for seat in range(state.players)):
+        _finish(state)
+        return
+    if state.marker >= 0:
+        state.start = state.marker
+    _prepare_round(state)
+
+
+def _score_floor(state: AzulState, seat: int) -> None:
+    """Floor penalties (the score stays >= 0); floor tiles and the extra disc's tile to the lid."""
+    floor = state.floor[seat]
+    state.score[seat] = max(0, state.score[seat] + FLOOR.penalty(len(floor)))
+    for token in floor:
+        if token != MARKER:
+            state.bag.discard(token)
+    floor.clear()
+    if state.extra[seat] >= 0:
+        state.bag.discard(state.extra[seat])
+    state.extra[seat] = _NO_DISC
+
+
+def _finish(state: AzulState) -> None:
+    for seat in range(state.players):
+        state.score[seat] += end_bonus(state, seat)
+    state.phase = _OVER
+    state.turn = -1
+
+
+# ---- observation and rendering ---------------------------------------------------------------
+
+
+def _decision(state: AzulState) -> Decision:
+    phase = state.phase
+    kind = _KINDS[phase]
+    if phase == _PLACING:
+        row = state.tiling_row
+        return Decision(kind, state.turn, row=row, colour=state.line_colour[state.turn][row])
+    if phase == _SPLITTING:
+        left, right = _neighbours(state, state.split_factory)
+        return Decision(kind, state.turn, factory=state.split_factory, left=left, right=right)
+    return Decision(kind, state.turn)
+
+
+def _player_view(state: AzulState, seat: int) -> PlayerView:
+    colours = state.line_colour[seat]
+    counts = state.line_count[seat]
+    cells = state.wall[seat]
+    extra = state.extra[seat]
+    return PlayerView(
+        score=state.score[seat],
+        lines=[[colours[line]] * counts[line] for line in range(5)],
+        wall=[cells[row * 5 : row * 5 + 5] for row in range(5)],
+        floor=state.floor[seat][:],
+        extra_floor=None if extra == _NO_DISC else [] if extra == _DISC_EMPTY else [extra],
+    )
+
+
+def _tiles_text(counts: list[int]) -> str:
+    return " ".join(_LETTERS[colour] * count for colour, count in enumerate(counts) if count) or "-"
+
+
+def _render(state: AzulState) -> str:
+    decision = _decision(state)
+    variant = "grey wall" if state.grey else "standard"
+    if state.special:
+        variant += ", special factories"
+    head = f"Azul ({variant}) round {state.round}: "
+    head += "game over" if state.phase == _OVER else f"seat {state.turn} to {decision.kind}"
+    if state.phase == _PLACING:
+        head += f" (line {decision.row}, {COLOUR_NAMES[decision.colour]})"
+    elif state.phase == _SPLITTING:
+        head += f" (factory {decision.factory} to {decision.left}/{decision.right})"
+    out = [head, "colours: " + " ".join(f"{_LETTERS[c]}={name}" for c, name in enumerate(COLOUR_NAMES))]
+    factories = []
+    for index, group in enumerate(state.factories):
+        power = _POWER_NAMES[state.powers[index]]
+        label = f"{index}{'(' + power + ')' if power else ''}"
+        factories.append(f"{label}: {'taken' if index == state.disc_factory else _tiles_text(group)}")
+    out.append("factories  " + " | ".join(factories))
+    marker = "marker " if state.marker < 0 and state.phase != _OVER else ""
+    out.append(f"centre     {marker}{_tiles_text(state.centre)}")
+    out.append(f"bag {sum(state.bag.tiles)} ({_tiles_text(state.bag.tiles)}), "
+               f"lid {sum(state.bag.lid)} ({_tiles_text(state.bag.lid)})")
+    for seat in range(state.players):
+        flags = " start player" if seat == state.start else ""
+        if state.marker == seat:
+            flags += ", has the marker"
+        out.append(f"seat {seat}: score {state.score[seat]}{flags}")
+        cells = state.wall[seat]
+        for row in range(5):
+            count = state.line_count[seat][row]
+            tile = _LETTERS[state.line_colour[seat][row]] if count else ""
+            line = "." * (row + 1 - count) + tile * count
+            wall = " ".join(
+                _LETTERS[cells[row * 5 + column]]
+                if cells[row * 5 + column] >= 0
+                else "." if state.grey else _LETTERS[(column - row) % 5].lower()
+                for column in range(5)
+            )
+            out.append(f"  {line:>5} | {wall}")
+        floor = " ".join("M" if token == MARKER else _LETTERS[token] for token in state.floor[seat])
+        penalty = FLOOR.penalty(len(state.floor[seat]))
+        extra = state.extra[seat]
+        disc = "" if extra == _NO_DISC else f"  extra disc: {_LETTERS[extra] if extra >= 0 else 'empty'}"
+        out.append(f"  floor: {floor or '-'} ({penalty}){disc}")
+    return "\n".join(out)

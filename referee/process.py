@@ -1,0 +1,470 @@
+"""Bot processes: started in a sandbox of sorts, talked to by lines, always killed with their group.
+
+Every bot runs as a subprocess in its own session and process group (so that it and everything
+it forks can be killed at once), in a private temporary working directory that is also its HOME,
+with a scrubbed environment:
+
+- PATH (the referee's), HOME and TMPDIR (the private directory), LANG and LC_* (the referee's);
+- nothing else: no credentials, no PYTHONPATH (built-in bots run with the referee's interpreter,
+  where the framework is installed).
+
+Because the working directory is private, `bot_spec` makes paths in a command that exist relative
+to the caller's directory absolute ("python mybot.py" keeps working).
+
+When a process is done with — a fault, the end of `open_bots`, an exception, a cancellation —
+its whole group gets SIGKILL and the referee waits for it, shielded from cancellation. On Linux
+the referee also makes itself a child subreaper, so the grandchildren a bot left behind are
+re-parented to the referee when the bot dies and are reaped here: no zombie, no orphan. (A bot
+that deliberately leaves its process group with setsid escapes this; containers or cgroups are
+the tool for hostile code.)
+
+Processes are opened with `trio.lowlevel.open_process` rather than supervised by `run_process`
+in a nursery: a bot process outlives a game (it is reused for the next one), and its end is
+always our explicit, shielded `kill` of the whole group, never a bare wait on the leader.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+
+import msgspec
+import trio
+
+from bots import builtin_command
+from protocol.messages import DEFAULT_MAX_LINE_BYTES, Quit, encode_line
+from referee.faults import BotFault, describe_exit
+from referee.lines import LineReader, LineTooLong
+from referee.stderr import StderrLog, drain
+
+log = logging.getLogger("referee.process")
+
+REAP_TIMEOUT_S = 2.0
+"""How long to wait for a killed group's members to disappear before giving up (they cannot
+survive SIGKILL; only a process stuck in the kernel takes this long)."""
+
+
+class BotSpec(msgspec.Struct, frozen=True):
+    """A participant: a display name and the argv that runs it."""
+
+    name: str
+    command: list[str]
+
+
+class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The referee's settings of a match that are not the time control (which bots are told)."""
+
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """The longest line a bot may send; longer is a `line_too_long` fault."""
+    stderr_cap_bytes: int = 1 << 20
+    """Per seat per game: stderr beyond this is counted and dropped."""
+    log_dir: str | None = None
+    """Where the per-seat stderr logs go; a fresh temporary directory (kept) if None."""
+    grace_ms: int = 0
+    """Extra time the referee tolerates beyond a bot's announced clock (never told to bots)."""
+    exit_wait_ms: int = 500
+    """After a bot's stdout closes, how long to wait for its exit status (`crash` vs `closed`)."""
+    quit_ms: int = 500
+    """After `quit`, how long bots get to exit by themselves before their group is killed."""
+
+
+def bot_spec(text: str, name: str | None = None) -> BotSpec:
+    """A built-in bot's name (`random`, `greedy`) or a shell-style command line.
+
+    Arguments naming existing files relative to the current directory are made absolute, since
+    the bot runs in a private working directory. The name defaults to the built-in's name or the
+    command's last path component.
+    """
+    text = text.strip()
+    if not text:
+        raise ValueError(
+            "empty bot command: give a built-in bot name (random, greedy) or a command"
+        )
+    builtin = builtin_command(text)
+    if builtin is not None:
+        return BotSpec(name=name or text, command=builtin)
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise ValueError(f"cannot parse bot command {text!r}: {exc}") from None
+    if not argv or not argv[0]:
+        raise ValueError(f"empty bot command {text!r}")
+    argv = [_absolute_if_path(arg, first=index == 0) for index, arg in enumerate(argv)]
+    if name is None:
+        meaningful = [a for a in argv if not a.startswith("-")]
+        name = os.path.basename((meaningful or argv)[-1]) or argv[0]
+    return BotSpec(name=name, command=argv)
+
+
+def _absolute_if_path(arg: str, *, first: bool) -> str:
+    if arg.startswith("-") or os.path.isabs(arg):
+        return arg
+    if first:
+        return os.path.abspath(arg) if "/" in arg else arg
+    return os.path.abspath(arg) if os.path.exists(arg) else arg
+
+
+def bot_environment(workdir: str) -> dict[str, str]:
+    """The whole environment a bot gets (see the module docstring for why so little)."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": workdir, "TMPDIR": workdir}
+    for key, value in os.environ.items():
+        if key == "LANG" or key.startswith("LC_"):
+            env[key] = value
+    return env
+
+
+# ---- process groups -------------------------------------------------------------------------
+
+_subreaper = False
+
+
+def _become_subreaper() -> None:
+    """Ask Linux to re-parent orphaned descendants to us, so they can be reaped (once)."""
+    global _subreaper
+    if _subreaper or not os.path.isdir("/proc"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_child_subreaper = 36
+        _subreaper = libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) == 0
+
+
+_STAT = re.compile(rb"\) (\S) (\d+) (\d+) ")
+
+
+def _group_members(pgid: int) -> list[tuple[int, int, str]]:
+    """(pid, parent pid, state) of every process in group `pgid`, from /proc (Linux)."""
+    members = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for entry in names:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        match = _STAT.search(stat, stat.rfind(b")"))
+        if match and int(match[3]) == pgid:
+            members.append((int(entry), int(match[2]), match[1].decode()))
+    return members
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+async def _reap_group(pgid: int) -> None:
+    """Wait until no process of group `pgid` is left, reaping those re-parented to us."""
+    me = os.getpid()
+    deadline = trio.current_time() + REAP_TIMEOUT_S
+    while True:
+        waiting = False
+        for pid, ppid, state in _group_members(pgid):
+            if state == "Z" and ppid == me:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, os.WNOHANG)
+                waiting = True
+            elif state != "Z" or (ppid != 1 and _subreaper):
+                waiting = True  # still dying, or a zombie about to be re-parented to us
+        if not waiting:
+            return
+        if trio.current_time() > deadline:
+            log.warning("process group %d still has members after SIGKILL", pgid)
+            return
+        _kill_group(pgid)
+        await trio.sleep(0.005)
+
+
+# ---- one process ----------------------------------------------------------------------------
+
+
+class BotProcess:
+    """One running bot process: line I/O on its pipes, its exit status, and its killing."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        process: trio.Process,
+        workdir: str,
+        limits: Limits,
+        stderr_log: StderrLog,
+    ) -> None:
+        assert process.stdin and process.stdout and process.stderr
+        self.spec = spec
+        self.pid = process.pid
+        self.workdir = workdir
+        self._process = process
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._stderr = process.stderr
+        self._reader = LineReader(process.stdout, limits.max_line_bytes)
+        self._exit_wait_s = limits.exit_wait_ms / 1000
+        self._log = stderr_log
+        self._stderr_done = trio.Event()
+        self._drain_scope = trio.CancelScope()
+        self._killed = False
+
+    async def _drain_stderr(self) -> None:
+        with self._drain_scope:
+            await drain(self._stderr, self._log, self._stderr_done)
+
+    def exit_status(self) -> int | None:
+        """The return code if the process has exited, without reaping it (so its process
+        group id cannot be reused before the group is killed)."""
+        if self._process.returncode is not None:
+            return self._process.returncode
+        if not hasattr(os, "waitid"):  # not on every Unix: fall back to reaping
+            return self._process.poll()
+        try:
+            status = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return self._process.poll()
+        if status is None or status.si_pid == 0:
+            return None
+        if status.si_code == os.CLD_EXITED:
+            return status.si_status
+        return -status.si_status
+
+    async def wait_exit(self, timeout_s: float) -> int | None:
+        """The return code once the process has exited, or None after `timeout_s`."""
+        with trio.move_on_after(timeout_s):
+            while (code := self.exit_status()) is None:
+                await trio.sleep(0.005)
+            return code
+        return None
+
+    async def send(self, line: bytes, *, doing: str) -> None:
+        """Write one line; a `BotFault` if the bot is gone or stopped reading its stdin."""
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s[%d] << %s", self.spec.name, self.pid, line[:300].rstrip())
+        try:
+            await self._stdin.send_all(line)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            raise await self._gone(doing, "closed its stdin") from None
+
+    async def receive(self, *, doing: str) -> bytes:
+        """Read one line; a `BotFault` for an over-long line or a closed stdout."""
+        try:
+            line = await self._reader.readline()
+        except LineTooLong as exc:
+            raise BotFault(
+                "line_too_long",
+                f"sent a line longer than {exc.limit} bytes (the referee's maximum line length) "
+                f"while {doing}",
+            ) from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            line = None
+        if line is None:
+            raise await self._gone(doing, "closed its stdout")
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s[%d] >> %s", self.spec.name, self.pid, line[:300])
+        return line
+
+    async def _gone(self, doing: str, what: str) -> BotFault:
+        """The fault for a pipe that closed: a crash if the process exited, else `closed`.
+
+        Shielded (and bounded by `exit_wait_ms` twice) so that a decision's deadline falling
+        meanwhile cannot turn a crash into a timeout.
+        """
+        with trio.CancelScope(shield=True):
+            code = await self.wait_exit(self._exit_wait_s)
+            tail = "" if code is None else await self.stderr_tail()
+        if code is None:
+            return BotFault("closed", f"{what} but is still running (pid {self.pid}) while {doing}")
+        return BotFault("crash", f"exited ({describe_exit(code)}) while {doing}{tail}")
+
+    async def stderr_tail(self) -> str:
+        """'; last stderr lines: ...' once stderr has been read to its end (briefly waited for)."""
+        with trio.move_on_after(self._exit_wait_s):
+            await self._stderr_done.wait()
+        lines = self._log.tail_lines()
+        return "; last stderr lines: " + " | ".join(lines) if lines else "; stderr was empty"
+
+    async def kill(self) -> None:
+        """SIGKILL the whole group, wait for all of it, release pipes and the working directory.
+
+        Shielded: runs to completion even when the caller is being cancelled, because a process
+        left behind is worse than a late cancellation.
+        """
+        if self._killed:
+            return
+        self._killed = True
+        with trio.CancelScope(shield=True):
+            _kill_group(self.pid)
+            await self._process.wait()
+            await _reap_group(self.pid)
+            with trio.move_on_after(1.0):
+                await self._stderr_done.wait()
+            self._drain_scope.cancel()
+            for stream in (self._stdin, self._stdout, self._stderr):
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await stream.aclose()
+            await trio.to_thread.run_sync(shutil.rmtree, self.workdir, True)
+        log.debug("%s[%d] killed (%s)", self.spec.name, self.pid, self._process.returncode)
+
+    async def quit(self, timeout_s: float) -> None:
+        """Say `quit`, give the bot `timeout_s` to exit by itself, then kill its group anyway."""
+        with trio.move_on_after(timeout_s):
+            with contextlib.suppress(BotFault):
+                await self.send(encode_line(Quit()), doing="quitting")
+            await self.wait_exit(timeout_s)
+        await self.kill()
+
+
+async def spawn(
+    spec: BotSpec, limits: Limits, stderr_log: StderrLog, nursery: trio.Nursery
+) -> BotProcess:
+    """Start one bot process; its stderr drainer runs in `nursery`. `BotFault` if it cannot."""
+    workdir = tempfile.mkdtemp(prefix="arena-bot-")
+    try:
+        process = await trio.lowlevel.open_process(
+            spec.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=workdir,
+            env=bot_environment(workdir),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise BotFault(
+            "spawn", f"could not start `{shlex.join(spec.command)}`: {exc.strerror or exc}"
+        ) from None
+    stderr_log.forget_tail()
+    bot = BotProcess(spec, process, workdir, limits, stderr_log)
+    nursery.start_soon(bot._drain_stderr)
+    log.debug("%s[%d] started: %s", spec.name, bot.pid, shlex.join(spec.command))
+    return bot
+
+
+# ---- handles: a seat's process across the games of a pairing ---------------------------------
+
+
+class _LogDir:
+    """The log directory of an `open_bots` block: made when the first game needs it, so a
+    block that plays nothing leaves no empty temporary directory behind."""
+
+    def __init__(self, configured: str | None) -> None:
+        self._configured = configured
+        self._path: str | None = None
+
+    def path(self) -> str:
+        if self._path is None:
+            if self._configured is None:
+                self._path = tempfile.mkdtemp(prefix="arena-logs-")
+            else:
+                os.makedirs(self._configured, exist_ok=True)
+                self._path = self._configured
+        return self._path
+
+
+class BotHandle:
+    """A participant's process across several games: started lazily, restarted when dead.
+
+    One handle plays one seat of one match at a time; the stderr log switches file per game.
+    """
+
+    def __init__(
+        self, spec: BotSpec, limits: Limits, nursery: trio.Nursery, log_dir: _LogDir
+    ) -> None:
+        self.spec = spec
+        self.limits = limits
+        self._log_dir = log_dir
+        self.stderr = StderrLog(limits.stderr_cap_bytes)
+        self.starts = 0
+        """How many processes this handle has started (restarts show as more than one)."""
+        self.busy = False
+        self._nursery = nursery
+        self._process: BotProcess | None = None
+
+    @property
+    def log_dir(self) -> str:
+        """Where this handle's stderr logs go (created on first use)."""
+        return self._log_dir.path()
+
+    @property
+    def process(self) -> BotProcess | None:
+        return self._process
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    async def ensure_started(self) -> tuple[BotProcess, bool]:
+        """The live process (restarting a dead one), and whether it was started just now."""
+        if self._process is not None and self._process.exit_status() is not None:
+            await self.kill()
+        if self._process is not None:
+            return self._process, False
+        self._process = await spawn(self.spec, self.limits, self.stderr, self._nursery)
+        self.starts += 1
+        return self._process, True
+
+    async def kill(self) -> None:
+        """Kill the current process (if any); the next game starts a new one."""
+        process, self._process = self._process, None
+        if process is not None:
+            await process.kill()
+
+    async def quit(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            await process.quit(self.limits.quit_ms / 1000)
+
+
+@asynccontextmanager
+async def open_bots(
+    specs: Sequence[BotSpec], limits: Limits | None = None
+) -> AsyncIterator[list[BotHandle]]:
+    """Handles for `specs`, whose processes are reused across the games played inside.
+
+    On a normal exit every bot is told `quit` and given `limits.quit_ms` to exit; on an
+    exception or cancellation they are killed at once. Either way every process group is killed
+    and waited for before this returns.
+    """
+    limits = limits or Limits()
+    _become_subreaper()
+    log_dir = _LogDir(limits.log_dir)
+    error: BaseException | None = None
+    async with trio.open_nursery() as nursery:
+        handles = [BotHandle(spec, limits, nursery, log_dir) for spec in specs]
+        try:
+            yield handles
+        except BaseException as exc:
+            # Kept and re-raised outside the nursery, so callers see their own exception and
+            # not an ExceptionGroup around it (the stderr drainers are the nursery's only tasks).
+            error = exc
+            await _for_all(handles, BotHandle.kill)
+        else:
+            await _for_all(handles, BotHandle.quit)
+        finally:
+            for handle in handles:
+                handle.stderr.close()
+    if error is not None:
+        raise error
+
+
+async def _for_all(
+    handles: Sequence[BotHandle], action: Callable[[BotHandle], Awaitable[None]]
+) -> None:
+    """Run `action(handle)` for every handle concurrently, shielded from cancellation."""
+    with trio.CancelScope(shield=True):
+        async with trio.open_nursery() as nursery:
+            for handle in handles:
+                nursery.start_soon(action, handle)

@@ -1,0 +1,245 @@
+"""Game records (JSON lines) and their replay through the rules engine.
+
+A record holds what is needed to re-play a game exactly — game, options, seed, every decision's
+actions — plus what happened around it (times, faults, fallback moves) and the result. Since
+every engine draws its randomness from the seed, `replay` re-applies the recorded actions and
+checks that the engine arrives at the same result; the first divergence is reported.
+
+Format (one JSON object per line, `type` first):
+    {"type":"header","record":1,"protocol":1,"game":"azul","options":{...},"seed":7,
+     "match":"m1","names":["a","b"],"commands":[[...],[...]],"time":{...}}
+    {"type":"decision","n":1,"actions":{"0":{...}},"ms":{"0":12.5},"fallback":[]}
+    {"type":"fault","seat":1,"kind":"timeout","reason":"...","decision":5}
+    {"type":"result","scores":[12,9],"ranks":[1,2],"tiebreak":"","decisions":40}
+Actions are keyed by seat (JSON object keys are strings); `ms` holds the time charged to the
+seats that were asked; `fallback` lists the seats whose action the fallback policy chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from protocol.messages import TimeControl
+from referee.faults import Fault, forfeit_result
+from referee.games import GameResult, IllegalAction, find_game, parse_options
+
+RECORD_VERSION = 1
+
+
+class Header(msgspec.Struct, tag="header", tag_field="type"):
+    """The first line: everything needed to set the game up again."""
+
+    record: int
+    protocol: int
+    game: str
+    options: dict[str, Any]
+    """The options as the engine understood them (defaults filled in)."""
+    seed: int
+    match: str
+    names: list[str]
+    commands: list[list[str]]
+    time: TimeControl
+
+
+class DecisionLine(msgspec.Struct, tag="decision", tag_field="type"):
+    """One decision: the action of every seat that acted, applied together."""
+
+    n: int
+    actions: dict[int, msgspec.Raw]
+    ms: dict[int, float] = {}
+    fallback: list[int] = []
+
+
+class FaultLine(msgspec.Struct, tag="fault", tag_field="type"):
+    """A seat's fault; from here on that seat has forfeited."""
+
+    seat: int
+    kind: str
+    reason: str
+    decision: int
+
+
+class ResultLine(msgspec.Struct, tag="result", tag_field="type"):
+    """The last line: the result as the referee declared it (forfeits included)."""
+
+    scores: list[int]
+    ranks: list[int]
+    tiebreak: str
+    decisions: int
+
+
+RecordLine = Header | DecisionLine | FaultLine | ResultLine
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(RecordLine)
+
+
+class BadRecord(ValueError):
+    """The bytes are not a game record this version can read (the line number says where)."""
+
+
+class RecordWriter:
+    """Builds a record line by line, in memory (a game's record is a few hundred KiB at most)."""
+
+    def __init__(self, header: Header) -> None:
+        self._lines = [_encoder.encode(header)]
+
+    def decision(
+        self, n: int, actions: dict[int, Any], ms: dict[int, float], fallback: list[int]
+    ) -> None:
+        raw = {seat: msgspec.Raw(_encoder.encode(action)) for seat, action in actions.items()}
+        rounded = {seat: round(value, 3) for seat, value in ms.items()}
+        self._lines.append(_encoder.encode(DecisionLine(n, raw, rounded, sorted(fallback))))
+
+    def fault(self, fault: Fault) -> None:
+        line = FaultLine(fault.seat, fault.kind, fault.reason, fault.decision)
+        self._lines.append(_encoder.encode(line))
+
+    def result(self, result: GameResult, decisions: int) -> None:
+        line = ResultLine(list(result.scores), list(result.ranks), result.tiebreak, decisions)
+        self._lines.append(_encoder.encode(line))
+
+    def data(self) -> bytes:
+        return b"\n".join(self._lines) + b"\n"
+
+
+# ---- reading and replaying ------------------------------------------------------------------
+
+
+class ParsedRecord(msgspec.Struct):
+    header: Header
+    decisions: list[DecisionLine]
+    faults: list[Fault]
+    result: ResultLine | None
+
+
+def parse_record(record: bytes) -> ParsedRecord:
+    """Split a record into its parts; `BadRecord` with the line number if it is not one."""
+    header: Header | None = None
+    decisions: list[DecisionLine] = []
+    faults: list[Fault] = []
+    result: ResultLine | None = None
+    for number, line in enumerate(record.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = _decoder.decode(line)
+        except msgspec.DecodeError as exc:
+            raise BadRecord(f"line {number} of the record: {exc}") from None
+        if number == 1 and not isinstance(item, Header):
+            raise BadRecord("a record starts with its header line")
+        match item:
+            case Header() if header is None:
+                if item.record != RECORD_VERSION:
+                    raise BadRecord(
+                        f"record version {item.record}; this referee reads version {RECORD_VERSION}"
+                    )
+                header = item
+            case DecisionLine():
+                decisions.append(item)
+            case FaultLine():
+                faults.append(Fault(item.seat, item.kind, item.reason, item.decision))
+            case ResultLine():
+                result = item
+            case _:
+                raise BadRecord(f"line {number} of the record: a second header")
+    if header is None:
+        raise BadRecord("empty record")
+    return ParsedRecord(header, decisions, faults, result)
+
+
+class ReplayReport(msgspec.Struct):
+    """What replaying a record showed: whether the engine reproduces the recorded result."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    names: list[str]
+    identical: bool
+    """The replay applied every decision and arrived at exactly the recorded result."""
+    recorded: GameResult | None
+    replayed: GameResult | None
+    decisions: int
+    """Decisions replayed (up to the divergence, if any)."""
+    faults: list[Fault]
+    divergence: str | None = None
+    """The first difference found, in words; None when identical."""
+
+
+def replay(record: bytes) -> ReplayReport:
+    """Re-play a record through its engine and compare the result with the recorded one."""
+    report: ReplayReport | None = None
+    for item in _replay(record):
+        if isinstance(item, ReplayReport):
+            report = item
+    assert report is not None
+    return report
+
+
+def replay_states(record: bytes) -> Iterator[tuple[int, str]]:
+    """(decision number, rendered state) from the start (0) through every replayed decision.
+
+    For `arena replay --show`; stops early at a divergence (see `replay` for the report).
+    """
+    for item in _replay(record):
+        if isinstance(item, tuple):
+            yield item
+
+
+def _replay(record: bytes) -> Iterator[tuple[int, str] | ReplayReport]:
+    parsed = parse_record(record)
+    header = parsed.header
+    game = find_game(header.game)
+    state = game.new(len(header.names), header.seed, parse_options(game, header.options))
+    recorded = None
+    if parsed.result is not None:
+        recorded = GameResult(parsed.result.scores, parsed.result.ranks, parsed.result.tiebreak)
+    yield 0, game.render(state)
+
+    def report(replayed: GameResult | None, decisions: int, divergence: str | None) -> ReplayReport:
+        if divergence is None and replayed != recorded:
+            divergence = f"the replayed result {replayed} differs from the recorded {recorded}"
+        return ReplayReport(
+            game=header.game,
+            options=header.options,
+            seed=header.seed,
+            names=header.names,
+            identical=divergence is None,
+            recorded=recorded,
+            replayed=replayed,
+            decisions=decisions,
+            faults=parsed.faults,
+            divergence=divergence,
+        )
+
+    done = 0
+    for line in parsed.decisions:
+        to_act = game.to_act(state)
+        if set(line.actions) != set(to_act):
+            yield report(
+                None,
+                done,
+                f"decision {line.n}: the record has actions of seats {sorted(line.actions)}, "
+                f"the engine asks seats {list(to_act)}",
+            )
+            return
+        try:
+            actions = {
+                seat: msgspec.json.decode(raw, type=game.Action)
+                for seat, raw in line.actions.items()
+            }
+            game.apply(state, actions)
+        except (msgspec.ValidationError, IllegalAction) as exc:
+            yield report(None, done, f"decision {line.n}: the recorded action is refused: {exc}")
+            return
+        done += 1
+        yield line.n, game.render(state)
+    faulty = {fault.seat for fault in parsed.faults}
+    final = game.result(state)
+    if final is None and not faulty:
+        yield report(None, done, f"the game is not over after {done} decisions and no seat faulted")
+        return
+    yield report(forfeit_result(final, game.scores(state), faulty), done, None)

@@ -1,0 +1,86 @@
+"""A bot's stderr: drained all the time, written to a capped log per game, the tail kept.
+
+A bot that is not drained blocks as soon as its stderr pipe fills (64 KiB), which would look like
+a timeout; a bot that is drained into memory can take the referee down. So stderr is read
+continuously, written to the seat's log file up to a cap, and the excess is counted and dropped.
+The last few KiB are kept in memory for crash reasons ("last stderr lines: ...").
+
+Writes go straight to an unbuffered file from the trio task: they are bounded by the cap, land in
+the page cache, and doing them synchronously avoids racing a thread against the per-game switch
+of log files.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+import trio
+
+TAIL_BYTES = 4096
+CHUNK_BYTES = 1 << 16
+
+
+class StderrLog:
+    """The stderr capture of one seat: one capped file per game and a short in-memory tail."""
+
+    def __init__(self, cap_bytes: int) -> None:
+        self.cap_bytes = cap_bytes
+        self.path: str | None = None
+        self.written = 0
+        self.dropped = 0
+        self._file: BinaryIO | None = None
+        self._tail = bytearray()
+
+    def open(self, path: str) -> None:
+        """Start the log of a new game (closing the previous one)."""
+        self.close()
+        self._file = open(path, "wb", buffering=0)  # noqa: SIM115 - owned until close()
+        self.path = path
+        self.written = 0
+        self.dropped = 0
+
+    def write(self, chunk: bytes | bytearray) -> None:
+        """Keep what fits under the cap, count the rest; always update the tail."""
+        self._tail += chunk[-TAIL_BYTES:]
+        del self._tail[:-TAIL_BYTES]
+        if self._file is None:
+            self.dropped += len(chunk)
+            return
+        room = max(0, self.cap_bytes - self.written)
+        if room:
+            self._file.write(chunk[:room])
+            self.written += min(room, len(chunk))
+        self.dropped += max(0, len(chunk) - room)
+
+    def close(self) -> None:
+        """Close the current game's log, noting how much was dropped over the cap."""
+        if self._file is None:
+            return
+        if self.dropped:
+            self._file.write(
+                f"\n[arena: {self.dropped} more bytes of stderr dropped; "
+                f"the log is capped at {self.cap_bytes} bytes]\n".encode()
+            )
+        self._file.close()
+        self._file = None
+
+    def forget_tail(self) -> None:
+        """A new process starts: its crash reason should not quote its predecessor."""
+        self._tail.clear()
+
+    def tail_lines(self, count: int = 5, width: int = 200) -> list[str]:
+        """The last `count` non-empty lines, each cut to `width` characters."""
+        text = self._tail.decode("utf-8", errors="replace")
+        lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+        return [line if len(line) <= width else line[:width] + "…" for line in lines[-count:]]
+
+
+async def drain(stream: trio.abc.ReceiveStream, log: StderrLog, done: trio.Event) -> None:
+    """Read `stream` to its end into `log`; set `done` however it ends."""
+    try:
+        while chunk := await stream.receive_some(CHUNK_BYTES):
+            log.write(chunk)
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+    finally:
+        done.set()

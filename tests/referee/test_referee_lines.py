@@ -1,0 +1,80 @@
+"""LineReader: lines across arbitrary chunk boundaries, the length limit, end of stream."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import trio
+import trio.testing
+from hypothesis import given
+from hypothesis import strategies as st
+
+from referee.lines import LineReader, LineTooLong
+
+
+async def reader_over(chunks: list[bytes], limit: int) -> LineReader:
+    send, receive = trio.testing.memory_stream_one_way_pair()
+    for chunk in chunks:
+        await send.send_all(chunk)
+    await send.aclose()
+    return LineReader(receive, limit)
+
+
+async def read_all(reader: LineReader) -> list[bytes]:
+    lines = []
+    while (line := await reader.readline()) is not None:
+        lines.append(line)
+    return lines
+
+
+async def test_lines_split_at_newlines_and_unterminated_tail_is_dropped() -> None:
+    reader = await reader_over([b"ab", b"c\nde\n\nf", b"g\nunterminated"], 100)
+    assert await read_all(reader) == [b"abc", b"de", b"", b"fg"]
+    assert await reader.readline() is None
+
+
+async def test_a_line_of_exactly_the_limit_passes_and_one_more_byte_fails() -> None:
+    reader = await reader_over([b"x" * 10 + b"\n" + b"y" * 11 + b"\n"], 10)
+    assert await reader.readline() == b"x" * 10
+    with pytest.raises(LineTooLong, match="longer than 10 bytes"):
+        await reader.readline()
+
+
+async def test_an_endless_line_fails_without_reading_it_all() -> None:
+    send, receive = trio.testing.memory_stream_one_way_pair()
+    reader = LineReader(receive, 1000)
+    sent = 0
+
+    async def feed() -> None:
+        nonlocal sent
+        while True:
+            await send.send_all(b"z" * 4096)
+            sent += 4096
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(feed)
+        with pytest.raises(LineTooLong):
+            await reader.readline()
+        nursery.cancel_scope.cancel()
+    assert sent < 100_000
+
+
+def test_bad_limit() -> None:
+    with pytest.raises(ValueError):
+        LineReader(trio.testing.MemoryReceiveStream(), 0)
+
+
+@given(
+    lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=20),
+    cuts=st.lists(st.integers(min_value=0, max_value=800), max_size=10),
+)
+def test_any_chunking_gives_the_same_lines(lines: list[bytes], cuts: list[int]) -> None:
+    data = b"".join(line + b"\n" for line in lines)
+    points = sorted({0, len(data), *(cut for cut in cuts if cut < len(data))})
+    chunks = [data[a:b] for a, b in itertools.pairwise(points)]
+
+    async def main() -> list[bytes]:
+        return await read_all(await reader_over(chunks, 30))
+
+    assert trio.run(main) == lines

@@ -1,0 +1,202 @@
+"""Bot processes: command parsing, the scrubbed environment, reuse, restarts, stderr capture,
+and that nothing of a bot survives the referee — children, grandchildren, cancellation."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from refhelp import Bots, gone
+
+from protocol.messages import TimeControl
+from referee import BotSpec, Limits, bot_spec, open_bots, play_match, run_match
+
+FAST = TimeControl(move_ms=2000, startup_ms=5000)
+
+
+# ---- bot_spec ---------------------------------------------------------------------------------
+
+
+def test_builtin_names_run_with_this_interpreter() -> None:
+    assert bot_spec("random") == BotSpec("random", [sys.executable, "-m", "bots.random"])
+    assert bot_spec("greedy", name="g1").name == "g1"
+
+
+def test_commands_are_split_and_existing_paths_made_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mybot.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    spec = bot_spec("python3 -u mybot.py --depth 'two words' ./run")
+    assert spec.command == [
+        "python3",
+        "-u",
+        str(tmp_path / "mybot.py"),
+        "--depth",
+        "two words",
+        "./run",
+    ]
+    assert spec.name == "run"
+    assert bot_spec("./bin/engine -x").command == [str(tmp_path / "bin/engine"), "-x"]
+    assert bot_spec("./bin/engine").name == "engine"
+
+
+@pytest.mark.parametrize("text", ["", "   ", "''"])
+def test_empty_commands_are_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="empty bot command"):
+        bot_spec(text)
+
+
+def test_unbalanced_quotes_are_refused() -> None:
+    with pytest.raises(ValueError, match="cannot parse bot command"):
+        bot_spec("python 'bot.py")
+
+
+# ---- processes --------------------------------------------------------------------------------
+
+
+async def test_environment_is_scrubbed_and_the_working_directory_private(
+    bots: Bots, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "do-not-leak")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    env_file = tmp_path / "env.json"
+    specs = [bots.healthy(f"env_file={env_file}"), bots.healthy()]
+    outcome = await run_match("azul", {}, 1, specs, FAST, limits=Limits(log_dir=str(tmp_path)))
+    assert outcome.faults == []
+    seen = json.loads(env_file.read_text())
+    env, cwd = seen["env"], seen["cwd"]
+    assert set(env) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "LC_CTYPE"}
+    assert env["LC_ALL"] == "C.UTF-8"
+    assert env["HOME"] == env["TMPDIR"] == cwd
+    assert cwd != os.getcwd()
+    assert not os.path.exists(cwd), "the private working directory is removed with the bot"
+    bots.assert_none_left()
+
+
+async def test_processes_are_reused_across_games(bots: Bots, tmp_path: Path) -> None:
+    pid_files = [tmp_path / "pids0", tmp_path / "pids1"]
+    specs = [bots.healthy(f"pid_file={path}") for path in pid_files]
+    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+        assert [handle.pid for handle in handles] == [None, None], "started lazily"
+        first: list[int | None] = []
+        for seed in range(3):
+            outcome = await play_match("azul", {}, seed, handles, FAST)
+            assert outcome.faults == []
+            first = first or [handle.pid for handle in handles]
+            assert [handle.pid for handle in handles] == first
+        assert [handle.starts for handle in handles] == [1, 1]
+        assert all(pid is not None and not gone(pid) for pid in first)
+    for path, pid in zip(pid_files, first, strict=True):
+        assert path.read_text().split() == [str(pid)] * 3
+    bots.assert_none_left()
+
+
+async def test_a_faulty_bot_is_killed_and_restarted_for_the_next_game(
+    bots: Bots, tmp_path: Path
+) -> None:
+    specs = [bots.healthy(), bots.broken("crash_mid", "after=1")]
+    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+        healthy_pid = None
+        for seed in range(2):
+            outcome = await play_match("azul", {}, seed, handles, FAST)
+            assert [fault.kind for fault in outcome.faults] == ["crash"]
+            assert outcome.result.ranks == [1, 2]
+            assert handles[1].pid is None, "the crashed process is gone until the next game"
+            healthy_pid = healthy_pid or handles[0].pid
+            assert handles[0].pid == healthy_pid
+        assert [handle.starts for handle in handles] == [1, 2]
+    bots.assert_none_left()
+
+
+async def test_children_and_grandchildren_die_with_the_bot(bots: Bots, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    specs = [bots.healthy(), bots.healthy(f"children={pids}")]
+    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+        outcome = await play_match("azul", {}, 3, handles, FAST)
+        assert outcome.faults == []
+        family = [int(pid) for pid in pids.read_text().split()]
+        assert len(family) == 3 and not any(gone(pid) for pid in family)
+        assert len(bots.processes()) == 4  # two bots, a child, a grandchild
+    assert all(gone(pid) for pid in family), "killed and reaped: not even zombies"
+    bots.assert_none_left()
+
+
+async def test_children_of_a_faulty_bot_die_at_the_fault(bots: Bots, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    specs = [bots.healthy(), bots.broken("hang", f"children={pids}")]
+    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+        time = TimeControl(move_ms=200, startup_ms=5000)
+        outcome = await play_match("azul", {}, 3, handles, time)
+        assert [fault.kind for fault in outcome.faults] == ["timeout"]
+        family = [int(pid) for pid in pids.read_text().split()]
+        assert all(gone(pid) for pid in family), "killed at the fault, not at the end"
+    bots.assert_none_left()
+
+
+async def test_cancellation_kills_every_process(bots: Bots, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    specs = [bots.healthy(f"children={pids}"), bots.broken("hang")]
+    with trio.move_on_after(1.0) as scope:
+        await run_match(
+            "azul", {}, 1, specs, TimeControl(move_ms=60_000), limits=Limits(log_dir=str(tmp_path))
+        )
+    assert scope.cancelled_caught
+    assert all(gone(int(pid)) for pid in pids.read_text().split())
+    bots.assert_none_left()
+
+
+async def test_an_error_in_the_block_propagates_as_itself(bots: Bots, tmp_path: Path) -> None:
+    with pytest.raises(KeyError, match="mine"):
+        async with open_bots([bots.healthy(), bots.healthy()], Limits(log_dir=str(tmp_path))) as h:
+            await play_match("azul", {}, 1, h, FAST)
+            assert len(bots.processes()) == 2
+            raise KeyError("mine")
+    bots.assert_none_left()
+
+
+async def test_a_handle_plays_one_seat_at_a_time(bots: Bots, tmp_path: Path) -> None:
+    async with open_bots([bots.healthy()], Limits(log_dir=str(tmp_path))) as handles:
+        with pytest.raises(ValueError, match="only one seat"):
+            await play_match("azul", {}, 1, [handles[0], handles[0]], FAST)
+    bots.assert_none_left()
+
+
+async def test_stderr_flood_is_capped_and_never_held_in_memory(bots: Bots, tmp_path: Path) -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    limits = Limits(log_dir=str(tmp_path), stderr_cap_bytes=64 * 1024)
+    specs = [bots.healthy(), bots.broken("flood")]
+    outcome = await run_match("azul", {}, 1, specs, FAST, limits=limits)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert outcome.faults == []
+    log = Path(outcome.logs[1]).read_bytes()
+    assert log.startswith(b"eeee")
+    assert len(log) < 64 * 1024 + 200
+    dropped = 50 * (1 << 20) - 64 * 1024
+    assert f"[arena: {dropped} more bytes of stderr dropped".encode() in log
+    assert Path(outcome.logs[0]).read_bytes() == b""
+    assert after - before < 30_000, "ru_maxrss is in KiB: the 50 MB must not pass through memory"
+    bots.assert_none_left()
+
+
+async def test_a_missing_command_is_a_spawn_fault(bots: Bots, tmp_path: Path) -> None:
+    specs = [bots.healthy(), BotSpec("ghost", ["/nonexistent/arena-bot"])]
+    outcome = await run_match("azul", {}, 1, specs, FAST, limits=Limits(log_dir=str(tmp_path)))
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind, fault.decision) == (1, "spawn", -1)
+    assert "could not start `/nonexistent/arena-bot`: No such file or directory" in fault.reason
+    assert outcome.result.ranks == [1, 2]
+    bots.assert_none_left()
+
+
+async def test_default_log_dir_is_created(bots: Bots) -> None:
+    outcome = await run_match("azul", {}, 1, [bots.healthy(), bots.healthy()], FAST)
+    assert all(os.path.exists(path) for path in outcome.logs)
+    for path in outcome.logs:
+        os.remove(path)
+    os.rmdir(os.path.dirname(outcome.logs[0]))

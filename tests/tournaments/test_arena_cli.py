@@ -1,0 +1,241 @@
+"""`arena run`, `arena add` and `arena table` end to end, with real bot processes.
+
+The runner is started as a real subprocess wherever it matters (kill -9, Ctrl-C) and in-process
+where only the output is under test (every table format).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tournaments.cli import main
+from tournaments.output import FORMATS
+from tournaments.store import Store
+from tournaments.tables import TABLE_NAMES
+
+ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
+"""The real `arena` entry point in a fresh interpreter (`-m tournaments.cli` would run cli.py as
+`__main__`, whose UsageError is not the one the commands raise)."""
+
+TOURNAMENT = """
+game = "5211"
+players = 2
+deals = {deals}
+seed = 11
+concurrency = 2
+
+[participants]
+greedy = "greedy"
+random = "random"
+random-twin = "random"
+{extra}
+
+[time]
+move_ms = 5000
+"""
+
+
+def write(directory: Path, name: str = "cup", deals: int = 3, extra: str = "") -> Path:
+    file = directory / f"{name}.toml"
+    file.write_text(TOURNAMENT.format(deals=deals, extra=extra))
+    return file
+
+
+def arena(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [*ARENA, *map(str, args)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == code, done.stderr
+    return done
+
+
+def results(db: Path) -> dict[tuple[str, int, int], tuple[object, ...]]:
+    """Every stored game by its key, with what must not depend on how the run went."""
+    with Store(db) as store:
+        return {
+            (g.seat_set, g.deal, g.rotation): (g.bots, g.played.scores, g.played.ranks)
+            for g in store.games()
+        }
+
+
+def stored_games(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        try:
+            return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
+        except sqlite3.OperationalError:  # the schema is being created
+            return 0
+
+
+def without_timing(tables: dict[str, list[dict[str, object]]]) -> dict[str, object]:
+    for row in tables["standings"]:
+        del row["ms_per_decision"]
+    return tables
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished three-bot tournament (18 games), shared by the tests that only read it."""
+    file = write(tmp_path_factory.mktemp("played"))
+    done = arena("run", file)
+    assert "Standings" in done.stdout and "Crosstable" in done.stdout
+    return file.with_suffix(".db")
+
+
+def test_run_prints_ladder_then_crosstable(played: Path) -> None:
+    done = arena("run", played.with_suffix(".toml"), "--fmt", "github")
+    out = done.stdout
+    assert out.index("Standings") < out.index("Crosstable")
+    ladder = out[: out.index("Crosstable")]
+    assert ladder.index("greedy") < ladder.index("random")  # greedy on top
+    assert "0 games played, 18 already stored, 18 in the schedule" in done.stderr
+    assert len(results(played)) == 18
+
+
+def test_table_renders_in_every_format(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for fmt in FORMATS:
+        assert (
+            main(["table", str(played), "--fmt", fmt, "--table", "all", "--bootstrap", "20"]) == 0
+        )
+        out = capsys.readouterr().out
+        for title in ("Standings", "Crosstable", "Head to head", "Seat advantage", "Timing"):
+            assert title in out, fmt
+        assert "greedy" in out and "random-twin" in out, fmt
+
+
+def test_table_json_and_csv_parse(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["table", str(played), "--json", "-t", "all"]) == 0
+    tables = json.loads(capsys.readouterr().out)
+    assert list(tables) == list(TABLE_NAMES)
+    standings = tables["standings"]
+    assert [row["bot"] for row in standings][0] == "greedy"
+    assert sum(row["games"] for row in standings) == 36
+    assert standings[0]["elo"] > 1500 > standings[-1]["elo"]
+    for name in TABLE_NAMES:
+        assert main(["table", str(played), "--csv", "--table", name]) == 0
+        rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+        assert len(rows) == len(tables[name])
+    # The tournament file finds its store too.
+    assert main(["table", str(played.with_suffix(".toml")), "--csv"]) == 0
+    assert list(csv.reader(io.StringIO(capsys.readouterr().out)))[0][:2] == ["rank", "bot"]
+
+
+def test_table_mistakes_are_usage_errors(played: Path, tmp_path: Path) -> None:
+    done = arena("table", played, "--csv", "-t", "standings", "-t", "pairs", code=2)
+    assert "--csv prints one table" in done.stderr
+    assert "no store at" in arena("table", tmp_path / "none.db", code=2).stderr
+    assert (
+        "anchor 'nobody' has no games"
+        in arena("table", played, "--anchor", "nobody", code=2).stderr
+    )
+
+
+def test_anchor(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["table", str(played), "--json", "--anchor", "random=0", "--bootstrap", "0"]) == 0
+    elos = {row["bot"]: row["elo"] for row in json.loads(capsys.readouterr().out)["standings"]}
+    assert elos["random"] == 0
+    assert elos["greedy"] > 0
+
+
+def test_resume_after_kill_9_gives_the_uninterrupted_result(tmp_path: Path) -> None:
+    whole = write(tmp_path, name="whole", deals=8)
+    arena("run", whole, "-q")
+    expected = results(whole.with_suffix(".db"))
+    assert len(expected) == 3 * 8 * 2
+
+    killed = write(tmp_path, name="killed", deals=8)
+    db = killed.with_suffix(".db")
+    runner = subprocess.Popen([*ARENA, "run", str(killed), "-q"], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while stored_games(db) < 8 and time.monotonic() < deadline and runner.poll() is None:
+        time.sleep(0.01)
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    partial = stored_games(db)
+    assert 8 <= partial < len(expected), "the run should be killed mid-tournament"
+
+    resumed = arena("run", killed, "--json")
+    assert f"{partial} already stored" in resumed.stderr
+    assert results(db) == expected  # same games, same results, nothing lost or doubled
+    uninterrupted = arena("table", whole.with_suffix(".db"), "--json")
+    assert without_timing(json.loads(resumed.stdout)) == without_timing(
+        json.loads(uninterrupted.stdout)
+    )
+
+
+def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    file = write(tmp_path, deals=8)
+    db = file.with_suffix(".db")
+    runner = subprocess.Popen(
+        [*ARENA, "run", str(file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while stored_games(db) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    runner.send_signal(signal.SIGINT)
+    out, err = runner.communicate(timeout=30)
+    assert runner.returncode == 130, err
+    assert "interrupted" in err and "again to resume" in err
+    assert out == ""
+    arena("run", file, "-q")
+    assert len(results(db)) == 48
+
+
+def test_add_checks_the_bot_then_plays_only_its_games(tmp_path: Path) -> None:
+    file = write(tmp_path, deals=2)
+    arena("run", file, "-q")
+    before = results(file.with_suffix(".db"))
+
+    broken = f"{sys.executable} -c \"import sys; sys.stdin.readline(); print('hello')\""
+    rejected = arena("add", file, "broken", broken, code=1)
+    assert "broken rejected: malformed during the handshake" in rejected.stderr
+    assert "'hello'" in rejected.stderr
+    missing = arena("add", file, "ghost", "no-such-program-anywhere", code=1)
+    assert "spawn" in missing.stderr and "no-such-program-anywhere" in missing.stderr
+    assert "already a participant" in arena("add", file, "random", "random", code=2).stderr
+
+    added = arena("add", file, "newbie", "greedy", "-q")
+    assert "newbie" in added.stdout
+    after = results(file.with_suffix(".db"))
+    new = {key: value for key, value in after.items() if key not in before}
+    assert len(new) == 3 * 2 * 2  # three pairings with newbie, two deals, two rotations
+    assert all("newbie" in bots for bots, _, _ in new.values())
+    assert {key: after[key] for key in before} == before
+    # Later runs of the file include the added bot, and have nothing left to play.
+    assert "0 games played, 24 already stored" in arena("run", file).stderr
+
+
+def test_a_changed_bot_is_a_new_entry(tmp_path: Path) -> None:
+    script = tmp_path / "mine.py"
+    script.write_text("from bots.random import choose\nfrom bots.sdk import run\nrun(choose)\n")
+    file = write(tmp_path, deals=1, extra=f'mine = "{sys.executable} mine.py"')
+    arena("run", file, "-q")
+    script.write_text(script.read_text() + "# a new version\n")
+    out = arena("run", file, "--json", "--bootstrap", "0").stdout
+    bots = {row["bot"]: row["games"] for row in json.loads(out)["standings"]}
+    old = next(bot for bot in bots if bot.startswith("mine@"))
+    assert bots["mine"] == bots[old] == 6  # the new version played all its games again
+    assert bots["greedy"] == 8  # 3 opponents, then the new mine: one deal, two seatings each
+
+
+def test_mistakes_in_the_file_or_flags(tmp_path: Path) -> None:
+    file = write(tmp_path, deals=1)
+    file.write_text(file.read_text().replace("deals = 1", "deals = 1\nrounds = 3"))
+    assert "unknown field `rounds`" in arena("run", file, code=2).stderr
+    file = write(tmp_path, deals=1)
+    assert "command line" in arena("run", file, "--deals", "0", code=2).stderr
+    arena("run", file, "-q")
+    mismatch = arena("run", file, "--seed", "12", code=2).stderr
+    assert "seed: stored 11, now 12" in mismatch

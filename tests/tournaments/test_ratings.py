@@ -1,0 +1,149 @@
+"""Ratings against values computed by hand."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from tourhelp import game, series
+
+from tournaments.ratings import (
+    elo_from_score,
+    elo_ratings,
+    fit,
+    head_to_head,
+    plackett_luce,
+    score_from_elo,
+    tally,
+)
+
+# 400 · log10(0.75 / 0.25): the Elo difference that makes a 75% score expected.
+ELO_75 = 400 * math.log10(3)
+
+
+def test_elo_scale_by_hand() -> None:
+    assert pytest.approx(190.85, abs=0.01) == ELO_75
+    assert elo_from_score(0.75) == pytest.approx(ELO_75)
+    assert score_from_elo(ELO_75) == pytest.approx(0.75)
+    assert elo_from_score(0.5) == 0
+
+
+def test_75_percent_is_191_elo() -> None:
+    games = series("a", "b", wins=300, losses=100)
+    exact = elo_ratings(games, prior=0, bootstrap=0)
+    assert exact["a"].elo - exact["b"].elo == pytest.approx(ELO_75, abs=1e-4)
+    assert exact["a"].elo + exact["b"].elo == pytest.approx(3000)  # mean anchored at 1500
+    # The default prior (one virtual draw) moves 300/400 to 300.5/401: 190.3.
+    regular = elo_ratings(games, bootstrap=0)
+    assert regular["a"].elo - regular["b"].elo == pytest.approx(elo_from_score(300.5 / 401))
+    assert regular["a"].elo - regular["b"].elo == pytest.approx(191, abs=1)
+
+
+def test_symmetric_results_give_equal_ratings() -> None:
+    games = series("a", "b", 7, 7) + series("b", "c", 5, 5) + series("a", "c", 3, 3, draws=4)
+    ratings = elo_ratings(games, bootstrap=50)
+    for bot in "abc":
+        assert ratings[bot].elo == pytest.approx(1500, abs=1e-4)
+        assert ratings[bot].lo < 1500 < ratings[bot].hi
+
+
+def test_ties_count_half() -> None:
+    # 2 wins, 2 losses and 4 ties is 50%; 6 wins and 4 ties of 10 is 80%.
+    even = elo_ratings(series("a", "b", 2, 2, draws=4), prior=0, bootstrap=0)
+    assert even["a"].elo == pytest.approx(even["b"].elo)
+    ahead = elo_ratings(series("a", "b", 6, 0, draws=4), prior=0, bootstrap=0)
+    assert ahead["a"].elo - ahead["b"].elo == pytest.approx(elo_from_score(0.8))
+
+
+def test_multiplayer_game_gives_every_pair_from_ranks() -> None:
+    # a first, b and c tied second, d last: 6 pairs.
+    totals = tally([game(["d", "b", "a", "c"], [4, 2, 1, 2])])
+    assert totals == {
+        ("a", "b"): [1.0, 1.0],
+        ("a", "c"): [1.0, 1.0],
+        ("a", "d"): [1.0, 1.0],
+        ("b", "c"): [0.5, 1.0],
+        ("b", "d"): [1.0, 1.0],
+        ("c", "d"): [1.0, 1.0],
+    }
+
+
+def test_transitive_ladder_by_hand() -> None:
+    # a–b 75%, b–c 75%, and a–c exactly as Bradley–Terry predicts: 90%.
+    games = series("a", "b", 75, 25) + series("b", "c", 75, 25) + series("a", "c", 90, 10)
+    ratings = elo_ratings(games, prior=0, bootstrap=0)
+    assert ratings["a"].elo - ratings["b"].elo == pytest.approx(ELO_75, abs=1e-4)
+    assert ratings["b"].elo - ratings["c"].elo == pytest.approx(ELO_75, abs=1e-4)
+
+
+def test_order_does_not_matter() -> None:
+    games = series("a", "b", 30, 12, 5) + series("b", "c", 20, 22) + series("c", "a", 9, 11, 3)
+    shuffled = games[:]
+    random.Random(3).shuffle(shuffled)
+    assert elo_ratings(games, bootstrap=40) == elo_ratings(shuffled, bootstrap=40)
+
+
+def test_anchor_bot() -> None:
+    games = series("a", "b", 300, 100)
+    ratings = elo_ratings(games, anchor="b", anchor_elo=1000, prior=0, bootstrap=20)
+    assert ratings["b"].elo == 1000
+    assert ratings["a"].elo == pytest.approx(1000 + ELO_75)
+    with pytest.raises(ValueError, match="anchor 'z' has no games"):
+        elo_ratings(games, anchor="z")
+
+
+def test_clean_sweep_stays_finite() -> None:
+    ratings = elo_ratings(series("a", "b", 20, 0), bootstrap=50)
+    assert math.isfinite(ratings["a"].elo)
+    assert 400 < ratings["a"].elo - ratings["b"].elo < 700
+
+
+def test_intervals_shrink_as_games_grow() -> None:
+    def width(scale: int) -> float:
+        rating = elo_ratings(series("a", "b", 6 * scale, 4 * scale), bootstrap=300)["a"]
+        assert rating.lo < rating.elo < rating.hi
+        return rating.hi - rating.lo
+
+    small, medium, large = width(2), width(8), width(32)
+    assert small > medium > large
+    # The width goes as 1/sqrt(games): 16 times the games, about a quarter of the width.
+    assert large / small == pytest.approx(0.25, rel=0.3)
+
+
+def test_fit_separate_groups_stay_finite() -> None:
+    strength = fit({("a", "b"): [3, 4], ("c", "d"): [1, 4]}, ["a", "b", "c", "d"])
+    assert all(math.isfinite(value) for value in strength.values())
+    assert strength["a"] > strength["b"] and strength["d"] > strength["c"]
+
+
+def test_head_to_head() -> None:
+    games = series("a", "b", 300, 100) + series("a", "c", 10, 0)
+    match = head_to_head(games, "a", "b")
+    assert match.games == 400
+    assert match.score == 0.75
+    assert match.elo == pytest.approx(elo_from_score(300.5 / 401))  # with the virtual draw
+    assert match.lo < match.elo < match.hi
+    # 400 independent games at 75%: the score's standard error is sqrt(.75·.25/400), and
+    # d(Elo)/d(score) = (400/ln 10) / (.75·.25): ±1.96 · 173.7 · 0.02165 / 0.1875 = ±39.3 Elo.
+    margin = 1.96 * (400 / math.log(10)) * math.sqrt(0.75 * 0.25 / 400) / (0.75 * 0.25)
+    assert margin == pytest.approx(39.3, abs=0.1)
+    assert (match.hi - match.lo) / 2 == pytest.approx(margin, rel=0.02)
+    assert match.los > 0.999
+    reverse = head_to_head(games, "b", "a")
+    assert reverse.elo == pytest.approx(-match.elo)
+    assert reverse.los < 0.001
+    even = head_to_head(series("a", "b", 5, 5), "a", "b")
+    assert even.los == pytest.approx(0.5)
+    assert head_to_head(games, "b", "c").games == 0
+
+
+def test_plackett_luce_orders_consistent_finishers() -> None:
+    games = [
+        game(["a", "b", "c"][r:] + ["a", "b", "c"][:r], ranks, deal=d)
+        for d in range(10)
+        for r, ranks in enumerate([[1, 2, 3], [2, 3, 1], [3, 1, 2]])
+    ]
+    ratings = plackett_luce(games)
+    assert ratings["a"][0] > ratings["b"][0] > ratings["c"][0]
+    assert all(sigma < 25 / 3 for _, sigma in ratings.values())

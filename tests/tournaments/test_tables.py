@@ -1,0 +1,97 @@
+"""Tables as data, from hand-made games."""
+
+from __future__ import annotations
+
+import pytest
+from tourhelp import game, series
+
+from tournaments.results import FaultRow
+from tournaments.tables import TABLE_NAMES, build, crosstable, faults, seats, standings
+
+# a beats b 3 of 4, b beats c 3 of 4, a beats c every time.
+GAMES = series("a", "b", 3, 1) + series("b", "c", 3, 1) + series("a", "c", 4, 0)
+
+
+def column(table, key: str) -> list:  # type: ignore[no-untyped-def]
+    return [row[table.keys.index(key)] for row in table.rows]
+
+
+def test_standings() -> None:
+    table = standings(GAMES, bootstrap=50)
+    assert column(table, "bot") == ["a", "b", "c"]
+    assert column(table, "rank") == [1, 2, 3]
+    assert column(table, "games") == [8, 8, 8]
+    assert column(table, "win_pct") == [87.5, 50.0, 12.5]
+    assert column(table, "mean_rank") == [1.12, 1.5, 1.88]
+    assert column(table, "ms_per_decision") == [5.0, 5.0, 5.0]
+    elos = column(table, "elo")
+    assert elos[0] > elos[1] > elos[2]
+    assert sum(elos) == pytest.approx(4500, abs=2)
+    assert all(ci > 0 for ci in column(table, "ci"))
+    assert "pl_mu" not in table.keys  # two-player games: no Plackett–Luce
+
+
+def test_standings_of_multiplayer_games_add_plackett_luce() -> None:
+    games = [
+        game(["a", "b", "c"], [1, 2, 3], deal=0),
+        game(["b", "c", "a"], [2, 3, 1], deal=1),
+        game(["c", "a", "b"], [3, 1, 1], deal=2),
+    ]
+    table = standings(games, bootstrap=20)
+    assert table.keys[-2:] == ["pl_mu", "pl_sigma"]
+    assert column(table, "bot")[0] == "a"
+    # A tie for first is half a win each.
+    assert column(table, "win_pct") == [83.3, 16.7, 0.0]
+
+
+def test_crosstable() -> None:
+    table = crosstable(GAMES, ["a", "b", "c"])
+    assert table.keys == ["bot", "a", "b", "c"]
+    assert table.rows == [
+        ["a", "—", "75% (4)", "100% (4)"],
+        ["b", "25% (4)", "—", "75% (4)"],
+        ["c", "0% (4)", "25% (4)", "—"],
+    ]
+    assert crosstable(series("a", "b", 1, 0), ["a", "b", "z"]).rows[2] == ["z", "", "", "—"]
+
+
+def test_seats_show_seat_advantage() -> None:
+    # Seat 0 wins 3 of 4 whoever sits there.
+    games = [
+        game(["a", "b"], [1, 2], deal=0, rotation=0, seat_set="a,b"),
+        game(["b", "a"], [1, 2], deal=0, rotation=1, seat_set="a,b"),
+        game(["a", "b"], [1, 2], deal=1, rotation=0, seat_set="a,b"),
+        game(["b", "a"], [2, 1], deal=1, rotation=1, seat_set="a,b"),
+    ]
+    table = seats(games)
+    assert column(table, "seat") == [0, 1]
+    assert column(table, "win_pct") == [75.0, 25.0]
+    assert column(table, "score_pct") == [75.0, 25.0]
+    assert column(table, "elo")[0] > 0 > column(table, "elo")[1]
+
+
+def test_faults_by_kind() -> None:
+    timeout = FaultRow(seat=1, kind="timeout", reason="no answer\nwithin 100 ms", decision=4)
+    crash = FaultRow(seat=0, kind="crash", reason="exited (exit code 1)", decision=2)
+    games = [
+        game(["a", "b"], [1, 2], faults=[timeout]),
+        game(["b", "a"], [2, 1], faults=[crash]),
+        game(["a", "b"], [1, 2], faults=[timeout]),
+    ]
+    table = faults(games)
+    assert table.rows == [
+        ["b", "timeout", 2, "no answer within 100 ms"],
+        ["b", "crash", 1, "exited (exit code 1)"],
+    ]
+    assert column(standings(games, bootstrap=0), "faults") == [0, 3]
+
+
+def test_build_every_table_in_ladder_order() -> None:
+    tables = build(list(TABLE_NAMES), GAMES, bootstrap=20)
+    assert [t.name for t in tables] == list(TABLE_NAMES)
+    by_name = {t.name: t for t in tables}
+    assert column(by_name["timing"], "bot") == ["a", "b", "c"]
+    assert column(by_name["pairs"], "opponent") == ["b", "c", "c"]
+    for table in tables:
+        assert all(len(row) == len(table.keys) == len(table.headers) for row in table.rows)
+        assert table.records() == [dict(zip(table.keys, row, strict=True)) for row in table.rows]

@@ -1,0 +1,107 @@
+"""The tournament file: decoding, clear errors, command-line overrides."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tournaments.config import ConfigError, db_path, decode, fixed_settings, load, override
+
+EXAMPLE = """
+game = "azul"
+players = 2
+deals = 3
+seed = 7
+concurrency = 2
+
+[participants]
+random = "random"
+greedy = "greedy"
+mine = "python3 my_bot.py --depth 2"
+
+[time]
+move_ms = 500
+"""
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_decode_example() -> None:
+    tournament = decode(EXAMPLE)
+    assert tournament.game == "azul"
+    assert tournament.participants == {
+        "random": "random",
+        "greedy": "greedy",
+        "mine": "python3 my_bot.py --depth 2",
+    }
+    assert tournament.deals == 3
+    assert tournament.time.move_ms == 500
+    assert tournament.time.bank_ms == 0
+    assert tournament.schedule == "round-robin"
+    assert tournament.workers == 2
+
+
+def test_demo_file_is_valid() -> None:
+    tournament = load(EXAMPLES / "demo.toml")
+    assert len(tournament.participants) >= 3
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            'game = "azul"\ndeal = 3\n[participants]\na = "random"\nb = "random"',
+            "unknown field `deal`",
+        ),
+        (EXAMPLE + "\nblitz = 1\n", "unknown field `blitz` - at `$.time`"),
+        (EXAMPLE.replace("deals = 3", "deals = 0"), "`$.deals`"),
+        (
+            EXAMPLE.replace("deals = 3", 'deals = "many"'),
+            "Expected `int`, got `str` - at `$.deals`",
+        ),
+        (EXAMPLE.replace('game = "azul"', 'game = "chess"'), "unknown game 'chess'"),
+        (EXAMPLE.replace("players = 2", "players = 9"), "azul is for 2–4 players"),
+        (EXAMPLE + "\n[options]\nbogus = 1\n", "bad options for azul"),
+        ('game = "azul"\n[participants]\nonly = "random"', "at least 2 participants"),
+        (EXAMPLE.replace("seed = 7", 'schedule = "gauntlet"'), "a gauntlet needs candidate"),
+        (EXAMPLE.replace("seed = 7", 'candidate = "mine"'), "candidate is only for"),
+        (EXAMPLE.replace('random = "random"', '"my bot" = "random"'), "$.participants"),
+        (EXAMPLE.replace('random = "random"', 'random = "  "'), "has an empty command"),
+        ("game = [", "not valid TOML"),
+    ],
+)
+def test_errors_say_what_and_where(text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match="tournament file") as error:
+        decode(text)
+    assert message in str(error.value)
+
+
+def test_gauntlet() -> None:
+    tournament = decode(EXAMPLE.replace("seed = 7", 'schedule = "gauntlet"\ncandidate = "mine"'))
+    assert tournament.candidate == "mine"
+
+
+def test_flags_override_the_file() -> None:
+    tournament = override(decode(EXAMPLE), deals=5, seed=None, move_ms=80, concurrency=0)
+    assert tournament.deals == 5
+    assert tournament.seed == 7  # None: not given
+    assert tournament.time.move_ms == 80
+    assert tournament.time.startup_ms == 10_000
+    assert tournament.workers >= 1
+    with pytest.raises(ConfigError, match="command line"):
+        override(decode(EXAMPLE), deals=0)
+
+
+def test_fixed_settings_fill_option_defaults() -> None:
+    settings = fixed_settings(decode(EXAMPLE))
+    assert settings["game"] == "azul"
+    assert settings["seed"] == 7
+    assert settings["time"]["move_ms"] == 500
+    assert isinstance(settings["options"], dict)
+
+
+def test_db_path_next_to_the_file(tmp_path: Path) -> None:
+    file = tmp_path / "cup.toml"
+    assert db_path(decode(EXAMPLE), file) == tmp_path / "cup.db"
+    assert db_path(decode('db = "x/y.sqlite"\n' + EXAMPLE), file) == tmp_path / "x/y.sqlite"

@@ -1,0 +1,47 @@
+"""Hand-made finished games for the tournaments' tests (imported by them)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tournaments.results import FaultRow, FinishedGame, Played
+
+
+def game(
+    bots: Sequence[str],
+    ranks: Sequence[int],
+    *,
+    deal: int = 0,
+    rotation: int = 0,
+    seat_set: str | None = None,
+    scores: Sequence[int] | None = None,
+    moves: int = 10,
+    think_ms: float = 5.0,
+    faults: Sequence[FaultRow] = (),
+) -> FinishedGame:
+    """One game; by default each game is its own deal of a seat-set named after its bots."""
+    return FinishedGame(
+        seat_set=seat_set if seat_set is not None else ",".join(sorted(bots)),
+        deal=deal,
+        rotation=rotation,
+        bots=tuple(bots),
+        played=Played(
+            scores=list(scores) if scores is not None else [10 * (5 - r) for r in ranks],
+            ranks=list(ranks),
+            moves=[moves] * len(bots),
+            think_ms=[think_ms * moves] * len(bots),
+            faults=list(faults),
+        ),
+    )
+
+
+def series(a: str, b: str, wins: int, losses: int, draws: int = 0) -> list[FinishedGame]:
+    """Two-player games of a against b, one deal each, seats alternating."""
+    outcomes = [(1, 2)] * wins + [(2, 1)] * losses + [(1, 1)] * draws
+    result = []
+    for deal, (rank_a, rank_b) in enumerate(outcomes):
+        if deal % 2:
+            result.append(game([b, a], [rank_b, rank_a], deal=deal, seat_set=f"{a},{b}"))
+        else:
+            result.append(game([a, b], [rank_a, rank_b], deal=deal, seat_set=f"{a},{b}"))
+    return result

@@ -1,0 +1,176 @@
+"""`arena compare A B --game G`: is A stronger than B? Play until a sequential test decides."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import msgspec
+import trio
+from rich.console import Console
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+from referee import Limits, bot_spec
+from tournaments.cli import UsageError
+from tournaments.commands.match import parse_option_pairs
+from tournaments.compare import Comparison, compare
+from tournaments.config import ConfigError, Tournament, check
+from tournaments.entrants import Entrant, entrant
+from tournaments.output import add_output_options, render_csv, render_json, render_table
+from tournaments.sprt import SprtBounds
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="decide whether bot A is stronger than bot B with an SPRT",
+        description="Play A against B deal by deal, every deal in all seatings, until a "
+        "generalised sequential probability ratio test on the per-deal scores accepts H1 "
+        "(A is stronger by ELO1 or more) or H0 (by ELO0 or less), or MAX_DEALS is reached. "
+        "For 3+ players the other seats are taken by the field.",
+    )
+    parser.add_argument("a", metavar="A", help="a built-in bot or a command line")
+    parser.add_argument("b", metavar="B", help="a built-in bot or a command line")
+    parser.add_argument("--game", required=True, help="game id (see `arena games`)")
+    parser.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, repeatable; VALUE is read as JSON when it parses",
+    )
+    parser.add_argument(
+        "--field",
+        action="append",
+        default=[],
+        metavar="BOT",
+        help="a bot for the other seats with 3+ players, repeatable (default: random)",
+    )
+    test = parser.add_argument_group("the test")
+    test.add_argument("--elo0", type=float, default=0.0, help="H0: Elo of A over B (default 0)")
+    test.add_argument("--elo1", type=float, default=20.0, help="H1: Elo of A over B (default 20)")
+    test.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default 0.05)")
+    test.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
+    test.add_argument("--max-deals", type=int, default=1000, help="give up after (default 1000)")
+    play = parser.add_argument_group("playing")
+    play.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    play.add_argument("-j", "--concurrency", type=int, default=0, help="deals at once (0: cores)")
+    play.add_argument("--move-ms", type=int, default=1000, help="time per decision (ms)")
+    play.add_argument("--bank-ms", type=int, default=0, help="time bank (ms)")
+    play.add_argument("--increment-ms", type=int, default=0, help="bank increment (ms)")
+    play.add_argument("--startup-ms", type=int, default=10_000, help="time to `ready` (ms)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    add_output_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _entrants(texts: list[str]) -> list[Entrant]:
+    """Entrants with distinct names (a second `random` becomes `random#2`)."""
+    result: list[Entrant] = []
+    for text in texts:
+        try:
+            base = bot_spec(text).name
+            name, number = base, 1
+            while name in {e.name for e in result}:
+                number += 1
+                name = f"{base}#{number}"
+            result.append(entrant(name, text))
+        except (ValueError, OSError) as exc:
+            raise UsageError(str(exc)) from None
+    return result
+
+
+def _setup(args: argparse.Namespace) -> tuple[Tournament, list[Entrant], SprtBounds]:
+    field = (args.field or ["random"]) * max(args.players, 1)
+    texts = [args.a, args.b, *field[: max(args.players - 2, 0)]]
+    entrants = _entrants(texts)
+    try:
+        bounds = SprtBounds(elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta)
+        tournament = msgspec.convert(
+            {
+                "game": args.game,
+                "players": args.players,
+                "options": parse_option_pairs(args.option),
+                "participants": {e.name: e.command for e in entrants},
+                "seed": args.seed,
+                "concurrency": args.concurrency,
+                "time": {
+                    "move_ms": args.move_ms,
+                    "bank_ms": args.bank_ms,
+                    "increment_ms": args.increment_ms,
+                    "startup_ms": args.startup_ms,
+                },
+            },
+            type=Tournament,
+        )
+        check(tournament, "arena compare")
+    except (ValueError, ConfigError) as exc:  # msgspec.ValidationError is a ValueError
+        raise UsageError(str(exc)) from None
+    if args.max_deals < 1:
+        raise UsageError("--max-deals must be at least 1")
+    return tournament, entrants, bounds
+
+
+def handle(args: argparse.Namespace) -> int:
+    tournament, entrants, bounds = _setup(args)
+    a, b, *field = entrants
+    console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed} deals"),
+        TextColumn(
+            "LLR {task.fields[llr]:+.2f} in [{task.fields[lower]:.2f}, {task.fields[upper]:.2f}]"
+        ),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=args.quiet or not console.is_terminal,
+    )
+    task = progress.add_task(
+        f"{a.name} vs {b.name}", total=None, llr=0.0, lower=bounds.lower, upper=bounds.upper
+    )
+    limits = Limits()  # bot stderr logs go to a fresh temporary directory
+
+    def on_deal(deals: int, value: float) -> None:
+        progress.update(task, completed=deals, llr=value)
+
+    with progress:
+        result = trio.run(
+            lambda: compare(
+                tournament,
+                a,
+                b,
+                field,
+                bounds=bounds,
+                max_deals=args.max_deals,
+                limits=limits,
+                on_deal=on_deal,
+            )
+        )
+    print(render(result, args))
+    return 0
+
+
+def render(result: Comparison, args: argparse.Namespace) -> str:
+    if args.json:
+        return render_json(result)
+    rows: list[list[Any]] = [
+        ["verdict", result.verdict],
+        ["deals", result.deals],
+        ["games", result.games],
+        [f"score of {result.a}", f"{100 * result.score:.1f}%"],
+        ["Elo difference", f"{result.elo:+.0f} [{result.elo_lo:+.0f}, {result.elo_hi:+.0f}]"],
+        ["LOS", f"{100 * result.los:.1f}%"],
+        ["LLR", f"{result.llr:+.2f} in [{result.lower:.2f}, {result.upper:.2f}]"],
+        [
+            "test",
+            f"elo0 {result.bounds.elo0:g}, elo1 {result.bounds.elo1:g}, "
+            f"alpha {result.bounds.alpha:g}, beta {result.bounds.beta:g}",
+        ],
+    ]
+    if result.field:
+        rows.insert(1, ["field", ", ".join(result.field)])
+    if args.csv:
+        return render_csv([key for key, _ in rows], [[value for _, value in rows]]).rstrip("\n")
+    return render_table(["", f"{result.a} vs {result.b}"], rows, args.fmt)

@@ -1,0 +1,68 @@
+"""`arena games`: the games this framework knows, their player counts and options."""
+
+from __future__ import annotations
+
+import argparse
+import typing
+from typing import Any
+
+import msgspec
+
+from referee.games import GAME_IDS, find_game
+from tournaments.output import add_output_options, render_csv, render_json, render_table
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "games", help="list games, variants and options", description=__doc__
+    )
+    add_output_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def _describe_type(annotation: Any) -> str:
+    choices = typing.get_args(annotation)
+    if typing.get_origin(annotation) is typing.Literal:
+        return " | ".join(repr(choice) for choice in choices)
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def game_rows() -> list[dict[str, Any]]:
+    rows = []
+    for game_id in GAME_IDS:
+        game = find_game(game_id)
+        options = {
+            field.name: {"type": _describe_type(field.type), "default": field.default}
+            for field in msgspec.structs.fields(game.Options)
+        }
+        rows.append(
+            {
+                "id": game.id,
+                "title": game.title,
+                "players": f"{game.min_players}-{game.max_players}",
+                "options": options,
+            }
+        )
+    return rows
+
+
+def handle(args: argparse.Namespace) -> int:
+    rows = game_rows()
+    if args.json:
+        print(render_json(rows))
+        return 0
+    headers = ["game", "title", "players", "options (KEY=VALUE, default first)"]
+    table = [
+        [
+            row["id"],
+            row["title"],
+            row["players"],
+            "\n".join(
+                f"{name}={spec['default']!r} ({spec['type']})"
+                for name, spec in row["options"].items()
+            ),
+        ]
+        for row in rows
+    ]
+    print(render_csv(headers, table) if args.csv else render_table(headers, table, args.fmt))
+    return 0

@@ -1,0 +1,107 @@
+"""`arena table DB`: the tables of a tournament's store, in any tabulate format, JSON or CSV."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from tournaments.cli import UsageError
+from tournaments.config import ConfigError, db_path, load
+from tournaments.output import add_output_options, render_tables
+from tournaments.results import FinishedGame
+from tournaments.store import Store, StoreError
+from tournaments.tables import TABLE_NAMES, build
+
+DEFAULT_TABLES = ("standings", "crosstable")
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    """Which tables and how to rate (shared with `arena run` and `arena add`)."""
+    parser.add_argument(
+        "-t",
+        "--table",
+        action="append",
+        choices=(*TABLE_NAMES, "all"),
+        help=f"a table to print, repeatable: {', '.join(TABLE_NAMES)} or all "
+        f"(default: {' and '.join(DEFAULT_TABLES)}; standings alone with --csv)",
+    )
+    parser.add_argument(
+        "--anchor",
+        metavar="BOT[=ELO]",
+        help="give BOT this Elo (default 1500) instead of anchoring the mean at 1500",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        metavar="N",
+        help="bootstrap resamples for the 95%% intervals (default 200; 0: none)",
+    )
+    add_output_options(parser)
+
+
+def anchor_of(args: argparse.Namespace) -> tuple[str | None, float]:
+    if args.anchor is None:
+        return None, 1500.0
+    name, _, elo = args.anchor.partition("=")
+    try:
+        return name, float(elo) if elo else 1500.0
+    except ValueError:
+        raise UsageError(f"--anchor {args.anchor!r}: expected BOT or BOT=ELO") from None
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "table",
+        help="print a tournament's tables",
+        description="Print tables of the games stored so far (a run may be going on).",
+    )
+    parser.add_argument(
+        "db", type=Path, metavar="DB", help="the tournament's store (or its TOML file)"
+    )
+    add_table_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def store_path(path: Path) -> Path:
+    """The store itself, or the store of a tournament file."""
+    if path.suffix == ".toml":
+        try:
+            return db_path(load(path), path)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+    return path
+
+
+def table_names(args: argparse.Namespace) -> list[str]:
+    asked = args.table or (["standings"] if args.csv else list(DEFAULT_TABLES))
+    names = list(TABLE_NAMES) if "all" in asked else list(dict.fromkeys(asked))
+    if args.csv and len(names) > 1:
+        raise UsageError("--csv prints one table; choose it with --table")
+    return names
+
+
+def handle(args: argparse.Namespace) -> int:
+    names = table_names(args)
+    path = store_path(args.db)
+    if not path.is_file():
+        raise UsageError(f"no store at {path} (run the tournament first: arena run FILE)")
+    try:
+        with Store(path) as store:
+            games = store.games()
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+    if not games:
+        raise UsageError(f"{path} holds no finished games yet")
+    print_tables(games, names, args)
+    return 0
+
+
+def print_tables(games: Sequence[FinishedGame], names: list[str], args: argparse.Namespace) -> None:
+    anchor, anchor_elo = anchor_of(args)
+    try:
+        tables = build(names, games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=args.bootstrap)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    print(render_tables(tables, args))

@@ -1,0 +1,128 @@
+"""Which games a tournament plays: seat-sets, deals, rotations, seeds — generated lazily.
+
+A *seat-set* is the group of bots that meet at one table. Each seat-set plays `deals` deals; a
+deal is one seed (one shuffle of the bag), played once in every cyclic rotation of the seats,
+so every bot of the set meets that deal from every seat and neither the luck of the draw nor the
+seat order favours anyone. Deal seeds depend only on the tournament seed and the deal number, so
+every seat-set sees the same deals (fewer sources of noise between pairings) and a tournament
+is reproducible.
+
+Nothing here holds the whole schedule: seat-sets are generated one at a time, so memory stays
+flat however many games are played.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import random
+from collections.abc import Hashable, Iterator, Sequence
+from typing import Generic, NamedTuple, TypeVar
+
+Bot = TypeVar("Bot", bound=Hashable)
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The game seed of deal number `deal`: a 31-bit value any engine or language can hold."""
+    digest = hashlib.blake2b(f"{seed}/deal/{deal}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def seating(seat_set: Sequence[Bot], rotation: int) -> tuple[Bot, ...]:
+    """The bot in each seat (seat 0 first) for one rotation: rotation r puts bot r in seat 0."""
+    return tuple(seat_set[rotation:]) + tuple(seat_set[:rotation])
+
+
+def full_count(bots: int, players: int, candidate: bool) -> int:
+    """How many seat-sets a complete round-robin (or gauntlet, when `candidate`) has."""
+    if candidate:
+        return math.comb(bots - 1, players - 1)
+    return math.comb(bots, players)
+
+
+def seat_set_count(bots: int, players: int, candidate: bool, limit: int) -> int:
+    return min(full_count(bots, players, candidate), limit)
+
+
+def seat_sets(
+    bots: Sequence[Bot],
+    players: int,
+    *,
+    candidate: Bot | None = None,
+    limit: int,
+    seed: int,
+) -> Iterator[tuple[Bot, ...]]:
+    """Every seat-set, in the order of `bots`: all of them, or a balanced sample of `limit`.
+
+    Round-robin: every `players`-subset of `bots`. Gauntlet (a `candidate` given): the candidate
+    with every (players-1)-subset of the others. When there are more than `limit`, a sample is
+    drawn so that every bot sits at (almost exactly) the same number of tables — a random
+    subset would leave some bots with far fewer games than others.
+    """
+    field = [bot for bot in bots if bot != candidate]
+    size = players if candidate is None else players - 1
+    order = {bot: index for index, bot in enumerate(bots)}
+    if full_count(len(bots), players, candidate is not None) <= limit:
+        groups: Iterator[tuple[Bot, ...]] = itertools.combinations(field, size)
+    else:
+        groups = _balanced_sample(field, size, limit, random.Random(f"{seed}/schedule"))
+    for group in groups:
+        members = group if candidate is None else (candidate, *group)
+        yield tuple(sorted(members, key=order.__getitem__))
+
+
+def _balanced_sample(
+    bots: Sequence[Bot], size: int, count: int, rng: random.Random
+) -> Iterator[tuple[Bot, ...]]:
+    """`count` distinct groups, each made of the bots that have sat at the fewest tables.
+
+    Taking the least-used bots (ties broken at random) keeps every bot's number of tables
+    within one of every other's at all times. When every such group has been used already, a
+    random new group is taken instead: that only happens when the sample is nearly the whole
+    round-robin, where balance comes from completeness anyway.
+    """
+    uses = dict.fromkeys(bots, 0)
+    seen: set[frozenset[Bot]] = set()
+    while len(seen) < count:
+        for _ in range(100):
+            group = sorted(bots, key=lambda bot: (uses[bot], rng.random()))[:size]
+            if frozenset(group) not in seen:
+                break
+        else:
+            while frozenset(group) in seen:
+                group = rng.sample(list(bots), size)
+        seen.add(frozenset(group))
+        for bot in group:
+            uses[bot] += 1
+        yield tuple(group)
+
+
+class Unit(NamedTuple, Generic[Bot]):
+    """A block of work for one worker: some deals of one seat-set, on one set of bot processes."""
+
+    seat_set: tuple[Bot, ...]
+    deals: range
+
+
+MIN_DEALS_PER_UNIT = 8
+"""A unit is worth its bot process starts only if it plays a few deals."""
+
+
+def pieces_per_seat_set(deals: int, seat_sets: int, workers: int) -> int:
+    """How many units each seat-set's deals are split into.
+
+    Bot processes are reused within a unit (a process start can cost more than a game), so
+    units should be big; but with few seat-sets and many deals, splitting gives every worker
+    something to do (about two units per worker, so the last ones do not leave cores idle).
+    """
+    wanted = math.ceil(2 * workers / max(seat_sets, 1))
+    return max(1, min(wanted, deals // MIN_DEALS_PER_UNIT))
+
+
+def units(seat_sets: Iterator[tuple[Bot, ...]], deals: int, pieces: int) -> Iterator[Unit[Bot]]:
+    """Each seat-set's `deals` split into `pieces` contiguous, near-equal blocks."""
+    bounds = [deals * index // pieces for index in range(pieces + 1)]
+    for seat_set in seat_sets:
+        for start, stop in itertools.pairwise(bounds):
+            yield Unit(seat_set, range(start, stop))

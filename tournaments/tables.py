@@ -1,0 +1,330 @@
+"""The tournament's tables as data: standings, crosstable, head-to-head, seats, faults, timing.
+
+Each function turns finished games into a `Table` (machine keys, display headers, rows of
+plain values); rendering to text, CSV or JSON is the CLI's job (`tournaments.output`), so these
+stay testable without parsing printed text.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from tournaments.ratings import (
+    BASE_ELO,
+    elo_ratings,
+    estimate_score,
+    head_to_head,
+    pair_outcomes,
+    pair_score,
+    plackett_luce,
+)
+from tournaments.results import FinishedGame
+
+
+class Table(msgspec.Struct, frozen=True):
+    name: str
+    title: str
+    keys: list[str]
+    """Column names for CSV and JSON."""
+    headers: list[str]
+    """Column names for people."""
+    rows: list[list[Any]]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.keys, row, strict=True)) for row in self.rows]
+
+
+def _table(
+    name: str, title: str, columns: Sequence[tuple[str, str]], rows: list[list[Any]]
+) -> Table:
+    return Table(name, title, [key for key, _ in columns], [head for _, head in columns], rows)
+
+
+def _round(value: float | None, digits: int = 0) -> float | int | None:
+    """Rounded for display; None (blank, JSON null) for a missing or infinite value."""
+    if value is None or not math.isfinite(value):
+        return None
+    return round(value) if digits == 0 else round(value, digits)
+
+
+def _wins(ranks: Sequence[int], seat: int) -> float:
+    """Share of the win: 1 for a sole winner, 1/k when k seats tie for first, else 0."""
+    if ranks[seat] != 1:
+        return 0.0
+    return 1 / ranks.count(1)
+
+
+class _Totals:
+    """Per-bot sums over games, the raw material of the standings and timing tables."""
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.wins = 0.0
+        self.score = 0
+        self.rank = 0
+        self.moves = 0
+        self.think_ms = 0.0
+        self.faults = 0
+        self.slowest_ms = 0.0
+
+    def add(self, game: FinishedGame, seat: int) -> None:
+        played = game.played
+        self.games += 1
+        self.wins += _wins(played.ranks, seat)
+        self.score += played.scores[seat]
+        self.rank += played.ranks[seat]
+        self.moves += played.moves[seat]
+        self.think_ms += played.think_ms[seat]
+        self.faults += sum(1 for fault in played.faults if fault.seat == seat)
+        if played.moves[seat]:
+            self.slowest_ms = max(self.slowest_ms, played.think_ms[seat] / played.moves[seat])
+
+    @property
+    def ms_per_decision(self) -> float | None:
+        return self.think_ms / self.moves if self.moves else None
+
+
+def _totals(games: Sequence[FinishedGame]) -> dict[str, _Totals]:
+    totals: dict[str, _Totals] = defaultdict(_Totals)
+    for game in games:
+        for seat, bot in enumerate(game.bots):
+            totals[bot].add(game, seat)
+    return dict(totals)
+
+
+def standings(
+    games: Sequence[FinishedGame],
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = BASE_ELO,
+    bootstrap: int = 200,
+) -> Table:
+    """The ladder, strongest first: Elo ± 95% interval and the per-bot averages.
+
+    For games of three or more seats, Plackett–Luce mu and sigma are added: a second opinion
+    from a model of whole finishing orders.
+    """
+    ratings = elo_ratings(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
+    totals = _totals(games)
+    multi = any(len(game.bots) > 2 for game in games)
+    luce = plackett_luce(games) if multi else {}
+    columns = [
+        ("rank", "#"),
+        ("bot", "bot"),
+        ("elo", "Elo"),
+        ("ci", "±"),
+        ("games", "games"),
+        ("win_pct", "win %"),
+        ("mean_score", "score"),
+        ("mean_rank", "rank"),
+        ("ms_per_decision", "ms/decision"),
+        ("faults", "faults"),
+    ]
+    if multi:
+        columns += [("pl_mu", "PL μ"), ("pl_sigma", "PL σ")]
+    rows = []
+    order = sorted(totals, key=lambda bot: (-ratings[bot].elo if bot in ratings else 0, bot))
+    for place, bot in enumerate(order, 1):
+        total = totals[bot]
+        rating = ratings.get(bot)
+        row: list[Any] = [
+            place,
+            bot,
+            _round(rating.elo) if rating else None,
+            _round(rating.margin) if rating else None,
+            total.games,
+            round(100 * total.wins / total.games, 1),
+            round(total.score / total.games, 1),
+            round(total.rank / total.games, 2),
+            _round(total.ms_per_decision, 1),
+            total.faults,
+        ]
+        if multi:
+            mu, sigma = luce.get(bot, (math.nan, math.nan))
+            row += [_round(mu, 1), _round(sigma, 1)]
+        rows.append(row)
+    return _table("standings", "Standings", columns, rows)
+
+
+def ranking(table: Table) -> list[str]:
+    """The bots of a standings table in ladder order (other tables list bots in this order)."""
+    return [row[table.keys.index("bot")] for row in table.rows]
+
+
+def crosstable(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
+    """Row bot's pairwise score % against each column bot, with the number of games."""
+    points: dict[tuple[str, str], float] = defaultdict(float)
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for game in games:
+        for (a, b), score in pair_outcomes(game):
+            points[a, b] += score
+            points[b, a] += 1 - score
+            counts[a, b] += 1
+            counts[b, a] += 1
+
+    def cell(a: str, b: str) -> str:
+        if a == b:
+            return "—"
+        if not counts[a, b]:
+            return ""
+        return f"{100 * points[a, b] / counts[a, b]:.0f}% ({counts[a, b]})"
+
+    columns = [("bot", "bot"), *((bot, bot) for bot in order)]
+    return _table(
+        "crosstable",
+        "Crosstable (row's score %, games)",
+        columns,
+        [[a, *(cell(a, b) for b in order)] for a in order],
+    )
+
+
+def pairs(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
+    """Head-to-head for every pair that met: score, Elo difference ± 95%, LOS."""
+    columns = [
+        ("bot", "bot"),
+        ("opponent", "opponent"),
+        ("games", "games"),
+        ("score_pct", "score %"),
+        ("elo", "Elo diff"),
+        ("elo_lo", "low"),
+        ("elo_hi", "high"),
+        ("los_pct", "LOS %"),
+    ]
+    rows = []
+    for a, b in itertools.combinations(order, 2):
+        match = head_to_head(games, a, b)
+        if match.games:
+            rows.append(
+                [
+                    a,
+                    b,
+                    match.games,
+                    round(100 * match.score, 1),
+                    _round(match.elo),
+                    _round(match.lo),
+                    _round(match.hi),
+                    round(100 * match.los, 1),
+                ]
+            )
+    return _table("pairs", "Head to head", columns, rows)
+
+
+def seats(games: Sequence[FinishedGame]) -> Table:
+    """How each seat fares whoever sits in it: with rotations, every bot sits in every seat
+    equally often, so differences here are the game's seat advantage, not the bots'."""
+    by_seat: dict[int, list[FinishedGame]] = defaultdict(list)
+    for game in games:
+        for seat in range(len(game.bots)):
+            by_seat[seat].append(game)
+    columns = [
+        ("seat", "seat"),
+        ("games", "games"),
+        ("win_pct", "win %"),
+        ("mean_score", "score"),
+        ("mean_rank", "rank"),
+        ("score_pct", "score % vs other seats"),
+        ("elo", "Elo"),
+        ("ci", "±"),
+    ]
+    rows = []
+    for seat, played in sorted(by_seat.items()):
+        deals: dict[tuple[str, int], tuple[float, int]] = {}
+        for game in played:
+            ranks = game.played.ranks
+            points = sum(pair_score(ranks[seat], rank) for rank in ranks) - 0.5  # not itself
+            before = deals.get(game.deal_key, (0.0, 0))
+            deals[game.deal_key] = (before[0] + points, before[1] + len(ranks) - 1)
+        found = estimate_score(list(deals.values()))
+        rows.append(
+            [
+                seat,
+                len(played),
+                round(100 * statistics.fmean(_wins(g.played.ranks, seat) for g in played), 1),
+                round(statistics.fmean(g.played.scores[seat] for g in played), 1),
+                round(statistics.fmean(g.played.ranks[seat] for g in played), 2),
+                round(100 * found.score, 1),
+                _round(found.elo),
+                _round((found.hi - found.lo) / 2),
+            ]
+        )
+    return _table("seats", "Seat advantage", columns, rows)
+
+
+def faults(games: Sequence[FinishedGame]) -> Table:
+    """Faults by bot and kind, most frequent first, with the latest reason as an example."""
+    counts: Counter[tuple[str, str]] = Counter()
+    example: dict[tuple[str, str], str] = {}
+    for game in games:
+        for fault in game.played.faults:
+            key = (game.bots[fault.seat], fault.kind)
+            counts[key] += 1
+            example[key] = fault.reason
+    columns = [("bot", "bot"), ("kind", "kind"), ("count", "count"), ("example", "example")]
+    rows: list[list[Any]] = [
+        [bot, kind, count, _shorten(example[bot, kind])]
+        for (bot, kind), count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
+    return _table("faults", "Faults", columns, rows)
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def timing(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
+    """Thinking time per bot: the mean per decision and the slowest game's mean."""
+    totals = _totals(games)
+    columns = [
+        ("bot", "bot"),
+        ("games", "games"),
+        ("decisions", "decisions"),
+        ("ms_per_decision", "ms/decision"),
+        ("slowest_game_ms", "slowest game ms/decision"),
+        ("think_s", "total think s"),
+    ]
+    rows: list[list[Any]] = [
+        [
+            bot,
+            totals[bot].games,
+            totals[bot].moves,
+            _round(totals[bot].ms_per_decision, 2),
+            round(totals[bot].slowest_ms, 2),
+            round(totals[bot].think_ms / 1000, 1),
+        ]
+        for bot in order
+        if bot in totals
+    ]
+    return _table("timing", "Timing", columns, rows)
+
+
+TABLE_NAMES = ("standings", "crosstable", "pairs", "seats", "faults", "timing")
+
+
+def build(
+    names: Sequence[str],
+    games: Sequence[FinishedGame],
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = BASE_ELO,
+    bootstrap: int = 200,
+) -> list[Table]:
+    """The named tables, in the order asked, bots ordered as on the ladder."""
+    ladder = standings(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
+    order = ranking(ladder)
+    made = {
+        "standings": lambda: ladder,
+        "crosstable": lambda: crosstable(games, order),
+        "pairs": lambda: pairs(games, order),
+        "seats": lambda: seats(games),
+        "faults": lambda: faults(games),
+        "timing": lambda: timing(games, order),
+    }
+    return [made[name]() for name in names]
