@@ -41,7 +41,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"arena {args.command}: interrupted", file=sys.stderr)
         return 130
     return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())

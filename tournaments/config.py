@@ -64,7 +64,7 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     """Matches played at once; 0 means one per CPU core."""
     seed: NonNegative = 0
     db: str | None = None
-    """The SQLite store, relative to the tournament file; default: the file with suffix .db."""
+    """The SQLite store, relative to the tournament file; default: the file with suffix .sqlite."""
 
     @property
     def workers(self) -> int:
@@ -159,5 +159,5 @@ def override(tournament: Tournament, **changes: Any) -> Tournament:
 def db_path(tournament: Tournament, file: Path) -> Path:
     """Where the store of the tournament in `file` lives (relative paths are from the file)."""
     if tournament.db is None:
-        return file.with_suffix(".db")
+        return file.with_suffix(".sqlite")
     return file.parent / tournament.db

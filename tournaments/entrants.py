@@ -1,9 +1,10 @@
 """Who plays: participants resolved to runnable specs, each identified by a content hash.
 
 A bot is identified by its name *and* a hash of what it runs — the command as written plus the
-bytes of every file the command names (for a built-in, its module's source). Editing a bot's
-script therefore makes it a new entry in the store, whose games are played afresh, while the
-old version keeps its games under its own label: results of different code are never mixed.
+bytes of every file the command names (for a built-in, every source file of the `bots` package:
+its strategies and the SDK change its play too). Editing a bot's script therefore makes it a new
+entry in the store, whose games are played afresh, while the old version keeps its games under
+its own label: results of different code are never mixed.
 (A bot run as `python -m package` is hashed by its command only.)
 """
 
@@ -38,13 +39,20 @@ def _files(spec: BotSpec) -> list[str]:
     return [arg for arg in named if os.path.isfile(arg)]
 
 
+def _builtin_files(module: str) -> list[str]:
+    """Every source file of a built-in bot's package: its strategies and the SDK count too."""
+    found = importlib.util.find_spec(module)
+    if found is None or found.origin is None:
+        return []
+    package = Path(found.origin).parent
+    return sorted(str(path) for path in package.rglob("*.py"))
+
+
 def content_hash(command: str, spec: BotSpec) -> str:
     """16 hex digits of SHA-256 over the command text and the contents of the files it runs."""
     digest = hashlib.sha256(command.strip().encode() + b"\0")
     module = BUILTIN_BOTS.get(command.strip())
-    found = importlib.util.find_spec(module) if module else None
-    files = [found.origin] if found and found.origin else _files(spec)
-    for path in files:
+    for path in _builtin_files(module) if module else _files(spec):
         digest.update(os.path.basename(path).encode() + b"\0")
         digest.update(Path(path).read_bytes())
     return digest.hexdigest()[:16]

@@ -49,6 +49,7 @@ def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared
     store = Store(db or db_path(tournament, file))
     try:
         store.bind(fixed_settings(tournament))
+        store.save_config(msgspec.to_builtins(tournament))
         entrants = [
             resolve(name, command, file.parent) for name, command in tournament.participants.items()
         ]

@@ -8,8 +8,9 @@
   one table), because the rotations of a deal share its luck.
 - `plackett_luce`: openskill's Plackett–Luce rating, which models a whole finishing order at
   once; informative for 3+ seats, where pairs from one game are not independent.
-- `head_to_head`: two bots' pairwise score, Elo difference ± interval and likelihood of
-  superiority, with the variance estimated from per-deal totals (the pentanomial idea).
+- `head_to_head` (and `versus` over precomputed `deal_totals`): two bots' pairwise score, Elo
+  difference ± interval and likelihood of superiority, with the variance estimated from
+  per-deal totals (the pentanomial idea).
 
 Every estimate adds one virtual draw per pair of bots that met (`prior`): it keeps a clean
 sweep finite (a bot that won every game has no maximum-likelihood rating) and is negligible
@@ -34,7 +35,7 @@ BASE_ELO = 1500.0
 ELO_PER_NAT = 400 / math.log(10)
 """Elo points per unit of natural log-odds: a difference D wins with 1/(1+10^(-D/400))."""
 _RIDGE = 1e-9
-"""A vanishing pull towards 0: fixes the free translation and bots in separate components."""
+"""A vanishing pull towards 0: keeps groups of bots that never met each other finite."""
 _MAX_STEP = 2.0
 """Largest Newton step, in natural log-odds: keeps early iterations from overshooting."""
 
@@ -111,27 +112,26 @@ def _cholesky_solve(matrix: list[list[float]], vector: list[float]) -> list[floa
     return solution
 
 
-def fit(
-    tallies: Mapping[Pair, Sequence[float]],
-    bots: Sequence[str],
-    *,
-    prior: float = 1.0,
-    start: Mapping[str, float] | None = None,
-) -> dict[str, float]:
-    """Maximum-likelihood strengths in natural log-odds units (free translation, mean ≈ 0).
+Row = tuple[int, int, float, float]
+"""A pair as the solver sees it: (index of a, index of b, a's points, games)."""
 
-    Newton's method on the concave Bradley–Terry log-likelihood: a handful of iterations, each
-    solving one small symmetric system, so a bootstrap of hundreds of refits stays fast.
+
+def _solve(rows: Sequence[Row], size: int, prior: float, start: Sequence[float]) -> list[float]:
+    """Maximum-likelihood strengths (natural log-odds units, mean 0) by Newton's method.
+
+    The log-likelihood is concave, so a handful of iterations from a warm start suffice, each
+    solving one small symmetric system. A penalty on (Σ strength)² fixes the free translation
+    without pulling bots together, and a vanishing ridge keeps bots in groups that never met
+    each other finite.
     """
-    index = {bot: i for i, bot in enumerate(bots)}
-    pairs = [
-        (index[a], index[b], score + prior / 2, games + prior)
-        for (a, b), (score, games) in tallies.items()
-    ]
-    strength = [start.get(bot, 0.0) if start else 0.0 for bot in bots]
-    for _ in range(100):
-        gradient = [-_RIDGE * value for value in strength]
-        hessian = [[0.0] * len(bots) for _ in bots]
+    pairs = [(a, b, score + prior / 2, games + prior) for a, b, score, games in rows]
+    strength = list(start)
+    for _ in range(50):
+        total = sum(strength)
+        gradient = [-total - _RIDGE * value for value in strength]
+        hessian = [[1.0] * size for _ in range(size)]
+        for i in range(size):
+            hessian[i][i] += _RIDGE
         for a, b, score, games in pairs:
             expected = 1 / (1 + math.exp(strength[b] - strength[a]))
             residual = score - games * expected
@@ -142,23 +142,20 @@ def fit(
             hessian[b][b] += weight
             hessian[a][b] -= weight
             hessian[b][a] -= weight
-        for i in range(len(bots)):
-            hessian[i][i] += _RIDGE
         step = _cholesky_solve(hessian, gradient)
         largest = max((abs(value) for value in step), default=0.0)
         scale = min(1.0, _MAX_STEP / largest) if largest else 1.0
         strength = [value + scale * delta for value, delta in zip(strength, step, strict=True)]
-        if largest < 1e-10:
+        if largest < 1e-9:
             break
-    return dict(zip(bots, strength, strict=True))
+    return strength
 
 
-def _anchored(
-    strength: Mapping[str, float], anchor: str | None, anchor_elo: float
-) -> dict[str, float]:
-    """Strengths on the Elo scale, with the anchor bot (or the mean) at `anchor_elo`."""
-    zero = strength[anchor] if anchor is not None else statistics.fmean(strength.values())
-    return {bot: anchor_elo + (value - zero) * ELO_PER_NAT for bot, value in strength.items()}
+def fit(tallies: Mapping[Pair, Sequence[float]], bots: Sequence[str]) -> dict[str, float]:
+    """Maximum-likelihood strengths of `bots` (log-odds units, mean 0) from pair tallies."""
+    index = {bot: i for i, bot in enumerate(bots)}
+    rows = [(index[a], index[b], score, games) for (a, b), (score, games) in tallies.items()]
+    return dict(zip(bots, _solve(rows, len(bots), 1.0, [0.0] * len(bots)), strict=True))
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:
@@ -167,23 +164,6 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
     low = math.floor(position)
     high = min(low + 1, len(values) - 1)
     return values[low] + (values[high] - values[low]) * (position - low)
-
-
-def _by_deal(games: Iterable[FinishedGame]) -> list[Tally]:
-    """Pair tallies per deal, deals in a fixed order so the bootstrap is order-independent."""
-    deals: dict[tuple[str, int], list[FinishedGame]] = defaultdict(list)
-    for game in games:
-        deals[game.deal_key].append(game)
-    return [tally(deals[key]) for key in sorted(deals)]
-
-
-def _sum_tallies(parts: Iterable[tuple[Tally, int]]) -> Tally:
-    totals: Tally = defaultdict(lambda: [0.0, 0.0])
-    for part, weight in parts:
-        for pair, (score, games) in part.items():
-            totals[pair][0] += weight * score
-            totals[pair][1] += weight * games
-    return dict(totals)
 
 
 def elo_ratings(
@@ -199,35 +179,59 @@ def elo_ratings(
     """Elo of every bot that played, anchored so the mean (or `anchor`) is `anchor_elo`.
 
     The interval is the central `confidence` range of `bootstrap` refits on deals drawn with
-    replacement (a seeded RNG: the same games always give the same intervals).
+    replacement (a seeded RNG over deals in a fixed order: the same games always give the
+    same intervals, whatever order they come in).
     """
-    deals = _by_deal(games)
-    totals = _sum_tallies((part, 1) for part in deals)
-    bots = sorted({bot for pair in totals for bot in pair})
+    by_deal: dict[tuple[str, int], list[FinishedGame]] = defaultdict(list)
+    for game in games:
+        by_deal[game.deal_key].append(game)
+    deals = [tally(by_deal[key]) for key in sorted(by_deal)]
+    pairs = sorted({pair for deal in deals for pair in deal})
+    bots = sorted({bot for pair in pairs for bot in pair})
     if anchor is not None and anchor not in bots:
         raise ValueError(f"anchor {anchor!r} has no games; bots: {', '.join(bots)}")
-    strength = fit(totals, bots, prior=prior)
-    point = _anchored(strength, anchor, anchor_elo)
-    samples: dict[str, list[float]] = {bot: [] for bot in bots}
+    index = {bot: i for i, bot in enumerate(bots)}
+    ends = [(index[a], index[b]) for a, b in pairs]
+    position = {pair: k for k, pair in enumerate(pairs)}
+    # Each deal as (pair position, points, games) entries, cheap to add up with weights.
+    clusters = [[(position[p], score, n) for p, (score, n) in deal.items()] for deal in deals]
+
+    def refit(weights: Mapping[int, int], start: Sequence[float]) -> dict[int, float]:
+        """Elo of the bots present in the deals drawn with these weights."""
+        points, count = [0.0] * len(pairs), [0.0] * len(pairs)
+        for deal, weight in weights.items():
+            for k, score, n in clusters[deal]:
+                points[k] += weight * score
+                count[k] += weight * n
+        rows = [(*ends[k], points[k], count[k]) for k in range(len(pairs)) if count[k]]
+        present = sorted({i for a, b, _, _ in rows for i in (a, b)})
+        strength = _solve(rows, len(bots), prior, start)
+        if anchor is None:
+            zero = statistics.fmean(strength[i] for i in present)
+        elif index[anchor] in present:
+            zero = strength[index[anchor]]
+        else:
+            return {}
+        return {i: anchor_elo + (strength[i] - zero) * ELO_PER_NAT for i in present}
+
+    everything = {deal: 1 for deal in range(len(deals))}
+    point = refit(everything, [0.0] * len(bots))
+    start = [(point[i] - anchor_elo) / ELO_PER_NAT for i in range(len(bots))]
+    samples: list[list[float]] = [[] for _ in bots]
     rng = random.Random(seed)
     for _ in range(bootstrap if len(deals) > 1 else 0):
         drawn = Counter(rng.choices(range(len(deals)), k=len(deals)))
-        resampled = _sum_tallies((deals[i], weight) for i, weight in drawn.items())
-        present = sorted({bot for pair in resampled for bot in pair})
-        if anchor is not None and anchor not in present:
-            continue
-        refit = fit(resampled, present, prior=prior, start=strength)
-        for bot, elo in _anchored(refit, anchor, anchor_elo).items():
-            samples[bot].append(elo)
+        for i, elo in refit(drawn, start).items():
+            samples[i].append(elo)
     tail = (1 - confidence) / 2
     ratings = {}
-    for bot in bots:
-        values = sorted(samples[bot])
+    for i, bot in enumerate(bots):
+        values = sorted(samples[i])
         if len(values) < 2:
-            ratings[bot] = Rating(point[bot], -math.inf, math.inf)
+            ratings[bot] = Rating(point[i], -math.inf, math.inf)
         else:
             lo, hi = _percentile(values, tail), _percentile(values, 1 - tail)
-            ratings[bot] = Rating(point[bot], min(lo, point[bot]), max(hi, point[bot]))
+            ratings[bot] = Rating(point[i], min(lo, point[i]), max(hi, point[i]))
     return ratings
 
 
@@ -303,14 +307,36 @@ def _los(mean: float, error: float) -> float:
     return 1 - statistics.NormalDist(mean, error).cdf(0.5)
 
 
+DealKey = tuple[str, int]
+
+
+def deal_totals(games: Iterable[FinishedGame]) -> dict[Pair, dict[DealKey, tuple[float, int]]]:
+    """For every pair (a < b) that met: a's points and the games, deal by deal (one pass)."""
+    totals: dict[Pair, dict[DealKey, tuple[float, int]]] = defaultdict(dict)
+    for game in games:
+        for pair, score in pair_outcomes(game):
+            points, count = totals[pair].get(game.deal_key, (0.0, 0))
+            totals[pair][game.deal_key] = (points + score, count + 1)
+    return dict(totals)
+
+
+def versus(
+    totals: Mapping[Pair, Mapping[DealKey, tuple[float, int]]],
+    a: str,
+    b: str,
+    *,
+    prior: float = 1.0,
+) -> ScoreEstimate:
+    """Bot a against bot b from `deal_totals`: score, Elo difference ± interval, LOS."""
+    first, second = sorted((a, b))
+    deals = list(totals.get((first, second), {}).values())
+    if a != first:
+        deals = [(count - points, count) for points, count in deals]
+    return estimate_score(deals, prior=prior)
+
+
 def head_to_head(
     games: Iterable[FinishedGame], a: str, b: str, *, prior: float = 1.0
 ) -> ScoreEstimate:
     """Bot a against bot b over every game where both sat (pairwise, from the ranks)."""
-    deals: dict[tuple[str, int], tuple[float, int]] = {}
-    for game in games:
-        for (first, second), score in pair_outcomes(game):
-            if {first, second} == {a, b}:
-                points, count = deals.get(game.deal_key, (0.0, 0))
-                deals[game.deal_key] = (points + (score if first == a else 1 - score), count + 1)
-    return estimate_score(list(deals.values()), prior=prior)
+    return versus(deal_totals(games), a, b, prior=prior)

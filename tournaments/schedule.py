@@ -58,7 +58,9 @@ def seat_sets(
     Round-robin: every `players`-subset of `bots`. Gauntlet (a `candidate` given): the candidate
     with every (players-1)-subset of the others. When there are more than `limit`, a sample is
     drawn so that every bot sits at (almost exactly) the same number of tables — a random
-    subset would leave some bots with far fewer games than others.
+    subset would leave some bots with far fewer games than others. The sample depends on the
+    whole field: when a bot joins a sampled tournament the sample is drawn anew, so games are
+    played for seat-sets without the newcomer too (the games already stored still count).
     """
     field = [bot for bot in bots if bot != candidate]
     size = players if candidate is None else players - 1

@@ -9,7 +9,8 @@ is durable against a killed process (only a power cut may lose the last games, n
 Schema (version 1)::
 
     meta(key PRIMARY KEY, value)          -- 'schema' = '1'; 'settings' = JSON (game, players,
-                                          --   options, time, seed: what the games depend on)
+                                          --   options, time, seed: what the games depend on);
+                                          --   'config' = JSON of the tournament file last run
     bots(id PRIMARY KEY, name, command, hash, added, created, UNIQUE(name, hash))
                                           -- a changed bot (new hash) is a new row;
                                           --   added = 1 when it came from `arena add`
@@ -194,6 +195,18 @@ class Store:
                 f"{self.path} holds a tournament with other settings ({'; '.join(differ)}); "
                 "restore them or use another store (--db)"
             )
+
+    def save_config(self, config: dict[str, Any]) -> None:
+        """Keep the tournament file as last run (participants and deals may change per run)."""
+        with self._transaction():
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('config', ?)",
+                (msgspec.json.encode(config).decode(),),
+            )
+
+    def config(self) -> dict[str, Any] | None:
+        value = self._meta("config")
+        return None if value is None else dict(msgspec.json.decode(value))
 
     # ---- bots -------------------------------------------------------------------------------
 

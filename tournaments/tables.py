@@ -18,12 +18,13 @@ import msgspec
 
 from tournaments.ratings import (
     BASE_ELO,
+    deal_totals,
     elo_ratings,
     estimate_score,
-    head_to_head,
     pair_outcomes,
     pair_score,
     plackett_luce,
+    versus,
 )
 from tournaments.results import FinishedGame
 
@@ -198,8 +199,9 @@ def pairs(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
         ("los_pct", "LOS %"),
     ]
     rows = []
+    totals = deal_totals(games)
     for a, b in itertools.combinations(order, 2):
-        match = head_to_head(games, a, b)
+        match = versus(totals, a, b)
         if match.games:
             rows.append(
                 [

@@ -56,9 +56,7 @@ def parse_options(game: Game[Any], options: dict[str, Any] | None) -> Any:
     try:
         return msgspec.convert(options or {}, type=game.Options, strict=False)
     except msgspec.ValidationError as exc:
-        fields = ", ".join(
-            f"{f.name}={f.default!r}" for f in msgspec.structs.fields(game.Options)
-        )
+        fields = ", ".join(f"{f.name}={f.default!r}" for f in msgspec.structs.fields(game.Options))
         raise BadOptions(
             f"bad options for {game.id}: {exc}; the options are: {fields or 'none'}"
         ) from None

@@ -34,6 +34,11 @@ Engine rulings (the specification is silent; these keep the game well defined):
   skipped. The split decision is asked only when tiles remain on the split factory.
 - If a round would start with no tile at all (bag and lid empty), the game ends there: no turn
   could ever be played again.
+- Grey wall: if after a wall-tiling phase no player can complete any wall row any more (each row
+  misses a colour that no free space of it can take), the game ends there, with end bonuses as
+  usual; otherwise it could never end.
+- Every game ends after round 100 (MAX_ROUNDS) at the latest (no purposeful play comes near
+  it): two bots that never complete a row must not play forever.
 - End: ranks by score, then by complete horizontal wall rows; still tied, the rank is shared.
 """
 
@@ -51,18 +56,23 @@ from referee.games.tiles import Bag, FloorLine, empty, fill_factories, move_all,
 __all__ = [
     "CENTRE",
     "COLOUR_NAMES",
+    "FLOOR",
     "FLOOR_LINE",
     "MARKER",
+    "POWER_NAMES",
     "Action",
     "Azul",
     "AzulObservation",
     "AzulOptions",
     "AzulState",
     "Decision",
-    "PlayerView",
     "Place",
+    "PlayerView",
     "Split",
     "Take",
+    "complete_rows",
+    "end_bonus",
+    "tile_points",
     "wall_column",
 ]
 
@@ -80,12 +90,14 @@ MARKER = 5
 """The first-player marker as it appears in a floor list (tiles are 0..4)."""
 FLOOR = FloorLine((-1, -1, -2, -2, -2, -3, -3))
 FACTORY_SIZE = 4
+MAX_ROUNDS = 100
 _ALL_COLOURS = (1 << COLOURS) - 1
 
-# Special-factory powers (the gold side of the 9 discs); 0 is the plain blue side.
-_PLAIN, _PLUS_ONE, _STAY, _SPLIT, _EXTRA_FLOOR, _PULL = 0, 1, 2, 3, 4, 5
-_DISCS = (_PLUS_ONE, *range(_PULL, _PULL + COLOURS), _STAY, _SPLIT, _EXTRA_FLOOR)
-_POWER_NAMES = ("", "+1", "stay", "split", "extra_floor", *(f"pull{c}" for c in range(COLOURS)))
+# Special-factory powers (the gold side of the 9 discs) as kept in `AzulState.powers`; PLAIN is
+# the blue side, PULL + colour pulls that colour.
+PLAIN, PLUS_ONE, STAY, SPLIT, EXTRA_FLOOR, PULL = 0, 1, 2, 3, 4, 5
+_DISCS = (PLUS_ONE, *range(PULL, PULL + COLOURS), STAY, SPLIT, EXTRA_FLOOR)
+POWER_NAMES = ("", "+1", "stay", "split", "extra_floor", *(f"pull{c}" for c in range(COLOURS)))
 
 # A player's extra floor disc: not held, held and empty, or holding a tile of colour >= 0.
 _NO_DISC, _DISC_EMPTY = -2, -1
@@ -110,11 +122,13 @@ class AzulOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     special_factories: bool = False
 
 
-class _Action(msgspec.Struct, tag_field="type", tag=str.lower, frozen=True, forbid_unknown_fields=True):
+class _Action(
+    msgspec.Struct, tag_field="type", tag=str.lower, frozen=True, forbid_unknown_fields=True
+):
     """Base of the actions a bot sends (frozen, so they hash and can be pre-built)."""
 
 
-class Take(_Action):
+class Take(_Action, frozen=True):
     """Take every tile of `colour` from `source` (a factory index, or -1 = the centre) and put
     them on pattern line `line` (0..4, line k holds k + 1 tiles) or all on the floor (line 5)."""
 
@@ -123,14 +137,14 @@ class Take(_Action):
     line: int
 
 
-class Place(_Action):
+class Place(_Action, frozen=True):
     """Grey wall: put the tile of complete pattern line `row` on wall space (`row`, `column`)."""
 
     row: int
     column: int
 
 
-class Split(_Action):
+class Split(_Action, frozen=True):
     """After a take from the "split" factory: which leftover colours go to its left neighbour and
     which to its right (every leftover colour in exactly one list; order inside does not matter)."""
 
@@ -243,9 +257,11 @@ class AzulState:
 
     Per-player fields are lists indexed by seat. `wall[seat]` is 25 cells (row * 5 + column),
     each a colour or -1. `row_colours`, `column_colours` and `open_lines` are derived from the
-    walls and pattern lines, kept up to date for speed; after editing a state by hand call
-    `sync()`. The future draws depend only on `seed` and the round, so a search bot can re-seed a
-    clone to sample another future.
+    walls and pattern lines, and `table` from the factories and centre, all kept up to date for
+    speed; after editing a state by hand call `sync()`. Every random event of a round (the discs,
+    the draws) comes from `random.Random` seeded with `seed` and the round number, so a state needs
+    no RNG object (cloning stays cheap) and a search bot can re-seed a clone to sample another
+    future.
     """
 
     __slots__ = (
@@ -288,14 +304,17 @@ class AzulState:
         self.bag = Bag([TILES_PER_COLOUR] * COLOURS)
         self.factories = [empty(COLOURS) for _ in range(factories)]
         self.centre = empty(COLOURS)
-        self.powers = [_PLAIN] * factories
+        self.powers = [PLAIN] * factories
+        """This round's power per factory (PLAIN, PLUS_ONE, ..., PULL + colour)."""
         self.disc_factory = -1
         """The factory whose extra-floor disc a player took this round (it left the circle)."""
         self.table = 0
         """Tiles on the factories and in the centre: the offer phase ends at 0."""
         self.marker = -1
+        """-1 while the first-player marker is in the centre, else the seat that took it."""
         self.start = 0
         self.turn = 0
+        """The seat to decide now (-1 once the game is over)."""
         self.phase = _TAKING
         self.split_factory = -1
         self.tiling_seat = 0
@@ -305,6 +324,7 @@ class AzulState:
         self.wall = [[-1] * 25 for _ in range(players)]
         self.floor: list[list[int]] = [[] for _ in range(players)]
         self.extra = [_NO_DISC] * players
+        """Extra floor disc per seat: -2 not held, -1 held and empty, else its tile's colour."""
         self.score = [0] * players
         self.row_colours = [[0] * 5 for _ in range(players)]
         self.column_colours = [[0] * 5 for _ in range(players)]
@@ -313,7 +333,8 @@ class AzulState:
         self.sync()
 
     def sync(self) -> None:
-        """Recompute the derived fields from the walls and pattern lines."""
+        """Recompute the derived fields from the walls, pattern lines, factories and centre."""
+        self.table = sum(map(sum, self.factories)) + sum(self.centre)
         for seat in range(self.players):
             cells = self.wall[seat]
             rows = self.row_colours[seat]
@@ -376,7 +397,7 @@ def _open_lines(state: AzulState, seat: int) -> None:
     state.open_lines[seat] = open_lines
 
 
-def _tile_points(cells: list[int], row: int, column: int) -> int:
+def tile_points(cells: list[int], row: int, column: int) -> int:
     """Points for the tile just placed at (row, column): its horizontal run if 2 or more, plus
     its vertical run if 2 or more; a tile touching nothing scores 1."""
     base = row * 5
@@ -438,6 +459,29 @@ def _free_columns(state: AzulState, seat: int, row: int, colour: int) -> list[in
     ]
 
 
+def _can_complete(state: AzulState, seat: int, row: int) -> bool:
+    """Grey wall: can the missing colours of `row` still each find a free space of their own
+    (a free space whose column does not hold that colour yet)?"""
+    cells = state.wall[seat]
+    columns = state.column_colours[seat]
+    present = state.row_colours[seat][row]
+    missing = [colour for colour in range(COLOURS) if not present >> colour & 1]
+    free = [column for column in range(5) if cells[row * 5 + column] < 0]
+
+    def assign(index: int, used: int) -> bool:
+        if index == len(missing):
+            return True
+        colour = missing[index]
+        return any(
+            not used >> column & 1
+            and not columns[column] >> colour & 1
+            and assign(index + 1, used | 1 << column)
+            for column in free
+        )
+
+    return assign(0, 0)
+
+
 # ---- the game --------------------------------------------------------------------------------
 
 
@@ -468,10 +512,11 @@ class Azul(Game[AzulState]):
             open_lines = state.open_lines[seat]
             actions: list[Any] = []
             for slot, group in enumerate(state.factories):
-                takes = _TAKES[slot]
-                for colour, count in enumerate(group):
-                    if count:
-                        actions += takes[colour][open_lines[colour]]
+                if any(group):  # most factories are empty for most of a round
+                    takes = _TAKES[slot]
+                    for colour, count in enumerate(group):
+                        if count:
+                            actions += takes[colour][open_lines[colour]]
             takes = _TAKES[_CENTRE_SLOT]
             for colour, count in enumerate(state.centre):
                 if count:
@@ -516,7 +561,7 @@ class Azul(Game[AzulState]):
             start_player=state.start,
             marker=state.marker,
             factories=[group[:] for group in state.factories],
-            powers=[_POWER_NAMES[power] for power in state.powers],
+            powers=[POWER_NAMES[power] for power in state.powers],
             centre=state.centre[:],
             bag=state.bag.tiles[:],
             lid=state.bag.lid[:],
@@ -550,36 +595,41 @@ class Azul(Game[AzulState]):
 
 
 def _prepare_round(state: AzulState) -> None:
-    """Phase C: the discs for the round (special factories), then fill and apply the powers."""
+    """Phase C: the discs for the round (special factories), then the deal."""
     state.round += 1
     state.marker = -1
-    state.disc_factory = -1
     rng = random.Random(f"azul:{state.seed}:{state.round}")
-    factories = state.factories
-    count = len(factories)
     if state.special:
+        count = len(state.factories)
         discs = list(_DISCS)
         rng.shuffle(discs)
         gold = set(rng.sample(range(count), state.players))
-        state.powers = [discs[i] if i in gold else _PLAIN for i in range(count)]
-    drawn = fill_factories(factories, state.bag, FACTORY_SIZE, rng)
-    if state.special:
-        powers = state.powers
-        if _PLUS_ONE in powers:
-            drawn += state.bag.draw_into(factories[powers.index(_PLUS_ONE)], 1, rng)
-        for index, power in enumerate(powers):
-            if power >= _PULL:
-                colour = power - _PULL
-                for neighbour in ((index - 1) % count, (index + 1) % count):
-                    if factories[neighbour][colour]:
-                        factories[neighbour][colour] -= 1
-                        factories[index][colour] += 1
-    state.table = drawn
-    if drawn == 0:
+        state.powers = [discs[i] if i in gold else PLAIN for i in range(count)]
+    _deal(state, rng)
+    if state.table == 0:
         _finish(state)
         return
     state.phase = _TAKING
     state.turn = state.start
+
+
+def _deal(state: AzulState, rng: random.Random) -> None:
+    """Fill the factories, then the gold powers that act on filling: "+1" first, then each
+    "pull X" in circle order from factory 0, on the tiles as they are at that moment."""
+    factories = state.factories
+    drawn = fill_factories(factories, state.bag, FACTORY_SIZE, rng)
+    powers = state.powers
+    if PLUS_ONE in powers:
+        drawn += state.bag.draw_into(factories[powers.index(PLUS_ONE)], 1, rng)
+    count = len(factories)
+    for index, power in enumerate(powers):
+        if power >= PULL:
+            colour = power - PULL
+            for neighbour in ((index - 1) % count, (index + 1) % count):
+                if factories[neighbour][colour]:
+                    factories[neighbour][colour] -= 1
+                    factories[index][colour] += 1
+    state.table = drawn
 
 
 def _line_error(state: AzulState, seat: int, colour: int, line: int) -> IllegalAction:
@@ -597,26 +647,30 @@ def _take(state: AzulState, seat: int, action: Take) -> None:
     source, colour, line = action.source, action.colour, action.line
     if not 0 <= colour < COLOURS:
         raise IllegalAction("colours are 0..4", f"colour {colour}")
-    factory = source >= 0
     if source == CENTRE:
         group = state.centre
     elif 0 <= source < len(state.factories):
         group = state.factories[source]
     else:
         raise IllegalAction(
-            "no such source", f"source {source}: factories are 0..{len(state.factories) - 1}, -1 is the centre"
+            "no such source",
+            f"source {source}: factories are 0..{len(state.factories) - 1}, -1 is the centre",
         )
     if not group[colour]:
-        raise IllegalAction("take a colour the source holds", f"source {source} has no colour {colour}")
+        raise IllegalAction(
+            "take a colour the source holds", f"source {source} has no colour {colour}"
+        )
     if line != FLOOR_LINE:
         if not 0 <= line < FLOOR_LINE:
-            raise IllegalAction("no such line", f"line {line}: pattern lines are 0..4, 5 is the floor")
+            raise IllegalAction(
+                "no such line", f"line {line}: pattern lines are 0..4, 5 is the floor"
+            )
         if not state.open_lines[seat][colour] >> line & 1:
             raise _line_error(state, seat, colour, line)
 
     count = take_colour(group, colour)
     state.table -= count
-    if not factory:
+    if source == CENTRE:
         if state.marker < 0:
             state.marker = seat
             floor = state.floor[seat]
@@ -624,23 +678,30 @@ def _take(state: AzulState, seat: int, action: Take) -> None:
                 floor.append(MARKER)
     else:
         power = state.powers[source]
-        if power == _SPLIT:
+        if power == SPLIT:
             if any(group):
                 state.phase = _SPLITTING
                 state.split_factory = source
-        elif power != _STAY:
+        elif power != STAY:
             move_all(group, state.centre)
-            if power == _EXTRA_FLOOR:
+            if power == EXTRA_FLOOR:
                 state.extra[seat] = _DISC_EMPTY
                 state.disc_factory = source
     if line != FLOOR_LINE:
         counts = state.line_count[seat]
-        room = line + 1 - counts[line]
+        before = counts[line]
+        room = line + 1 - before
         placed = count if count < room else room
-        counts[line] += placed
+        counts[line] = before + placed
         count -= placed
         state.line_colour[seat][line] = colour
-        _open_lines(state, seat)
+        if before == 0 or placed == room:
+            # The line now takes only this colour, or nothing once complete.
+            shut = ~(1 << line)
+            open_lines = state.open_lines[seat]
+            for other in range(COLOURS):
+                if other != colour or placed == room:
+                    open_lines[other] &= shut
     if count:
         _drop(state, seat, colour, count)
     if state.phase == _TAKING:
@@ -667,7 +728,10 @@ def _split(state: AzulState, action: Split) -> None:
             f"the leftover colours are {sorted(leftovers)}",
         )
     left_factory, right_factory = _neighbours(state, state.split_factory)
-    for colours, target in ((left, state.factories[left_factory]), (right, state.factories[right_factory])):
+    for colours, target in (
+        (left, state.factories[left_factory]),
+        (right, state.factories[right_factory]),
+    ):
         for colour in colours:
             target[colour] += take_colour(group, colour)
     state.phase = _TAKING
@@ -686,14 +750,18 @@ def _next_turn(state: AzulState) -> None:
 def _place(state: AzulState, seat: int, action: Place) -> None:
     row, column = action.row, action.column
     if row != state.tiling_row:
-        raise IllegalAction("wall-tiling goes top to bottom", f"line {state.tiling_row} is next, not {row}")
+        raise IllegalAction(
+            "wall-tiling goes top to bottom", f"line {state.tiling_row} is next, not {row}"
+        )
     if not 0 <= column < 5:
         raise IllegalAction("no such column", f"column {column}: columns are 0..4")
     if state.wall[seat][row * 5 + column] >= 0:
         raise IllegalAction("that wall space is taken", f"row {row}, column {column}")
     colour = state.line_colour[seat][row]
     if state.column_colours[seat][column] >> colour & 1:
-        raise IllegalAction("a wall column may not hold a colour twice", f"column {column}, colour {colour}")
+        raise IllegalAction(
+            "a wall column may not hold a colour twice", f"column {column}, colour {colour}"
+        )
     _put_on_wall(state, seat, row, column)
     state.tiling_row += 1
     _tile_walls(state)
@@ -706,7 +774,7 @@ def _put_on_wall(state: AzulState, seat: int, row: int, column: int) -> None:
     cells[row * 5 + column] = colour
     state.row_colours[seat][row] |= 1 << colour
     state.column_colours[seat][column] |= 1 << colour
-    state.score[seat] += _tile_points(cells, row, column)
+    state.score[seat] += tile_points(cells, row, column)
     state.bag.discard(colour, row)
     state.line_count[seat][row] = 0
     state.line_colour[seat][row] = -1
@@ -740,7 +808,16 @@ def _tile_walls(state: AzulState) -> None:
         _open_lines(state, seat)
         state.tiling_seat += 1
         state.tiling_row = 0
-    if any(complete_rows(state, seat) for seat in range(state.players)):
+    state.disc_factory = -1  # every extra floor disc is back
+    seats = range(state.players)
+    if (
+        any(complete_rows(state, seat) for seat in seats)
+        or state.round >= MAX_ROUNDS
+        or (
+            state.grey
+            and not any(_can_complete(state, seat, row) for seat in seats for row in range(5))
+        )
+    ):
         _finish(state)
         return
     if state.marker >= 0:
@@ -812,17 +889,24 @@ def _render(state: AzulState) -> str:
         head += f" (line {decision.row}, {COLOUR_NAMES[decision.colour]})"
     elif state.phase == _SPLITTING:
         head += f" (factory {decision.factory} to {decision.left}/{decision.right})"
-    out = [head, "colours: " + " ".join(f"{_LETTERS[c]}={name}" for c, name in enumerate(COLOUR_NAMES))]
+    out = [
+        head,
+        "colours: " + " ".join(f"{_LETTERS[c]}={name}" for c, name in enumerate(COLOUR_NAMES)),
+    ]
     factories = []
     for index, group in enumerate(state.factories):
-        power = _POWER_NAMES[state.powers[index]]
+        power = POWER_NAMES[state.powers[index]]
         label = f"{index}{'(' + power + ')' if power else ''}"
-        factories.append(f"{label}: {'taken' if index == state.disc_factory else _tiles_text(group)}")
+        factories.append(
+            f"{label}: {'taken' if index == state.disc_factory else _tiles_text(group)}"
+        )
     out.append("factories  " + " | ".join(factories))
     marker = "marker " if state.marker < 0 and state.phase != _OVER else ""
     out.append(f"centre     {marker}{_tiles_text(state.centre)}")
-    out.append(f"bag {sum(state.bag.tiles)} ({_tiles_text(state.bag.tiles)}), "
-               f"lid {sum(state.bag.lid)} ({_tiles_text(state.bag.lid)})")
+    out.append(
+        f"bag {sum(state.bag.tiles)} ({_tiles_text(state.bag.tiles)}), "
+        f"lid {sum(state.bag.lid)} ({_tiles_text(state.bag.lid)})"
+    )
     for seat in range(state.players):
         flags = " start player" if seat == state.start else ""
         if state.marker == seat:
@@ -836,13 +920,19 @@ def _render(state: AzulState) -> str:
             wall = " ".join(
                 _LETTERS[cells[row * 5 + column]]
                 if cells[row * 5 + column] >= 0
-                else "." if state.grey else _LETTERS[(column - row) % 5].lower()
+                else "."
+                if state.grey
+                else _LETTERS[(column - row) % 5].lower()
                 for column in range(5)
             )
             out.append(f"  {line:>5} | {wall}")
         floor = " ".join("M" if token == MARKER else _LETTERS[token] for token in state.floor[seat])
         penalty = FLOOR.penalty(len(state.floor[seat]))
         extra = state.extra[seat]
-        disc = "" if extra == _NO_DISC else f"  extra disc: {_LETTERS[extra] if extra >= 0 else 'empty'}"
+        disc = (
+            ""
+            if extra == _NO_DISC
+            else f"  extra disc: {_LETTERS[extra] if extra >= 0 else 'empty'}"
+        )
         out.append(f"  floor: {floor or '-'} ({penalty}){disc}")
     return "\n".join(out)

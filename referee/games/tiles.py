@@ -22,8 +22,8 @@ class Bag:
     """The draw bag and the box lid that refills it.
 
     Discarded tiles go to the lid; when a draw finds the bag empty, every lid tile goes back into
-    the bag and drawing goes on. When both are empty the draw fails (returns -1) and the caller
-    decides what that means (Azul: the round starts with short factories).
+    the bag and drawing goes on. When both are empty, drawing stops short and the caller decides
+    what that means (Azul: the round starts with short factories).
     """
 
     __slots__ = ("lid", "tiles")
@@ -35,40 +35,37 @@ class Bag:
     def copy(self) -> Bag:
         return Bag(self.tiles[:], self.lid[:])
 
-    def draw(self, rng: random.Random) -> int:
-        """One tile at random from the bag (refilled from the lid if needed), or -1 if none is left."""
+    def draw_into(self, group: list[int], count: int, rng: random.Random) -> int:
+        """Draw up to `count` tiles at random onto `group`, refilling the bag from the lid when
+        it runs out; how many were drawn (fewer only when bag and lid are both empty)."""
         tiles = self.tiles
         total = sum(tiles)
-        if total == 0:
-            total = sum(self.lid)
-            if total == 0:
-                return -1
-            tiles[:] = self.lid
-            self.lid = empty(len(tiles))
-        # int(random() * n) instead of randrange(n): four times faster, and the bias for n <= a
-        # few hundred is far below anything a game could show.
-        pick = int(rng.random() * total)
-        for colour, count in enumerate(tiles):
-            if pick < count:
-                tiles[colour] = count - 1
-                return colour
-            pick -= count
-        raise AssertionError("unreachable: pick < total")
-
-    def draw_into(self, group: list[int], count: int, rng: random.Random) -> int:
-        """Draw up to `count` tiles onto `group`; how many were drawn (fewer when all ran out)."""
         for drawn in range(count):
-            colour = self.draw(rng)
-            if colour < 0:
-                return drawn
+            if total == 0:
+                total = sum(self.lid)
+                if total == 0:
+                    return drawn
+                tiles[:] = self.lid
+                self.lid = empty(len(tiles))
+            # int(random() * n) rather than randrange(n): four times faster, and its bias for n
+            # of a few hundred is far below anything a game could show.
+            pick = int(rng.random() * total)
+            colour = 0
+            while pick >= tiles[colour]:
+                pick -= tiles[colour]
+                colour += 1
+            tiles[colour] -= 1
             group[colour] += 1
+            total -= 1
         return count
 
     def discard(self, colour: int, count: int = 1) -> None:
         self.lid[colour] += count
 
 
-def fill_factories(factories: list[list[int]], bag: Bag, per_factory: int, rng: random.Random) -> int:
+def fill_factories(
+    factories: list[list[int]], bag: Bag, per_factory: int, rng: random.Random
+) -> int:
     """Fill the (empty) factories in order with `per_factory` tiles each; the number drawn.
 
     Filling stops where bag and lid run out, so later factories may be short or empty.

@@ -18,15 +18,12 @@ import time
 from pathlib import Path
 
 import pytest
+from tourhelp import ARENA, arena
 
 from tournaments.cli import main
 from tournaments.output import FORMATS
 from tournaments.store import Store
 from tournaments.tables import TABLE_NAMES
-
-ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
-"""The real `arena` entry point in a fresh interpreter (`-m tournaments.cli` would run cli.py as
-`__main__`, whose UsageError is not the one the commands raise)."""
 
 TOURNAMENT = """
 game = "5211"
@@ -52,15 +49,10 @@ def write(directory: Path, name: str = "cup", deals: int = 3, extra: str = "") -
     return file
 
 
-def arena(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [*ARENA, *map(str, args)], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert done.returncode == code, done.stderr
-    return done
+Outcome = tuple[tuple[str, ...], list[int], list[int]]
 
 
-def results(db: Path) -> dict[tuple[str, int, int], tuple[object, ...]]:
+def results(db: Path) -> dict[tuple[str, int, int], Outcome]:
     """Every stored game by its key, with what must not depend on how the run went."""
     with Store(db) as store:
         return {
@@ -79,7 +71,9 @@ def stored_games(db: Path) -> int:
             return 0
 
 
-def without_timing(tables: dict[str, list[dict[str, object]]]) -> dict[str, object]:
+def without_timing(
+    tables: dict[str, list[dict[str, object]]],
+) -> dict[str, list[dict[str, object]]]:
     for row in tables["standings"]:
         del row["ms_per_decision"]
     return tables
@@ -91,7 +85,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     file = write(tmp_path_factory.mktemp("played"))
     done = arena("run", file)
     assert "Standings" in done.stdout and "Crosstable" in done.stdout
-    return file.with_suffix(".db")
+    return file.with_suffix(".sqlite")
 
 
 def test_run_prints_ladder_then_crosstable(played: Path) -> None:
@@ -120,7 +114,7 @@ def test_table_json_and_csv_parse(played: Path, capsys: pytest.CaptureFixture[st
     tables = json.loads(capsys.readouterr().out)
     assert list(tables) == list(TABLE_NAMES)
     standings = tables["standings"]
-    assert [row["bot"] for row in standings][0] == "greedy"
+    assert standings[0]["bot"] == "greedy"
     assert sum(row["games"] for row in standings) == 36
     assert standings[0]["elo"] > 1500 > standings[-1]["elo"]
     for name in TABLE_NAMES:
@@ -129,7 +123,8 @@ def test_table_json_and_csv_parse(played: Path, capsys: pytest.CaptureFixture[st
         assert len(rows) == len(tables[name])
     # The tournament file finds its store too.
     assert main(["table", str(played.with_suffix(".toml")), "--csv"]) == 0
-    assert list(csv.reader(io.StringIO(capsys.readouterr().out)))[0][:2] == ["rank", "bot"]
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.startswith("rank,bot,elo,ci,games")
 
 
 def test_table_mistakes_are_usage_errors(played: Path, tmp_path: Path) -> None:
@@ -152,11 +147,11 @@ def test_anchor(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_resume_after_kill_9_gives_the_uninterrupted_result(tmp_path: Path) -> None:
     whole = write(tmp_path, name="whole", deals=8)
     arena("run", whole, "-q")
-    expected = results(whole.with_suffix(".db"))
+    expected = results(whole.with_suffix(".sqlite"))
     assert len(expected) == 3 * 8 * 2
 
     killed = write(tmp_path, name="killed", deals=8)
-    db = killed.with_suffix(".db")
+    db = killed.with_suffix(".sqlite")
     runner = subprocess.Popen([*ARENA, "run", str(killed), "-q"], stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while stored_games(db) < 8 and time.monotonic() < deadline and runner.poll() is None:
@@ -169,7 +164,7 @@ def test_resume_after_kill_9_gives_the_uninterrupted_result(tmp_path: Path) -> N
     resumed = arena("run", killed, "--json")
     assert f"{partial} already stored" in resumed.stderr
     assert results(db) == expected  # same games, same results, nothing lost or doubled
-    uninterrupted = arena("table", whole.with_suffix(".db"), "--json")
+    uninterrupted = arena("table", whole.with_suffix(".sqlite"), "--json")
     assert without_timing(json.loads(resumed.stdout)) == without_timing(
         json.loads(uninterrupted.stdout)
     )
@@ -177,7 +172,7 @@ def test_resume_after_kill_9_gives_the_uninterrupted_result(tmp_path: Path) -> N
 
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     file = write(tmp_path, deals=8)
-    db = file.with_suffix(".db")
+    db = file.with_suffix(".sqlite")
     runner = subprocess.Popen(
         [*ARENA, "run", str(file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -196,7 +191,7 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
 def test_add_checks_the_bot_then_plays_only_its_games(tmp_path: Path) -> None:
     file = write(tmp_path, deals=2)
     arena("run", file, "-q")
-    before = results(file.with_suffix(".db"))
+    before = results(file.with_suffix(".sqlite"))
 
     broken = f"{sys.executable} -c \"import sys; sys.stdin.readline(); print('hello')\""
     rejected = arena("add", file, "broken", broken, code=1)
@@ -208,7 +203,7 @@ def test_add_checks_the_bot_then_plays_only_its_games(tmp_path: Path) -> None:
 
     added = arena("add", file, "newbie", "greedy", "-q")
     assert "newbie" in added.stdout
-    after = results(file.with_suffix(".db"))
+    after = results(file.with_suffix(".sqlite"))
     new = {key: value for key, value in after.items() if key not in before}
     assert len(new) == 3 * 2 * 2  # three pairings with newbie, two deals, two rotations
     assert all("newbie" in bots for bots, _, _ in new.values())
@@ -239,3 +234,32 @@ def test_mistakes_in_the_file_or_flags(tmp_path: Path) -> None:
     arena("run", file, "-q")
     mismatch = arena("run", file, "--seed", "12", code=2).stderr
     assert "seed: stored 11, now 12" in mismatch
+
+
+CRASHY = """\
+import json, sys
+sys.stdin.readline()
+print(json.dumps({"type": "ready"}), flush=True)
+sys.stdin.readline()
+sys.exit(3)
+"""
+
+
+def test_three_player_gauntlet_with_a_crashing_bot(tmp_path: Path) -> None:
+    (tmp_path / "crashy.py").write_text(CRASHY)
+    file = write(tmp_path, deals=1, extra=f'crashy = "{sys.executable} crashy.py"')
+    text = file.read_text().replace("players = 2", 'players = 3\nschedule = "gauntlet"')
+    file.write_text(text.replace("seed = 11", 'seed = 11\ncandidate = "greedy"'))
+    tables = json.loads(arena("run", file, "-q", "--json", "-t", "all").stdout)
+    with Store(file.with_suffix(".sqlite")) as store:
+        games = store.games()
+    assert len(games) == 3 * 3  # greedy with each pair of the other three, three rotations
+    assert all("greedy" in game.bots for game in games)
+    standings = {row["bot"]: row for row in tables["standings"]}
+    assert standings["greedy"]["games"] == 9
+    assert standings["crashy"]["faults"] == 6
+    assert standings["crashy"]["pl_mu"] < standings["greedy"]["pl_mu"]  # Plackett–Luce: 3 seats
+    (fault,) = tables["faults"]
+    assert (fault["bot"], fault["kind"], fault["count"]) == ("crashy", "crash", 6)
+    assert "exit code 3" in fault["example"]
+    assert [row["seat"] for row in tables["seats"]] == [0, 1, 2]

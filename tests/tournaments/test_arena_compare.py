@@ -5,28 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 
-ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
+from tourhelp import arena
 
 
-def compare(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [*ARENA, "compare", *args, "--move-ms", "5000"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done
+def compare(*args: str) -> str:
+    return arena("compare", *args, "--move-ms", "5000").stdout
 
 
 def test_greedy_beats_random_early() -> None:
-    result = json.loads(
-        compare("greedy", "random", "--game", "5211", "--elo1", "50", "--json").stdout
-    )
+    result = json.loads(compare("greedy", "random", "--game", "azul", "--elo1", "50", "--json"))
     assert result["decision"] == "H1"
     assert result["verdict"].startswith("greedy is stronger than random")
     assert 3 <= result["deals"] <= 60  # stops early: far below --max-deals
@@ -37,15 +25,13 @@ def test_greedy_beats_random_early() -> None:
 
 
 def test_random_is_not_stronger_than_greedy() -> None:
-    out = compare("random", "greedy", "--game", "5211", "--elo0", "-20", "--elo1", "20").stdout
+    out = compare("random", "greedy", "--game", "azul", "--elo0", "-20", "--elo1", "20")
     assert "random is not stronger than greedy by 20: H0 (Elo ≤ -20) accepted" in out
     assert "Elo difference   -" in out
 
 
 def test_three_players_with_a_field_and_csv() -> None:
-    out = compare(
-        "greedy", "random", "--game", "5211", "--players", "3", "--elo1", "100", "--csv"
-    ).stdout
+    out = compare("greedy", "random", "--game", "5211", "--players", "3", "--elo1", "100", "--csv")
     (row,) = csv.DictReader(io.StringIO(out))
     assert row["verdict"].startswith("greedy is stronger")
     assert row["field"] == "random#2"
@@ -54,7 +40,7 @@ def test_three_players_with_a_field_and_csv() -> None:
 
 
 def test_undecided_at_max_deals() -> None:
-    out = compare("random", "random", "--game", "5211", "--max-deals", "2", "--json").stdout
+    out = compare("random", "random", "--game", "5211", "--max-deals", "2", "--json")
     result = json.loads(out)
     assert result["decision"] is None
     assert result["deals"] == 2

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from tourhelp import game, series
 
 from tournaments.results import FaultRow
-from tournaments.tables import TABLE_NAMES, build, crosstable, faults, seats, standings
+from tournaments.tables import TABLE_NAMES, Table, build, crosstable, faults, seats, standings
 
 # a beats b 3 of 4, b beats c 3 of 4, a beats c every time.
 GAMES = series("a", "b", 3, 1) + series("b", "c", 3, 1) + series("a", "c", 4, 0)
 
 
-def column(table, key: str) -> list:  # type: ignore[no-untyped-def]
+def column(table: Table, key: str) -> list[Any]:
     return [row[table.keys.index(key)] for row in table.rows]
 
 

@@ -103,5 +103,5 @@ def test_fixed_settings_fill_option_defaults() -> None:
 
 def test_db_path_next_to_the_file(tmp_path: Path) -> None:
     file = tmp_path / "cup.toml"
-    assert db_path(decode(EXAMPLE), file) == tmp_path / "cup.db"
+    assert db_path(decode(EXAMPLE), file) == tmp_path / "cup.sqlite"
     assert db_path(decode('db = "x/y.sqlite"\n' + EXAMPLE), file) == tmp_path / "x/y.sqlite"

@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from tournaments.results import FaultRow, FinishedGame, Played
+
+ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
+"""The real `arena` entry point in a fresh interpreter (`-m tournaments.cli` would run cli.py as
+`__main__`, whose UsageError is not the one the commands raise)."""
+
+
+def arena(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:
+    """Run `arena ARGS...` and check its exit code."""
+    done = subprocess.run(
+        [*ARENA, *map(str, args)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == code, done.stderr
+    return done
 
 
 def game(

@@ -143,6 +143,4 @@ def render_outcome(outcome: MatchOutcome, record_path: Path, *, as_json: bool) -
         ["seat", "bot", "score", "rank", "decisions", "ms/decision", "faults"], rows, "simple"
     )
     tiebreak = f", tie-break: {outcome.result.tiebreak}" if outcome.result.tiebreak else ""
-    return (
-        f"{outcome.game} seed {outcome.seed}{tiebreak}\n{table}\nrecord: {record_path}"
-    )
+    return f"{outcome.game} seed {outcome.seed}{tiebreak}\n{table}\nrecord: {record_path}"

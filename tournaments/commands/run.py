@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -22,7 +23,7 @@ from tournaments.store import StoreError
 def add_tournament_options(parser: argparse.ArgumentParser) -> None:
     """Flags that override the tournament file (shared with `arena add`)."""
     group = parser.add_argument_group("overriding the tournament file")
-    group.add_argument("--db", type=Path, help="the SQLite store (default: FILE with .db)")
+    group.add_argument("--db", type=Path, help="the SQLite store (default: FILE with .sqlite)")
     group.add_argument("-j", "--concurrency", type=int, help="matches at once (0: one per core)")
     group.add_argument("--deals", type=int, help="deals per seat-set")
     group.add_argument("--seed", type=int, help="tournament seed (all deal seeds derive from it)")
@@ -73,16 +74,20 @@ def play(prepared: Prepared, args: argparse.Namespace) -> RunReport | None:
     processes are killed by the referee) and will be played by the next run.
     """
     console = Console(stderr=True)
-    show = not args.quiet and console.is_terminal
+    view = None
+    if not args.quiet and console.is_terminal:
+        view = LiveView(prepared.file.stem, prepared.store.games(), console)
     began = time.monotonic()
-    runner = Runner(prepared.tournament, prepared.store, prepared.players, limits=prepared.limits)
+    runner = Runner(
+        prepared.tournament,
+        prepared.store,
+        prepared.players,
+        limits=prepared.limits,
+        on_start=view.on_start if view else None,
+        on_game=view.on_game if view else None,
+    )
     try:
-        if show:
-            title = prepared.file.stem
-            with LiveView(title, prepared.store.games(), console) as view:
-                runner.on_start, runner.on_game = view.on_start, view.on_game
-                report = trio.run(runner.run)
-        else:
+        with view or contextlib.nullcontext():
             report = trio.run(runner.run)
     except BaseException as exc:
         if not _interrupted(exc):
