@@ -3,8 +3,9 @@
 The public surface is re-exported here; the modules behind it each do one job:
 `process` (bot processes and their groups), `lines` (a bounded line reader), `stderr` (capped
 stderr logs), `clock` (time control arithmetic), `answers` (validating what bots send),
-`faults` (fault kinds and forfeit ranking), `match` (the match loop) and `record` (game records
-and replay).
+`faults` (fault kinds and forfeit ranking), `limits` (per-bot resource limits), `cgroups` (the
+pids cgroup that caps a bot's processes), `sandbox` (bubblewrap), `match` (the match loop) and
+`record` (game records and replay).
 """
 
 from referee.clock import SeatClock

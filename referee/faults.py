@@ -27,6 +27,7 @@ FAULT_KINDS: dict[str, str] = {
     "wrong_id": "an answer whose id is not the decision asked",
     "bad_index": "an `index` outside the list of legal actions",
     "illegal": "a well-formed action the rules do not allow here (the reason names the rule)",
+    "resource_limit": "the bot hit a resource limit: memory, cpu, processes or file size (named)",
 }
 """Every fault kind, with what it means (the keys are stable: tournaments count by kind)."""
 

@@ -38,6 +38,10 @@ from referee.record import Header, RecordWriter
 END_WRITE_TIMEOUT_S = 1.0
 """How long writing `end` to a bot may take; a bot that does not read it is restarted later."""
 
+CPU_MODE_WALL_FACTOR = 3
+"""In cpu time mode, the wall-clock backstop is this many times the decision's limit: a bot that
+sleeps or blocks uses no CPU and would otherwise never time out."""
+
 
 class MatchOutcome(msgspec.Struct):
     """Everything a tournament needs to know about one played game."""
@@ -61,6 +65,8 @@ class MatchOutcome(msgspec.Struct):
     logs: list[str]
     """Per-seat stderr log paths of this game."""
     match_id: str = ""
+    latency_ms: list[float] = []
+    """The referee's scheduling latency sampled after every answer (see `_Match.latency_ms`)."""
 
 
 class _Seat:
@@ -179,6 +185,9 @@ class _Match:
         self.state = game.new(len(handles), seed, options)
         self.seats = [_Seat(handle, SeatClock(time, limits.grace_ms)) for handle in handles]
         self.faults: list[Fault] = []
+        self.latency_ms: list[float] = []
+        """Per answer: one round trip through the event loop right after it was read, a sample
+        of how late the referee notices a reply (time a bot may be charged for our delays)."""
         self.decision = -1
         """The decision being asked: -1 during startup, then 1, 2, ... (the `act` ids)."""
         self.applied = 0
@@ -233,6 +242,7 @@ class _Match:
             faults=self.faults,
             decisions=self.applied,
             think_ms=[round(seat.clock.used_ms, 3) for seat in self.seats],
+            latency_ms=self.latency_ms,
             moves=[seat.moves for seat in self.seats],
             record=self.writer.data(),
             logs=self.logs,
@@ -262,6 +272,7 @@ class _Match:
             await self.forfeit(seat, spawn_fault)
             return
         since = "its start" if fresh else "`start`"
+        process.start_game()
         message = Start(
             protocol=PROTOCOL_VERSION,
             game=self.game.id,
@@ -279,6 +290,7 @@ class _Match:
                 decode_ready(await process.receive(doing="the referee waited for `ready`"))
             except BotFault as exc:
                 fault = exc
+        fault = process.resource_fault("starting") or fault
         if scope.cancelled_caught:
             fault = await self.late(
                 process.exit_status(),
@@ -294,9 +306,8 @@ class _Match:
         """A missed deadline: a crash if the process has in fact exited, else `kind`."""
         if code is None:
             return BotFault(kind, reason)
-        return BotFault(
-            "crash", f"exited ({describe_exit(code)}); {reason}" + await process.stderr_tail()
-        )
+        tail = await process.stderr_tail()
+        return process.death_fault(code, f"exited ({describe_exit(code)}); {reason}{tail}")
 
     # ---- one decision ---------------------------------------------------------------------
 
@@ -318,9 +329,15 @@ class _Match:
         answers: dict[int, Any] = {}
         times: dict[int, float] = {}
         faults: dict[int, BotFault] = {}
-        async with trio.open_nursery() as nursery:
-            for seat, line in lines.items():
-                nursery.start_soon(self.ask, seat, line, legal[seat], answers, times, faults)
+        if len(lines) == 1:
+            # One seat asked (every turn of a sequential game): no task to spawn, no nursery to
+            # open and join — they cost about as much as the pipe round trip itself.
+            ((seat, line),) = lines.items()
+            await self.ask(seat, line, legal[seat], answers, times, faults)
+        else:
+            async with trio.open_nursery() as nursery:
+                for seat, line in lines.items():
+                    nursery.start_soon(self.ask, seat, line, legal[seat], answers, times, faults)
         for seat in sorted(answers):
             refusal = self.refusal(to_act, legal, seat, answers[seat])
             if refusal is not None:
@@ -357,8 +374,11 @@ class _Match:
         limit_ms = clock.limit_ms()
         fault: BotFault | None = None
         reply = b""
+        cpu_mode = self.limits.time_mode == "cpu"
+        began_cpu_s = process.cpu_s() if cpu_mode else 0.0
+        wall_limit_ms = limit_ms * CPU_MODE_WALL_FACTOR if cpu_mode else limit_ms
         began = trio.current_time()
-        with trio.move_on_at(began + limit_ms / 1000) as scope:
+        with trio.move_on_at(began + wall_limit_ms / 1000) as scope:
             try:
                 await process.send(line, doing=f"being sent decision {decision}")
                 reply = await process.receive(
@@ -366,8 +386,13 @@ class _Match:
                 )
             except BotFault as exc:
                 fault = exc
-        used_ms = (trio.current_time() - began) * 1000
+        answered = trio.current_time()
+        used_ms = (answered - began) * 1000
+        if cpu_mode and not scope.cancelled_caught:
+            used_ms = (process.cpu_s() - began_cpu_s) * 1000
         times[seat] = used_ms
+        await trio.lowlevel.checkpoint()
+        self.latency_ms.append(round((trio.current_time() - answered) * 1000, 3))
         in_time = clock.charge(used_ms)
         bank_ms = int(limit_ms - clock.move_ms - clock.grace_ms)
         allowance = f"move {clock.move_ms} ms + bank {bank_ms} ms"
@@ -377,8 +402,9 @@ class _Match:
             fault = await self.late(
                 process.exit_status(),
                 "timeout",
-                f"no answer to decision {decision} within {limit_ms:.0f} ms ({allowance}); "
-                f"waited {used_ms:.0f} ms",
+                f"no answer to decision {decision} within {wall_limit_ms:.0f} ms ({allowance}"
+                + (f", times {CPU_MODE_WALL_FACTOR} in cpu time mode" if cpu_mode else "")
+                + f"); waited {used_ms:.0f} ms",
                 process,
             )
         elif fault is None and not in_time:
@@ -387,6 +413,7 @@ class _Match:
                 f"answered decision {decision} after {used_ms:.0f} ms; the limit was "
                 f"{limit_ms:.0f} ms ({allowance})",
             )
+        fault = process.resource_fault(f"answering decision {decision}") or fault
         if fault is None:
             try:
                 answers[seat] = decode_answer(reply, decision, legal, self.game.Action)

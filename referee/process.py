@@ -14,9 +14,12 @@ to the caller's directory absolute ("python mybot.py" keeps working).
 When a process is done with — a fault, the end of `open_bots`, an exception, a cancellation —
 its whole group gets SIGKILL and the referee waits for it, shielded from cancellation. On Linux
 the referee also makes itself a child subreaper, so the grandchildren a bot left behind are
-re-parented to the referee when the bot dies and are reaped here: no zombie, no orphan. (A bot
-that deliberately leaves its process group with setsid escapes this; containers or cgroups are
-the tool for hostile code.)
+re-parented to the referee when the bot dies and are reaped here: no zombie, no orphan. Where
+a pids cgroup is available (`referee.cgroups`) a bot that leaves its process group with setsid is
+still found and killed through its cgroup; elsewhere it escapes the group kill.
+
+Resource limits (`referee.limits`) are set in the child before exec; `sandbox = "bwrap"` runs
+the command inside bubblewrap (`referee.sandbox`).
 
 Processes are opened with `trio.lowlevel.open_process` rather than supervised by `run_process`
 in a nursery: a bot process outlives a game (it is reused for the next one), and its end is
@@ -35,30 +38,43 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from typing import Literal
 
 import msgspec
 import trio
 
 from bots import builtin_command
 from protocol.messages import DEFAULT_MAX_LINE_BYTES, Quit, encode_line
+from referee.cgroups import PidsCgroup
 from referee.faults import BotFault, describe_exit
+from referee.limits import ResourceLimits, group_cpu_s, limit_hit, rlimit_setter
 from referee.lines import LineReader, LineTooLong
+from referee.sandbox import SandboxKind, wrap
 from referee.stderr import StderrLog, drain
 
 log = logging.getLogger("referee.process")
+
+CPU_CHECK_S = 0.1
+"""How often (at most) the CPU time of a game is compared with its limit."""
 
 REAP_TIMEOUT_S = 2.0
 """How long to wait for a killed group's members to disappear before giving up (they cannot
 survive SIGKILL; only a process stuck in the kernel takes this long)."""
 
 
+TimeMode = Literal["wall", "cpu"]
+
+
 class BotSpec(msgspec.Struct, frozen=True):
-    """A participant: a display name and the argv that runs it."""
+    """A participant: a display name, the argv that runs it, and its own resource limits."""
 
     name: str
     command: list[str]
+    resources: ResourceLimits | None = None
+    """Overrides the match's `Limits.resources` for this bot (None: use those)."""
 
 
 class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -76,6 +92,14 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """After a bot's stdout closes, how long to wait for its exit status (`crash` vs `closed`)."""
     quit_ms: int = 500
     """After `quit`, how long bots get to exit by themselves before their group is killed."""
+    resources: ResourceLimits = ResourceLimits()
+    """Memory, CPU per game, processes, file size (per bot; a `BotSpec` may override them)."""
+    sandbox: SandboxKind = "none"
+    """"bwrap": run bots in a bubblewrap sandbox (`referee.sandbox`); "none": plain processes."""
+    hidden: tuple[str, ...] = ()
+    """Paths a sandboxed bot must not see even inside a directory it may read (the store)."""
+    time_mode: TimeMode = "wall"
+    """"wall": charge the time from `act` to the answer; "cpu": the bot's CPU time in it."""
 
 
 def bot_spec(text: str, name: str | None = None) -> BotSpec:
@@ -203,11 +227,16 @@ class BotProcess:
         workdir: str,
         limits: Limits,
         stderr_log: StderrLog,
+        cgroup: PidsCgroup | None,
     ) -> None:
         assert process.stdin and process.stdout and process.stderr
         self.spec = spec
         self.pid = process.pid
         self.workdir = workdir
+        self.resources = spec.resources or limits.resources
+        self._cgroup = cgroup
+        self._game_cpu_s = 0.0
+        self._next_cpu_check = 0.0
         self._process = process
         self._stdin = process.stdin
         self._stdout = process.stdout
@@ -218,6 +247,53 @@ class BotProcess:
         self._stderr_done = trio.Event()
         self._drain_scope = trio.CancelScope()
         self._killed = False
+
+    def members(self) -> list[int]:
+        """The bot's live processes: its cgroup's, else its process group's (from /proc)."""
+        if self._cgroup is not None:
+            return self._cgroup.members()
+        return [pid for pid, _, state in _group_members(self.pid) if state != "Z"]
+
+    def cpu_s(self) -> float:
+        """CPU seconds used by the bot's processes (and their reaped children) so far."""
+        return group_cpu_s(self.members())
+
+    def start_game(self) -> None:
+        """Start counting this game's CPU time (the process may have played games before)."""
+        self._game_cpu_s = self.cpu_s()
+        self._next_cpu_check = 0.0
+
+    def resource_fault(self, doing: str) -> BotFault | None:
+        """A `resource_limit` fault if the bot exceeded its process count or its CPU per game.
+
+        Called after every decision, so kept cheap: with a cgroup the kernel enforces the count
+        and one file says whether it refused a fork; the CPU time (a /proc read per process) is
+        looked at most every `CPU_CHECK_S`, which a limit counted in seconds can afford.
+        """
+        limits = self.resources
+        if limits.processes:
+            if self._cgroup is not None:
+                refused, how = self._cgroup.hits(), "forks refused"
+            else:
+                refused, how = len(self.members()), "processes"
+                refused = refused if refused > limits.processes else 0
+            if refused:
+                return BotFault(
+                    "resource_limit",
+                    f"processes: exceeded the limit of {limits.processes} ({refused} {how}) "
+                    f"while {doing}",
+                )
+        now = time.monotonic()
+        if limits.cpu_s and now >= self._next_cpu_check:
+            self._next_cpu_check = now + CPU_CHECK_S
+            used = self.cpu_s() - self._game_cpu_s
+            if used > limits.cpu_s:
+                return BotFault(
+                    "resource_limit",
+                    f"cpu: used {used:.1f} s of CPU in this game, over the limit of "
+                    f"{limits.cpu_s} s, while {doing}",
+                )
+        return None
 
     async def _drain_stderr(self) -> None:
         with self._drain_scope:
@@ -286,7 +362,14 @@ class BotProcess:
             tail = "" if code is None else await self.stderr_tail()
         if code is None:
             return BotFault("closed", f"{what} but is still running (pid {self.pid}) while {doing}")
-        return BotFault("crash", f"exited ({describe_exit(code)}) while {doing}{tail}")
+        return self.death_fault(code, f"exited ({describe_exit(code)}) while {doing}{tail}")
+
+    def death_fault(self, code: int, reason: str) -> BotFault:
+        """`crash`, or `resource_limit` when the death shows a limit was hit (named first)."""
+        hit = limit_hit(code, self._log.tail_lines(), self.resources)
+        if hit is not None:
+            return BotFault("resource_limit", f"{hit}; {reason}")
+        return self.resource_fault(reason) or BotFault("crash", reason)
 
     async def stderr_tail(self) -> str:
         """'; last stderr lines: ...' once stderr has been read to its end (briefly waited for)."""
@@ -308,6 +391,8 @@ class BotProcess:
             _kill_group(self.pid)
             await self._process.wait()
             await _reap_group(self.pid)
+            if self._cgroup is not None:
+                await _empty_cgroup(self._cgroup)
             with trio.move_on_after(1.0):
                 await self._stderr_done.wait()
             self._drain_scope.cancel()
@@ -326,14 +411,55 @@ class BotProcess:
         await self.kill()
 
 
+async def _empty_cgroup(cgroup: PidsCgroup) -> None:
+    """Kill what is left in the cgroup (processes that left the group with setsid), reap those
+    re-parented to us, and remove it."""
+    deadline = trio.current_time() + REAP_TIMEOUT_S
+    killed: set[int] = set()
+    while trio.current_time() < deadline:
+        members = cgroup.members()
+        for pid in members:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        killed.update(members)
+        for pid in list(killed):  # a dead process leaves the cgroup but stays a zombie
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    killed.discard(pid)
+            except ChildProcessError:  # not ours to reap (its own parent will)
+                killed.discard(pid)
+        if not members and not killed:
+            break
+        await trio.sleep(0.005)
+    cgroup.remove()
+
+
+def _preexec(limits: ResourceLimits, cgroup: PidsCgroup | None) -> Callable[[], None]:
+    """What the child does between fork and exec: join its cgroup, then set its rlimits."""
+    set_rlimits = rlimit_setter(limits)
+
+    def setup() -> None:
+        if cgroup is not None:
+            cgroup.enter()
+        set_rlimits()
+
+    return setup
+
+
 async def spawn(
     spec: BotSpec, limits: Limits, stderr_log: StderrLog, nursery: trio.Nursery
 ) -> BotProcess:
     """Start one bot process; its stderr drainer runs in `nursery`. `BotFault` if it cannot."""
     workdir = tempfile.mkdtemp(prefix="arena-bot-")
+    resources = spec.resources or limits.resources
+    cgroup = PidsCgroup.create(resources.processes) if resources.processes else None
+    command = spec.command
+    if limits.sandbox == "bwrap":
+        command = wrap(spec.command, workdir, limits.hidden)
     try:
         process = await trio.lowlevel.open_process(
-            spec.command,
+            command,
+            preexec_fn=_preexec(resources, cgroup),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -341,13 +467,14 @@ async def spawn(
             env=bot_environment(workdir),
             start_new_session=True,
         )
-    except OSError as exc:
+    except (OSError, subprocess.SubprocessError) as exc:
         shutil.rmtree(workdir, ignore_errors=True)
-        raise BotFault(
-            "spawn", f"could not start `{shlex.join(spec.command)}`: {exc.strerror or exc}"
-        ) from None
+        if cgroup is not None:
+            cgroup.remove()
+        why = getattr(exc, "strerror", None) or exc
+        raise BotFault("spawn", f"could not start `{shlex.join(spec.command)}`: {why}") from None
     stderr_log.forget_tail()
-    bot = BotProcess(spec, process, workdir, limits, stderr_log)
+    bot = BotProcess(spec, process, workdir, limits, stderr_log, cgroup)
     nursery.start_soon(bot._drain_stderr)
     log.debug("%s[%d] started: %s", spec.name, bot.pid, shlex.join(spec.command))
     return bot

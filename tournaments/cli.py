@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-COMMANDS = ("games", "match", "replay", "run", "add", "table", "compare")
+COMMANDS = ("games", "match", "replay", "run", "add", "table", "compare", "bench")
 
 
 class UsageError(Exception):

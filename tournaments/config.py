@@ -19,6 +19,16 @@ Example::
 
     [time]
     move_ms = 1000
+
+    [limits]                  # per bot; 0 = unlimited (see referee.limits for the defaults)
+    memory_mb = 2048
+    cpu_s = 300
+
+A participant may instead be a table with its own limits, which override `[limits]`::
+
+    [participants.big]
+    command = "java -jar big.jar"
+    memory_mb = 8192
 """
 
 from __future__ import annotations
@@ -31,6 +41,9 @@ import msgspec
 
 from protocol.messages import TimeControl
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
+from referee.limits import ResourceLimits
+from referee.process import TimeMode
+from referee.sandbox import SandboxKind, SandboxUnavailable, bwrap_path
 
 ScheduleKind = Literal["round-robin", "gauntlet"]
 
@@ -44,12 +57,31 @@ class ConfigError(ValueError):
     """The tournament file (or a flag overriding it) is wrong; the message says where and why."""
 
 
+class Participant(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A participant written as a table: its command and the limits it needs beyond `[limits]`."""
+
+    command: str
+    memory_mb: NonNegative | None = None
+    cpu_s: NonNegative | None = None
+    processes: NonNegative | None = None
+    file_mb: NonNegative | None = None
+
+    def resources(self, defaults: ResourceLimits) -> ResourceLimits:
+        """`defaults` with this participant's own limits in place of the tournament's."""
+        own = {
+            name: getattr(self, name)
+            for name in ResourceLimits.__struct_fields__
+            if getattr(self, name) is not None
+        }
+        return msgspec.structs.replace(defaults, **own)
+
+
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """One tournament as written in its TOML file (see the module docstring for an example)."""
 
     game: str
-    participants: dict[BotName, str]
-    """Bot name → built-in bot name (`random`, `greedy`) or a shell command."""
+    participants: dict[BotName, str | Participant]
+    """Bot name → built-in bot name (`random`, `greedy`), a shell command, or a `Participant`."""
     players: Positive = 2
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     schedule: ScheduleKind = "round-robin"
@@ -65,6 +97,24 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     seed: NonNegative = 0
     db: str | None = None
     """The SQLite store, relative to the tournament file; default: the file with suffix .sqlite."""
+    limits: ResourceLimits = ResourceLimits()
+    """The `[limits]` table: every bot's resource limits (0 = unlimited)."""
+    sandbox: SandboxKind = "none"
+    """"bwrap" runs every bot in a bubblewrap sandbox (which must be installed)."""
+    time_mode: TimeMode = "wall"
+    """"cpu" charges bots their CPU time instead of the wall-clock time of a decision."""
+    probation_after: NonNegative = 3
+    """A bot whose games end in its fault this many times in a row is reported (0: never)."""
+
+    def command(self, name: str) -> str:
+        """The command of participant `name`, however it was written."""
+        entry = self.participants[name]
+        return entry if isinstance(entry, str) else entry.command
+
+    def resources(self, name: str) -> ResourceLimits:
+        """The resource limits of participant `name`: its own, else the tournament's."""
+        entry = self.participants[name]
+        return self.limits if isinstance(entry, str) else entry.resources(self.limits)
 
     @property
     def workers(self) -> int:
@@ -134,9 +184,14 @@ def check(tournament: Tournament, source: str = "tournament") -> None:
             f"{source}: {tournament.players} players per game need at least "
             f"{tournament.players} participants, got {len(names)}"
         )
-    for name, command in tournament.participants.items():
-        if not command.strip():
+    for name in tournament.participants:
+        if not tournament.command(name).strip():
             raise ConfigError(f"{source}: participant {name!r} has an empty command")
+    if tournament.sandbox == "bwrap":
+        try:
+            bwrap_path()
+        except SandboxUnavailable as exc:
+            raise ConfigError(f'{source}: sandbox = "bwrap": {exc}') from None
 
 
 def override(tournament: Tournament, **changes: Any) -> Tournament:

@@ -21,6 +21,7 @@ import msgspec
 
 from bots import BUILTIN_BOTS
 from referee import BotSpec, bot_spec
+from referee.limits import ResourceLimits
 
 
 class Entrant(msgspec.Struct, frozen=True):
@@ -58,14 +59,20 @@ def content_hash(command: str, spec: BotSpec) -> str:
     return digest.hexdigest()[:16]
 
 
-def entrant(name: str, command: str, base: Path | None = None) -> Entrant:
+def entrant(
+    name: str,
+    command: str,
+    base: Path | None = None,
+    resources: ResourceLimits | None = None,
+) -> Entrant:
     """Resolve `command` (a built-in name or a shell command) with relative paths from `base`.
 
     A tournament file's commands are relative to the file's directory, so a tournament runs the
-    same from wherever `arena` is started; `base=None` means the current directory.
+    same from wherever `arena` is started; `base=None` means the current directory. `resources`
+    are the bot's own limits (None: the match's).
     """
     with contextlib.chdir(base or Path.cwd()):
-        spec = bot_spec(command, name)
+        spec = msgspec.structs.replace(bot_spec(command, name), resources=resources)
         return Entrant(name, command.strip(), content_hash(command, spec), spec)
 
 

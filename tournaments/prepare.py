@@ -12,6 +12,7 @@ from typing import Any
 import msgspec
 
 from referee import Limits
+from referee.limits import ResourceLimits
 from tournaments.config import ConfigError, Tournament, db_path, fixed_settings, load, override
 from tournaments.entrants import Entrant, entrant
 from tournaments.runner import Player
@@ -26,16 +27,28 @@ class Prepared(msgspec.Struct):
 
     @property
     def limits(self) -> Limits:
-        """Referee limits: bot stderr logs go next to the store (`<store>.logs/`)."""
-        return Limits(log_dir=str(self.store.path.with_suffix(".logs")))
+        """Referee limits: the tournament's resource limits, sandbox and time mode; bot stderr
+        logs go next to the store (`<store>.logs/`), and a sandboxed bot sees neither."""
+        store = self.store.path.resolve()
+        logs = store.with_suffix(".logs")
+        hidden = [store, logs, *(store.with_name(store.name + end) for end in ("-wal", "-shm"))]
+        return Limits(
+            log_dir=str(logs),
+            resources=self.tournament.limits,
+            sandbox=self.tournament.sandbox,
+            hidden=tuple(str(path) for path in hidden),
+            time_mode=self.tournament.time_mode,
+        )
 
     def close(self) -> None:
         self.store.close()
 
 
-def resolve(name: str, command: str, base: Path | None) -> Entrant:
+def resolve(
+    name: str, command: str, base: Path | None, resources: ResourceLimits | None = None
+) -> Entrant:
     try:
-        return entrant(name, command, base)
+        return entrant(name, command, base, resources)
     except (ValueError, OSError) as exc:
         raise ConfigError(f"participant {name!r}: {exc}") from None
 
@@ -51,7 +64,8 @@ def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared
         store.bind(fixed_settings(tournament))
         store.save_config(msgspec.to_builtins(tournament))
         entrants = [
-            resolve(name, command, file.parent) for name, command in tournament.participants.items()
+            resolve(name, tournament.command(name), file.parent, tournament.resources(name))
+            for name in tournament.participants
         ]
         added = [
             resolve(row.name, row.command, None)

@@ -6,17 +6,26 @@ the unit's bots once and plays all its games on the same processes (a bot proces
 cost more than a game). Each finished game is stored in its own transaction before the next
 starts, so stopping at any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in
 flight, and the next run plays exactly the games that are not stored.
+
+Recovery: a bot that crashed is restarted for the next game of its pairing (`BotHandle`). A bot
+whose games end in its own fault `probation_after` times in a row is put on probation: reported
+once (`on_probation`, `RunReport.probation`) so that a human looks at it, while its games go on
+being played (and forfeited) so the schedule stays complete. An exception from the referee
+itself (a rules engine bug) voids that game: nothing is stored, no bot is blamed, the run goes
+on, and `Voided.command` is a one-line `arena match` that plays the same game again.
 """
 
 from __future__ import annotations
 
+import shlex
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
 import trio
 
-from referee import BotHandle, Limits, MatchOutcome, open_bots, play_match
+from referee import BotHandle, BotSpec, Limits, MatchOutcome, open_bots, play_match
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
 from tournaments.results import FaultRow, FinishedGame, Played
@@ -40,18 +49,50 @@ class Player(msgspec.Struct, frozen=True):
     entrant: Entrant
 
 
+class Voided(msgspec.Struct, frozen=True):
+    """A game voided by an error of the referee (not of a bot), and how to reproduce it."""
+
+    bots: tuple[str, ...]
+    deal: int
+    rotation: int
+    error: str
+    """The exception's last line, e.g. "IndexError: list index out of range"."""
+    command: str
+    """One `arena match` command line that plays the same game (same seed, seats, clock)."""
+
+
 class RunReport(msgspec.Struct, frozen=True):
     total: int
     """Games in the schedule."""
     stored_before: int
     """Of those, already stored when the run began (resumed)."""
     played: int
+    voided: list[Voided] = []
+    """Games the referee itself failed (not stored: the next run tries them again)."""
+    probation: list[str] = []
+    """Labels of the bots put on probation in this run."""
 
 
 OnStart = Callable[[int, int], None]
 """Called once with (games in the schedule, games already stored)."""
 OnGame = Callable[[FinishedGame], None]
 """Called after each game is stored."""
+OnVoid = Callable[[Voided], None]
+"""Called when a game is voided by a referee error."""
+OnProbation = Callable[[str, str], None]
+"""Called with (bot label, its last fault) when a bot goes on probation."""
+
+
+def reproduce_command(tournament: Tournament, seed: int, specs: Sequence[BotSpec]) -> str:
+    """The `arena match` command line that plays this game again, outside any tournament."""
+    t = tournament.time
+    words = ["arena", "match", "--game", tournament.game, "--seed", str(seed)]
+    for key, value in tournament.options.items():
+        words += ["--option", f"{key}={msgspec.json.encode(value).decode()}"]
+    words += ["--move-ms", str(t.move_ms), "--bank-ms", str(t.bank_ms)]
+    words += ["--increment-ms", str(t.increment_ms), "--startup-ms", str(t.startup_ms)]
+    words += [shlex.join(spec.command) for spec in specs]
+    return shlex.join(words)
 
 
 def played_from(outcome: MatchOutcome, wall_ms: float) -> Played:
@@ -102,6 +143,8 @@ class Runner:
         limits: Limits,
         on_start: OnStart | None = None,
         on_game: OnGame | None = None,
+        on_void: OnVoid | None = None,
+        on_probation: OnProbation | None = None,
     ) -> None:
         self.tournament = tournament
         self.store = store
@@ -109,7 +152,12 @@ class Runner:
         self.limits = limits
         self.on_start = on_start or (lambda total, stored: None)
         self.on_game = on_game or (lambda game: None)
+        self.on_void = on_void or (lambda voided: None)
+        self.on_probation = on_probation or (lambda label, fault: None)
         self.played = 0
+        self.voided: list[Voided] = []
+        self.probation: list[str] = []
+        self._faults_in_a_row: dict[int, int] = {}
 
     def _seat_sets(self) -> Iterator[tuple[int, ...]]:
         t = self.tournament
@@ -146,7 +194,13 @@ class Runner:
             for _ in range(t.workers):
                 nursery.start_soon(self._work, receive.clone())
             await receive.aclose()
-        return RunReport(total=total, stored_before=stored, played=self.played)
+        return RunReport(
+            total=total,
+            stored_before=stored,
+            played=self.played,
+            voided=self.voided,
+            probation=self.probation,
+        )
 
     async def _feed(self, send: trio.MemorySendChannel[Unit[int]]) -> None:
         """Send the units that still have games to play, in schedule order."""
@@ -172,10 +226,49 @@ class Runner:
             for deal in unit.deals:
                 for rotation in range(len(ids)):
                     if (deal, rotation) not in done:
-                        outcome, wall_ms = await play_game(
-                            self.tournament, handles, deal, rotation, limits=self.limits, tag=key
-                        )
+                        try:
+                            outcome, wall_ms = await play_game(
+                                self.tournament,
+                                handles,
+                                deal,
+                                rotation,
+                                limits=self.limits,
+                                tag=key,
+                            )
+                        except Exception as exc:  # a referee bug: see the module docstring
+                            self._void(ids, deal, rotation, exc)
+                            continue
                         self._store(ids, deal, rotation, outcome, wall_ms)
+                        self._watch(seating(ids, rotation), outcome)
+
+    def _void(self, ids: tuple[int, ...], deal: int, rotation: int, exc: Exception) -> None:
+        seated = seating(ids, rotation)
+        seed = deal_seed(self.tournament.seed, deal)
+        specs = [self.players[bot].entrant.spec for bot in seated]
+        voided = Voided(
+            bots=tuple(self.players[bot].label for bot in seated),
+            deal=deal,
+            rotation=rotation,
+            error=traceback.format_exception_only(exc)[-1].strip(),
+            command=reproduce_command(self.tournament, seed, specs),
+        )
+        self.voided.append(voided)
+        self.on_void(voided)
+
+    def _watch(self, seated: Sequence[int], outcome: MatchOutcome) -> None:
+        """Count each bot's faulty games in a row; put it on probation at the threshold."""
+        threshold = self.tournament.probation_after
+        faulty = {fault.seat: fault for fault in outcome.faults}
+        for seat, bot in enumerate(seated):
+            if seat not in faulty:
+                self._faults_in_a_row[bot] = 0
+                continue
+            count = self._faults_in_a_row[bot] = self._faults_in_a_row.get(bot, 0) + 1
+            if threshold and count == threshold:
+                label = self.players[bot].label
+                self.probation.append(label)
+                fault = faulty[seat]
+                self.on_probation(label, f"{fault.kind}: {fault.reason}")
 
     def _store(
         self, ids: tuple[int, ...], deal: int, rotation: int, outcome: MatchOutcome, wall_ms: float

@@ -13,8 +13,15 @@ wrong_id        answer with the wrong id
 bad_index       answer with an index far out of range
 illegal         repeat the action object of its first decision (illegal later in Azul)
 long_line       answer with a 10 MB line
-flood           write 50 MB to stderr first, then play well
+flood           write `mb` MB (default 50) to stderr first (with background=1: from a thread,
+                while playing), then play well
+stdout_flood    at the first `act`, write to stdout without a newline, forever
 close_stdout    close stdout at the first `act` and keep running
+fork_bomb       at the first `act`, fork until refused (at most `max`), keep the children, answer
+memory_hog      at the first `act`, allocate memory until it fails
+cpu_hog         from the first `act`, burn CPU in a thread; answer each `act` after 100 ms
+connect         at the first `act`, connect to 127.0.0.1:`port` (an exception if it cannot)
+read            at the first `act`, read the file `path`, exit saying how many bytes it got
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import sys
+import threading
 import time
 from typing import Any
 
@@ -65,7 +74,54 @@ def answer(message: dict[str, Any]) -> botlib.Reply:
         sys.stdout.close()
         os.close(1)
         time.sleep(1000)
+    if mode == "stdout_flood":
+        block = b"x" * (1 << 20)
+        while True:
+            sys.stdout.buffer.write(block)
+    if mode == "fork_bomb" and answered == 1:
+        fork_bomb()
+    if mode == "memory_hog":
+        hoard = []
+        while True:
+            hoard.append(bytearray(16 << 20))
+    if mode == "cpu_hog":
+        if answered == 1:
+            threading.Thread(target=spin, daemon=True).start()
+        time.sleep(0.1)
+    if mode == "connect" and answered == 1:
+        socket.create_connection(("127.0.0.1", int(opts["port"])), timeout=5).close()
+    if mode == "read" and answered == 1:
+        with open(opts["path"], "rb") as file:
+            sys.exit(f"read {len(file.read())} bytes of {opts['path']}")
     return botlib.index(message)
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+def flood(megabytes: int) -> None:
+    block = b"e" * (1 << 20)
+    for _ in range(megabytes):
+        sys.stderr.buffer.write(block)
+    sys.stderr.flush()
+
+
+def fork_bomb() -> None:
+    """Fork until refused; every child sleeps (holding its slot) instead of answering.
+
+    Stops by itself after `max` forks (default 500), so that a machine where the referee has no
+    pids cgroup is not taken down by its own test suite."""
+    for _ in range(int(opts.get("max", "500"))):
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            sys.stderr.write(f"fork refused: {exc}\n")
+            return
+        if pid == 0:
+            time.sleep(1000)
+            os._exit(0)
 
 
 if mode == "crash_start":
@@ -74,8 +130,9 @@ if mode == "crash_start":
 if mode == "slow_start":
     time.sleep(30)
 if mode == "flood":
-    block = b"e" * (1 << 20)
-    for _ in range(50):
-        sys.stderr.buffer.write(block)
-    sys.stderr.flush()
+    megabytes = int(opts.get("mb", "50"))
+    if opts.get("background"):
+        threading.Thread(target=flood, args=(megabytes,), daemon=True).start()
+    else:
+        flood(megabytes)
 botlib.play(answer, sys.argv[2:])

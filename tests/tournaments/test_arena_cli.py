@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import random
 import signal
 import sqlite3
 import subprocess
@@ -144,7 +145,9 @@ def test_anchor(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert elos["greedy"] > 0
 
 
-def test_resume_after_kill_9_gives_the_uninterrupted_result(tmp_path: Path) -> None:
+def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path) -> None:
+    """kill -9 at ten seeded points (a number of stored games plus a random delay, so some
+    kills land mid-game or mid-commit), resuming each time: the same store as without kills."""
     whole = write(tmp_path, name="whole", deals=8)
     arena("run", whole, "-q")
     expected = results(whole.with_suffix(".sqlite"))
@@ -152,14 +155,19 @@ def test_resume_after_kill_9_gives_the_uninterrupted_result(tmp_path: Path) -> N
 
     killed = write(tmp_path, name="killed", deals=8)
     db = killed.with_suffix(".sqlite")
-    runner = subprocess.Popen([*ARENA, "run", str(killed), "-q"], stdout=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while stored_games(db) < 8 and time.monotonic() < deadline and runner.poll() is None:
-        time.sleep(0.01)
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    partial = stored_games(db)
-    assert 8 <= partial < len(expected), "the run should be killed mid-tournament"
+    rng = random.Random(20261122)
+    targets = sorted(rng.sample(range(1, len(expected) - 4), 10))
+    for kills, target in enumerate(targets):
+        runner = subprocess.Popen([*ARENA, "run", str(killed), "-q"], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while stored_games(db) < target and time.monotonic() < deadline and runner.poll() is None:
+            time.sleep(0.005)
+        time.sleep(rng.uniform(0, 0.05))
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.wait()
+        partial = stored_games(db)
+        assert partial < len(expected), f"kill {kills + 1} came after the tournament ended"
+        assert results(db).items() <= expected.items()  # whole games only, all as they should be
 
     resumed = arena("run", killed, "--json")
     assert f"{partial} already stored" in resumed.stderr
@@ -263,3 +271,16 @@ def test_three_player_gauntlet_with_a_crashing_bot(tmp_path: Path) -> None:
     assert (fault["bot"], fault["kind"], fault["count"]) == ("crashy", "crash", 6)
     assert "exit code 3" in fault["example"]
     assert [row["seat"] for row in tables["seats"]] == [0, 1, 2]
+
+
+def test_match_takes_limits_sandbox_and_time_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "game.jsonl"
+    flags = ["--memory-mb", "1024", "--processes", "16", "--sandbox", "bwrap"]
+    argv = ["match", "--game", "5211", *flags, "--time-mode", "cpu", "--record", str(record)]
+    assert main([*argv, "--json", "greedy", "random"]) == 0
+    assert json.loads(capsys.readouterr().out)["faults"] == []
+    assert "--memory-mb: must be 0 (unlimited) or more" in arena(
+        "match", "--game", "5211", "--memory-mb", "-1", "random", "random", code=2
+    ).stderr

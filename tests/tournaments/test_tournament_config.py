@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.limits import ResourceLimits
 from tournaments.config import ConfigError, db_path, decode, fixed_settings, load, override
 
 EXAMPLE = """
@@ -105,3 +106,40 @@ def test_db_path_next_to_the_file(tmp_path: Path) -> None:
     file = tmp_path / "cup.toml"
     assert db_path(decode(EXAMPLE), file) == tmp_path / "cup.sqlite"
     assert db_path(decode('db = "x/y.sqlite"\n' + EXAMPLE), file) == tmp_path / "x/y.sqlite"
+
+
+def test_limits_sandbox_and_per_bot_limits() -> None:
+    text = EXAMPLE.replace(
+        'mine = "python3 my_bot.py --depth 2"',
+        '[participants.mine]\ncommand = "python3 my_bot.py"\nmemory_mb = 8192\nprocesses = 0',
+    )
+    text = text.replace("seed = 7", 'seed = 7\nsandbox = "bwrap"\ntime_mode = "cpu"')
+    text += "\n[limits]\nmemory_mb = 1024\ncpu_s = 30\n"
+    tournament = decode(text)
+    assert (tournament.sandbox, tournament.time_mode) == ("bwrap", "cpu")
+    assert tournament.command("mine") == "python3 my_bot.py"
+    assert tournament.command("random") == "random"
+    assert tournament.resources("random") == ResourceLimits(memory_mb=1024, cpu_s=30)
+    assert tournament.resources("mine") == ResourceLimits(memory_mb=8192, cpu_s=30, processes=0)
+    assert decode(EXAMPLE).limits == ResourceLimits()  # defaults without a [limits] table
+
+
+@pytest.mark.parametrize(
+    ("addition", "message"),
+    [
+        ("\n[limits]\nmemory_mb = -1\n", "Expected `int` >= 0 - at `$.limits.memory_mb`"),
+        ("\n[limits]\nram = 1\n", "unknown field `ram` - at `$.limits`"),
+        ("\n[participants.x]\nmemory_mb = 1\n", "missing required field `command`"),
+        ('\n[participants.x]\ncommand = "random"\ncpu = 1\n', "unknown field `cpu`"),
+    ],
+)
+def test_limit_errors_say_what_and_where(addition: str, message: str) -> None:
+    with pytest.raises(ConfigError, match="tournament file") as error:
+        decode(EXAMPLE + addition)
+    assert message in str(error.value)
+
+
+def test_a_missing_bwrap_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(ConfigError, match="apt-get install bubblewrap"):
+        decode(EXAMPLE.replace("seed = 7", 'seed = 7\nsandbox = "bwrap"'))

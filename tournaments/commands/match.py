@@ -16,6 +16,8 @@ import trio
 from protocol import DEFAULT_MAX_LINE_BYTES, TimeControl
 from referee import Limits, MatchOutcome, bot_spec, run_match
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
+from referee.limits import ResourceLimits
+from referee.sandbox import SandboxUnavailable, bwrap_path
 from tournaments.cli import UsageError
 from tournaments.output import render_json, render_table
 
@@ -42,6 +44,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--max-line-bytes", type=int, default=DEFAULT_MAX_LINE_BYTES, help="longest bot line"
     )
+    defaults = ResourceLimits()
+    for flag, default, meaning in [
+        ("--memory-mb", defaults.memory_mb, "address space per bot process"),
+        ("--cpu-s", defaults.cpu_s, "CPU seconds per game"),
+        ("--processes", defaults.processes, "processes per bot at once"),
+        ("--file-mb", defaults.file_mb, "largest file a bot may write"),
+    ]:
+        parser.add_argument(flag, type=amount, default=default, help=f"{meaning}; 0: unlimited")
+    parser.add_argument(
+        "--sandbox", choices=["none", "bwrap"], default="none", help="run bots in bubblewrap"
+    )
+    parser.add_argument(
+        "--time-mode", choices=["wall", "cpu"], default="wall", help="charge wall or CPU time"
+    )
     parser.add_argument(
         "--record",
         type=Path,
@@ -55,6 +71,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a built-in bot (random, greedy) or a command line in one quoted string",
     )
     parser.set_defaults(handler=handle)
+
+
+def amount(text: str) -> int:
+    """A resource limit: a whole number, 0 meaning unlimited."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 (unlimited) or more")
+    return value
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -93,7 +117,23 @@ def handle(args: argparse.Namespace) -> int:
         increment_ms=args.increment_ms,
         startup_ms=args.startup_ms,
     )
-    limits = Limits(max_line_bytes=args.max_line_bytes)
+    if args.sandbox == "bwrap":
+        try:
+            bwrap_path()
+        except SandboxUnavailable as exc:
+            raise UsageError(str(exc)) from None
+    resources = ResourceLimits(
+        memory_mb=args.memory_mb,
+        cpu_s=args.cpu_s,
+        processes=args.processes,
+        file_mb=args.file_mb,
+    )
+    limits = Limits(
+        max_line_bytes=args.max_line_bytes,
+        resources=resources,
+        sandbox=args.sandbox,
+        time_mode=args.time_mode,
+    )
     play = functools.partial(
         run_match, game.id, msgspec.to_builtins(options), seed, specs, clock, limits=limits
     )

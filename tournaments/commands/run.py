@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from tournaments.commands.table import add_table_options, print_tables, table_na
 from tournaments.config import ConfigError
 from tournaments.live import LiveView
 from tournaments.prepare import Prepared, prepare
-from tournaments.runner import Runner, RunReport
+from tournaments.runner import Runner, RunReport, Voided
 from tournaments.store import StoreError
 
 
@@ -32,6 +33,8 @@ def add_tournament_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--bank-ms", type=int, help="time bank (ms)")
     group.add_argument("--increment-ms", type=int, help="bank increment per decision (ms)")
     group.add_argument("--startup-ms", type=int, help="time from start to `ready` (ms)")
+    group.add_argument("--sandbox", choices=["none", "bwrap"], help="run bots in bubblewrap")
+    group.add_argument("--time-mode", choices=["wall", "cpu"], help="charge wall or CPU time")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
 
 
@@ -62,6 +65,8 @@ def open_prepared(args: argparse.Namespace) -> Prepared:
             bank_ms=args.bank_ms,
             increment_ms=args.increment_ms,
             startup_ms=args.startup_ms,
+            sandbox=args.sandbox,
+            time_mode=args.time_mode,
         )
     except (ConfigError, StoreError) as exc:
         raise UsageError(str(exc)) from None
@@ -74,6 +79,14 @@ def play(prepared: Prepared, args: argparse.Namespace) -> RunReport | None:
     processes are killed by the referee) and will be played by the next run.
     """
     console = Console(stderr=True)
+    cores = os.cpu_count() or 1
+    if prepared.tournament.workers > cores:
+        print(
+            f"arena: warning: {prepared.tournament.workers} matches at once on {cores} cores; "
+            "bots will be charged for waiting for a core (false timeouts). "
+            f"Use --concurrency {cores} or less.",
+            file=sys.stderr,
+        )
     view = None
     if not args.quiet and console.is_terminal:
         view = LiveView(prepared.file.stem, prepared.store.games(), console)
@@ -85,6 +98,8 @@ def play(prepared: Prepared, args: argparse.Namespace) -> RunReport | None:
         limits=prepared.limits,
         on_start=view.on_start if view else None,
         on_game=view.on_game if view else None,
+        on_void=report_void,
+        on_probation=report_probation,
     )
     try:
         with view or contextlib.nullcontext():
@@ -105,6 +120,19 @@ def play(prepared: Prepared, args: argparse.Namespace) -> RunReport | None:
             file=sys.stderr,
         )
     return report
+
+
+def report_void(voided: Voided) -> None:
+    """One line a maintainer can paste to reproduce a referee error (no bot is to blame)."""
+    print(
+        f"arena: referee error, game voided ({', '.join(voided.bots)}, deal {voided.deal}): "
+        f"{voided.error}; reproduce with: {voided.command}",
+        file=sys.stderr,
+    )
+
+
+def report_probation(label: str, fault: str) -> None:
+    print(f"arena: {label} is on probation (faulty games in a row; last {fault})", file=sys.stderr)
 
 
 def _interrupted(exc: BaseException) -> bool:

@@ -1,0 +1,65 @@
+"""Resource limits, the sandbox and the cpu time mode, on real bot processes (the broken-bot
+matrix in tests/tournaments/test_broken_matrix.py covers each limit inside a tournament)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from refhelp import BOTS, Bots
+
+from protocol.messages import TimeControl
+from referee import BotSpec, Limits, bot_spec, run_match
+from referee.limits import ResourceLimits, limit_hit
+
+SLOW_SLEEPER = TimeControl(move_ms=100, startup_ms=5000)
+
+
+async def test_cpu_time_mode_charges_cpu_not_waiting(bots: Bots, tmp_path: Path) -> None:
+    """A bot that sleeps 250 ms per decision uses almost no CPU: fine in cpu mode, a timeout
+    by the wall clock."""
+    specs = [bots.healthy("sleep_ms=250", "slow_decisions=3"), bots.healthy()]
+    cpu = Limits(log_dir=str(tmp_path), time_mode="cpu")
+    outcome = await run_match("azul", {}, 1, specs, SLOW_SLEEPER, limits=cpu)
+    assert outcome.faults == []
+    assert outcome.think_ms[0] < 3 * 100
+    wall = Limits(log_dir=str(tmp_path))
+    outcome = await run_match("azul", {}, 1, specs, SLOW_SLEEPER, limits=wall)
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind) == (0, "timeout")
+    bots.assert_none_left()
+
+
+async def test_built_in_bots_play_in_the_sandbox(tmp_path: Path) -> None:
+    limits = Limits(log_dir=str(tmp_path), sandbox="bwrap")
+    specs = [bot_spec("greedy"), bot_spec("random")]
+    outcome = await run_match("5211", {}, 3, specs, TimeControl(), limits=limits)
+    assert outcome.faults == []
+
+
+async def test_a_process_that_left_the_group_is_killed_through_the_cgroup(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """setsid takes a process out of the bot's process group, not out of its pids cgroup."""
+    escape = (
+        "import subprocess, sys\n"
+        "sleeper = [sys.executable, '-c', 'import time; time.sleep(1000)', sys.argv[1]]\n"
+        "subprocess.Popen(['setsid', *sleeper])\n"
+        f"sys.path.insert(0, {str(BOTS)!r})\n"
+        "import botlib\n"
+        "botlib.play(botlib.index, [])\n"
+    )
+    spec = BotSpec("escaper", [sys.executable, "-c", escape, bots.marker])
+    outcome = await run_match(
+        "azul", {}, 1, [spec, bots.healthy()], TimeControl(), limits=Limits(log_dir=str(tmp_path))
+    )
+    assert outcome.faults == []
+    bots.assert_none_left()
+
+
+def test_a_death_is_blamed_on_a_limit_only_with_evidence() -> None:
+    limits = ResourceLimits(memory_mb=100, file_mb=1)
+    assert limit_hit(1, ["MemoryError"], limits) == "memory: ran out of its 100 MB address space"
+    assert limit_hit(1, ["OSError: [Errno 27] File too large"], limits) is not None
+    assert limit_hit(-9, ["Traceback", "ValueError: mine"], limits) is None
+    assert limit_hit(1, ["MemoryError"], ResourceLimits(memory_mb=0)) is None

@@ -1,0 +1,122 @@
+"""Matches and tournaments through the real referee, with real bot processes.
+
+- `referee_overhead_us`: two trivial bots (`first`: answer `index: 0` at once) play whole games
+  on reused processes; per decision, the wall time of the game minus the time the referee
+  charged the bots (from writing `act` to reading the answer) is what the referee itself costs:
+  legal moves, observation, encoding, checking the answer, applying it, the record, scheduling.
+- `match_throughput`: the built-in random bot (the SDK, typed decoding and all) in both seats,
+  processes reused; one match at a time, then `concurrency` matches at once.
+- `tournament_throughput`: the real runner and SQLite store on a temporary file, so the figure
+  includes scheduling, process starts per unit and one transaction per stored game.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+import trio
+
+from protocol import TimeControl
+from referee import BotSpec, Limits, bot_spec, open_bots, play_match
+from tournaments.bench.children import command
+from tournaments.config import Tournament
+from tournaments.entrants import entrant
+from tournaments.runner import Player, Runner
+from tournaments.store import Store
+
+TIME = TimeControl(move_ms=1000)
+
+
+class Overhead(msgspec.Struct, frozen=True):
+    per_decision_us: float
+    """Median over games of (wall - charged think time) / decisions."""
+    decisions_per_game: float
+
+
+class Throughput(msgspec.Struct, frozen=True):
+    match_ms: float
+    """Median wall time of one whole game, one match at a time."""
+    games_per_s: float
+    """One match at a time: games / total wall time."""
+    concurrent_games_per_s: float
+    """`concurrency` matches at once: games / total wall time."""
+
+
+async def _games(
+    specs: list[BotSpec], games: int, log_dir: str, first_seed: int = 0
+) -> list[tuple[float, float, int]]:
+    """Play `games` Azul games on one set of processes: (wall ms, think ms, decisions) each."""
+    limits = Limits(log_dir=log_dir)
+    out = []
+    async with open_bots(specs, limits) as handles:
+        for n in range(games + 1):  # game 0 pays the process starts and is dropped
+            began = time.perf_counter()
+            outcome = await play_match("azul", None, first_seed + n, handles, TIME, limits=limits)
+            wall_ms = (time.perf_counter() - began) * 1000
+            if outcome.faults:
+                raise RuntimeError(f"benchmark bot faulted: {outcome.faults[0].reason}")
+            if n:
+                out.append((wall_ms, sum(outcome.think_ms), outcome.decisions))
+    return out
+
+
+def referee_overhead_us(games: int) -> Overhead:
+    specs = [BotSpec(name=f"first{seat}", command=command("first")) for seat in range(2)]
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
+        played = trio.run(_games, specs, games, logs)
+    per_decision = [(wall - think) * 1000 / decisions for wall, think, decisions in played]
+    return Overhead(
+        per_decision_us=statistics.median(per_decision),
+        decisions_per_game=statistics.mean(decisions for _, _, decisions in played),
+    )
+
+
+def match_throughput(games: int, concurrency: int) -> Throughput:
+    specs = [bot_spec("random", name=f"random{seat}") for seat in range(2)]
+
+    async def concurrent(logs: str) -> float:
+        began = time.perf_counter()
+        async with trio.open_nursery() as nursery:
+            for worker in range(concurrency):
+                nursery.start_soon(_games, specs, games, logs, worker * 10_000)
+        return time.perf_counter() - began
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
+        played = trio.run(_games, specs, games, logs)
+        elapsed = trio.run(concurrent, logs)
+    walls = [wall for wall, _, _ in played]
+    return Throughput(
+        match_ms=statistics.median(walls),
+        games_per_s=1000 * len(walls) / sum(walls),
+        concurrent_games_per_s=concurrency * (games + 1) / elapsed,
+    )
+
+
+def tournament_games_per_s(bots: int, deals: int, concurrency: int) -> float:
+    """Games per second of a 2-player round-robin of `bots` random bots, store and all."""
+    participants = {f"random{n}": "random" for n in range(bots)}
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
+        tournament = Tournament(
+            game="azul",
+            participants=dict(participants),
+            deals=deals,
+            concurrency=concurrency,
+            seed=1,
+            time=TIME,
+        )
+        with Store(Path(directory) / "bench.sqlite") as store:
+            entrants = [entrant(name, command) for name, command in participants.items()]
+            rows = [(store.bot(e.name, e.command, e.hash), e) for e in entrants]
+            labels = store.labels()
+            players = [Player(row.id, labels[row.id], e) for row, e in rows]
+            runner = Runner(
+                tournament, store, players, limits=Limits(log_dir=str(Path(directory) / "logs"))
+            )
+            began = time.perf_counter()
+            report = trio.run(runner.run)
+            elapsed = time.perf_counter() - began
+    return report.played / elapsed

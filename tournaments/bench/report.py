@@ -1,0 +1,296 @@
+"""Run the benchmark sections, judge each figure against its target, render table or Markdown.
+
+Every target is either an absolute figure on this machine or a ratio of two figures measured in
+the same run (the machine is noisy; a ratio taken minutes apart would mean little). A section
+another one is judged against runs with it even when not asked for (`overhead` needs the
+protocol floor, `peer` needs our own playouts).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shlex
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import msgspec
+
+from tournaments.bench import engine, matches, memory, pipes
+
+SECTIONS = ("engine", "floor", "overhead", "match", "tournament", "peer", "memory")
+NEEDS = {"overhead": ("floor",), "peer": ("engine",)}
+
+
+class Figure(msgspec.Struct, frozen=True):
+    section: str
+    name: str
+    value: float
+    unit: str
+    target: str = ""
+    passed: bool | None = None
+    """None: a figure for information, with no target."""
+
+    @property
+    def verdict(self) -> str:
+        return "" if self.passed is None else "pass" if self.passed else "MISS"
+
+    def row(self) -> list[str]:
+        return [
+            self.section,
+            self.name,
+            f"{self.value:,.1f} {self.unit}",
+            self.target,
+            self.verdict,
+        ]
+
+
+class Sizes(msgspec.Struct, frozen=True):
+    """How much each section measures: `full` for the numbers we publish, `quick` for a check."""
+
+    engine_games: int
+    engine_repeats: int
+    round_trips: int
+    pipe_repeats: int
+    overhead_games: int
+    match_games: int
+    tournament_deals: int
+    round_robin_deals: int
+    peer_games: int
+    memory_small: int
+    memory_large: int
+
+
+FULL = Sizes(500, 7, 5000, 7, 60, 60, 100, 20, 200, 1_000, 1_000_000)
+QUICK = Sizes(20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000)
+
+Progress = Callable[[str], None]
+
+
+class Bench:
+    """One run: the figures so far, and the ones later sections are judged against."""
+
+    def __init__(self, sizes: Sizes, cores: int, progress: Progress) -> None:
+        self.sizes = sizes
+        self.cores = cores
+        self.progress = progress
+        self.figures: list[Figure] = []
+        self.azul_2p: float | None = None
+        self.floor_us: float | None = None
+
+    def add(self, *figures: Figure) -> None:
+        self.figures.extend(figures)
+
+    def engine(self) -> None:
+        s = self.sizes
+        for game_id in ("azul", "5211"):
+            for players in (2, 4):
+                self.progress(f"engine: {game_id}, {players} players")
+                got = engine.measure(
+                    engine.playout(game_id), players, s.engine_games, s.engine_repeats
+                )
+                name = f"{game_id} {players}p random playouts"
+                target, passed = "", None
+                if game_id == "azul" and players == 2:
+                    self.azul_2p = got.games_per_s
+                    target, passed = "≥ 1,000 games/s", got.games_per_s >= 1000
+                self.add(
+                    Figure("engine", name, got.games_per_s, "games/s", target, passed),
+                    Figure(
+                        "engine",
+                        f"{name} ({got.decisions_per_game:.0f} decisions/game)",
+                        got.decisions_per_s,
+                        "decisions/s",
+                    ),
+                )
+
+    def floor(self) -> None:
+        s = self.sizes
+        self.progress("floor: pipe round trips")
+        self.floor_us = pipes.trio_round_trip_us(s.round_trips, s.pipe_repeats)
+        blocking = pipes.blocking_round_trip_us(s.round_trips, s.pipe_repeats)
+        self.add(
+            Figure("floor", "short line round trip, trio parent", self.floor_us, "µs"),
+            Figure("floor", "short line round trip, blocking parent", blocking, "µs"),
+        )
+
+    def overhead(self) -> None:
+        assert self.floor_us is not None
+        self.progress("overhead: matches of two trivial bots")
+        got = matches.referee_overhead_us(self.sizes.overhead_games)
+        ratio = got.per_decision_us / self.floor_us
+        self.add(
+            Figure("overhead", "referee time per decision", got.per_decision_us, "µs"),
+            Figure("overhead", "… as a multiple of the round trip", ratio, "×", "≤ 5×", ratio <= 5),
+        )
+
+    def match(self) -> None:
+        self.progress(f"match: random bots, 1 and {self.cores} at a time")
+        got = matches.match_throughput(self.sizes.match_games, self.cores)
+        self.add(
+            Figure(
+                "match",
+                "azul 2p game, random bots",
+                got.match_ms,
+                "ms",
+                "≤ 30 ms",
+                got.match_ms <= 30,
+            ),
+            Figure("match", "one match at a time", got.games_per_s, "games/s"),
+            Figure("match", f"{self.cores} matches at once", got.concurrent_games_per_s, "games/s"),
+        )
+
+    def tournament(self) -> None:
+        s = self.sizes
+        self.progress(f"tournament: 2 random bots, concurrency {self.cores}")
+        pair = matches.tournament_games_per_s(2, s.tournament_deals, self.cores)
+        self.progress(f"tournament: 4-bot round-robin, concurrency {self.cores}")
+        four = matches.tournament_games_per_s(4, s.round_robin_deals, self.cores)
+        self.add(
+            Figure(
+                "tournament",
+                f"azul 2p, concurrency {self.cores}",
+                pair,
+                "games/s",
+                "≥ 30 games/s",
+                pair >= 30,
+            ),
+            Figure("tournament", "4-bot round-robin", four * 60, "games/min"),
+        )
+
+    def peer(self) -> None:
+        if not engine.peer_available():
+            self.progress(
+                "peer: skipped, `azul_game_engine` is not installed "
+                "(pip install --ignore-requires-python azul-game-engine)"
+            )
+            return
+        assert self.azul_2p is not None
+        s = self.sizes
+        for players in (2, 4):
+            self.progress(f"peer: azul-game-engine, {players} players")
+            got = engine.measure(engine.peer_playout, players, s.peer_games, s.engine_repeats)
+            self.add(
+                Figure(
+                    "peer",
+                    f"azul-game-engine {players}p random playouts",
+                    got.games_per_s,
+                    "games/s",
+                )
+            )
+            if players == 2:
+                ratio = self.azul_2p / got.games_per_s
+                self.add(
+                    Figure("peer", "ours ÷ azul-game-engine, 2p", ratio, "×", "≥ 2×", ratio >= 2)
+                )
+
+    def memory(self) -> None:
+        s = self.sizes
+        self.progress("memory: walking schedules")
+        small_games, small = memory.schedule_peak_bytes(s.memory_small)
+        large_games, large = memory.schedule_peak_bytes(s.memory_large)
+        slack = 4096  # tracemalloc's own bookkeeping varies by a few blocks
+        self.add(
+            Figure("memory", f"schedule of {small_games:,} games, peak", small / 1024, "KiB"),
+            Figure(
+                "memory",
+                f"schedule of {large_games:,} games, peak",
+                large / 1024,
+                "KiB",
+                f"≤ the {small_games:,}-game peak + 4 KiB",
+                large <= small + slack,
+            ),
+        )
+
+
+def run(
+    only: Sequence[str] = (), *, quick: bool = False, progress: Progress | None = None
+) -> list[Figure]:
+    """Measure the sections in `only` (all when empty), with what they are judged against."""
+    wanted = set(only or SECTIONS)
+    for section in list(wanted):
+        wanted.update(NEEDS.get(section, ()))
+    bench = Bench(QUICK if quick else FULL, os.cpu_count() or 1, progress or (lambda _: None))
+    for section in SECTIONS:
+        if section in wanted:
+            getattr(bench, section)()
+    return bench.figures
+
+
+HEADERS = ["section", "figure", "value", "target", "result"]
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    with_model = _cpu_model()
+    return (
+        f"{os.cpu_count()} cores ({with_model or cpu}), {platform.system()} "
+        f"{platform.release()}, Python {platform.python_version()}"
+    )
+
+
+def _cpu_model() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+    found = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE)
+    return found[1].strip() if found else ""
+
+
+CLOCKS_SECTION = "## Clocks under load"
+
+
+def markdown(figures: Sequence[Figure], argv: Sequence[str], existing: str = "") -> str:
+    """docs/benchmarks.md: the command, the machine, the table; a kept "Clocks under load"."""
+    from tournaments.output import render_table
+
+    table = render_table(HEADERS, [figure.row() for figure in figures], "github")
+    command = shlex.join(["arena", "bench", *argv])
+    text = f"""# Benchmarks
+
+Regenerated from a real run by
+
+```
+{command}
+```
+
+on {machine()}. Every figure is a median over repetitions; a target that is a ratio compares
+two figures of the same run (the machine is shared and noisy, so absolute figures move by
+tens of per cent from run to run). `arena bench --help` lists the sections; `--quick` runs each
+with tiny repetitions (a smoke test, not a measurement).
+
+{table}
+
+## What each figure measures
+
+- **engine**: random playouts in-process — every decision asks the engine for the full legal
+  list and applies a uniform choice, so legal-move generation and full validation are counted.
+  CPU time of one core.
+- **floor**: one short line there and back between a parent and a Python child (`echo`, blocking
+  reads and writes) over pipes; the trio parent is the referee's situation and the yardstick of
+  the overhead figure.
+- **overhead**: two trivial bots (answer `index: 0` at once, decoding only `type` and `id`) play
+  whole Azul games on reused processes; per decision, the game's wall time minus the time the
+  referee charged the bots (from writing `act` to reading the answer). What remains is the
+  referee: legal moves, observation, encoding, checking the answer, applying it, the record,
+  scheduling.
+- **match**: the built-in random bot (SDK, typed decoding) in both seats, processes reused:
+  median wall time of a whole game, and games/s one match at a time and one per core.
+- **tournament**: the real runner and SQLite store on a temporary file (process starts per unit
+  and one transaction per stored game included), concurrency = cores.
+- **peer**: the same playout on the `azul-game-engine` package (optional, never a dependency:
+  `pip install --ignore-requires-python azul-game-engine`), with the legal list enumerated from
+  its public state in the harness and counted in its time: source × colour × every pattern line
+  that may take the colour, plus all to the floor.
+- **memory**: tracemalloc peak while walking every game of a lazily generated schedule.
+"""
+    if CLOCKS_SECTION in existing:
+        text += "\n" + existing[existing.index(CLOCKS_SECTION) :].rstrip() + "\n"
+    return text
+
+
+def print_progress(message: str) -> None:
+    print(f"arena bench: {message}", file=sys.stderr, flush=True)
