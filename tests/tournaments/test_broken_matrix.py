@@ -36,7 +36,7 @@ concurrency = 2
 sandbox = "{sandbox}"
 
 [time]
-move_ms = 400
+move_ms = {move_ms}
 startup_ms = {startup_ms}
 
 [participants]
@@ -48,6 +48,10 @@ command = "{python} {broken} {mode} {options} {marker}"
 {own_limits}
 """
 
+HANG_MOVE_MS = 400
+"""Short, so the hanging bot's timeout comes quickly."""
+MOVE_MS = 5_000
+"""Generous for every other case: a bot dying of its fault under CI load is never a timeout."""
 FLOOD_STARTUP_MS = 20_000
 """The flooder writes its gigabyte before `ready`: its own startup time, not a fault."""
 
@@ -115,6 +119,7 @@ async def run_tournament(
             own_limits=own_limits,
             sandbox=sandbox,
             startup_ms=FLOOD_STARTUP_MS if mode == "flood" else 1500,
+            move_ms=HANG_MOVE_MS if mode == "hang" else MOVE_MS,
         )
     )
     prepared = prepare(file)
