@@ -3,9 +3,19 @@
 Trio has no line reader (trio issue 796), and a naive one would buffer whatever a runaway bot
 writes: one 10 GB "line" would take the referee down with it. This one keeps at most
 `max_line_bytes` plus one chunk in memory and raises `LineTooLong` as soon as a line is longer.
+
+On a pipe (`trio.lowlevel.FdStream`, what bot processes have) it reads the file descriptor
+itself: `FdStream.receive_some` passes through the scheduler once before even trying to read and
+then once more to wait, and the referee reads right after writing a request, when nothing can be
+there yet. Here the read is tried first and the wait for readability is the one scheduling point;
+only when data was there at once does a plain checkpoint follow (after the data is buffered, so a
+cancellation there loses nothing). Either way every read is a checkpoint, as trio expects.
 """
 
 from __future__ import annotations
+
+import errno
+import os
 
 import trio
 
@@ -61,8 +71,34 @@ class LineReader:
                 raise LineTooLong(self._limit)
             if self._eof:
                 return None
-            chunk = await self._stream.receive_some(CHUNK_BYTES)
+            chunk: bytes | bytearray
+            if isinstance(self._stream, trio.lowlevel.FdStream):
+                chunk, waited = await _read_fd(self._stream)
+            else:
+                chunk, waited = await self._stream.receive_some(CHUNK_BYTES), True
             if not chunk:
                 self._eof = True
             else:
                 self._buffer += chunk
+            if not waited:
+                await trio.lowlevel.checkpoint()
+
+
+async def _read_fd(stream: trio.lowlevel.FdStream) -> tuple[bytes, bool]:
+    """One chunk from a pipe (b"" at end of file), and whether it waited for it (a checkpoint).
+
+    Errors as `FdStream.receive_some` raises them: `ClosedResourceError` once the stream was
+    closed, `BrokenResourceError` for any other failure.
+    """
+    waited = False
+    while True:
+        fd = stream.fileno()
+        try:
+            return os.read(fd, CHUNK_BYTES), waited
+        except BlockingIOError:
+            await trio.lowlevel.wait_readable(fd)
+            waited = True
+        except OSError as exc:
+            if exc.errno == errno.EBADF:
+                raise trio.ClosedResourceError("file was already closed") from None
+            raise trio.BrokenResourceError from exc

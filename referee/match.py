@@ -66,7 +66,8 @@ class MatchOutcome(msgspec.Struct):
     """Per-seat stderr log paths of this game."""
     match_id: str = ""
     latency_ms: list[float] = []
-    """The referee's scheduling latency sampled after every answer (see `_Match.latency_ms`)."""
+    """The referee's scheduling latency sampled after every answer when `play_match` was asked
+    to (`sample_latency`; see `_Match.latency_ms`), else empty."""
 
 
 class _Seat:
@@ -88,8 +89,12 @@ async def play_match(
     *,
     limits: Limits | None = None,
     match_id: str = "",
+    sample_latency: bool = False,
 ) -> MatchOutcome:
     """Play one game with `handles[i]` in seat i; their processes stay alive for the next game.
+
+    `sample_latency` fills `MatchOutcome.latency_ms` (one extra pass through the event loop per
+    answer, which is why it is off unless a measurement asks for it).
 
     Raises `UnknownGame`/`BadOptions`/`ValueError` for a bad setup (before any bot is asked),
     and whatever the engine raises other than `IllegalAction` (an engine bug). On any exception
@@ -103,7 +108,7 @@ async def play_match(
         raise RuntimeError("a bot handle is already playing another match")
     limits = limits or handles[0].limits
     match_id = match_id or f"{game.id}-{seed}-{secrets.token_hex(3)}"
-    runner = _Match(game, parsed_options, seed, handles, time, limits, match_id)
+    runner = _Match(game, parsed_options, seed, handles, time, limits, match_id, sample_latency)
     for handle in handles:
         handle.busy = True
     try:
@@ -159,6 +164,15 @@ def bot_seed(match_seed: int, seat: int) -> int:
     return int.from_bytes(digest.digest(), "big") >> 1
 
 
+def _allowance(clock: SeatClock, limit_ms: float) -> str:
+    """A decision's limit in words, for a timeout's reason (built only when one happens)."""
+    bank_ms = int(limit_ms - clock.move_ms - clock.grace_ms)
+    allowance = f"move {clock.move_ms} ms + bank {bank_ms} ms"
+    if clock.grace_ms:
+        allowance += f" + grace {clock.grace_ms} ms"
+    return allowance
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40] or "bot"
 
@@ -175,6 +189,7 @@ class _Match:
         time: TimeControl,
         limits: Limits,
         match_id: str,
+        sample_latency: bool = False,
     ) -> None:
         self.game = game
         self.seed = seed
@@ -185,9 +200,11 @@ class _Match:
         self.state = game.new(len(handles), seed, options)
         self.seats = [_Seat(handle, SeatClock(time, limits.grace_ms)) for handle in handles]
         self.faults: list[Fault] = []
+        self.sample_latency = sample_latency
         self.latency_ms: list[float] = []
-        """Per answer: one round trip through the event loop right after it was read, a sample
-        of how late the referee notices a reply (time a bot may be charged for our delays)."""
+        """Per answer (when `sample_latency`): one round trip through the event loop right after
+        it was read, a sample of how late the referee notices a reply (time a bot may be charged
+        for our delays)."""
         self.decision = -1
         """The decision being asked: -1 during startup, then 1, 2, ... (the `act` ids)."""
         self.applied = 0
@@ -391,14 +408,12 @@ class _Match:
         if cpu_mode and not scope.cancelled_caught:
             used_ms = (process.cpu_s() - began_cpu_s) * 1000
         times[seat] = used_ms
-        await trio.lowlevel.checkpoint()
-        self.latency_ms.append(round((trio.current_time() - answered) * 1000, 3))
+        if self.sample_latency:
+            await trio.lowlevel.checkpoint()
+            self.latency_ms.append(round((trio.current_time() - answered) * 1000, 3))
         in_time = clock.charge(used_ms)
-        bank_ms = int(limit_ms - clock.move_ms - clock.grace_ms)
-        allowance = f"move {clock.move_ms} ms + bank {bank_ms} ms"
-        if clock.grace_ms:
-            allowance += f" + grace {clock.grace_ms} ms"
         if scope.cancelled_caught:
+            allowance = _allowance(clock, limit_ms)
             fault = await self.late(
                 process.exit_status(),
                 "timeout",
@@ -411,9 +426,9 @@ class _Match:
             fault = BotFault(
                 "timeout",
                 f"answered decision {decision} after {used_ms:.0f} ms; the limit was "
-                f"{limit_ms:.0f} ms ({allowance})",
+                f"{limit_ms:.0f} ms ({_allowance(clock, limit_ms)})",
             )
-        fault = process.resource_fault(f"answering decision {decision}") or fault
+        fault = process.resource_fault("answering decision", decision) or fault
         if fault is None:
             try:
                 answers[seat] = decode_answer(reply, decision, legal, self.game.Action)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import logging
 import os
 import re
@@ -259,16 +260,19 @@ class BotProcess:
         return group_cpu_s(self.members())
 
     def start_game(self) -> None:
-        """Start counting this game's CPU time (the process may have played games before)."""
-        self._game_cpu_s = self.cpu_s()
-        self._next_cpu_check = 0.0
+        """Start counting this game's CPU time (the process may have played games before).
 
-    def resource_fault(self, doing: str) -> BotFault | None:
+        The baseline was read just now, so the next comparison is due `CPU_CHECK_S` later."""
+        self._game_cpu_s = self.cpu_s()
+        self._next_cpu_check = time.monotonic() + CPU_CHECK_S
+
+    def resource_fault(self, doing: str, decision: int | None = None) -> BotFault | None:
         """A `resource_limit` fault if the bot exceeded its process count or its CPU per game.
 
         Called after every decision, so kept cheap: with a cgroup the kernel enforces the count
         and one file says whether it refused a fork; the CPU time (a /proc read per process) is
         looked at most every `CPU_CHECK_S`, which a limit counted in seconds can afford.
+        `doing` (followed by `decision` when given) is only formatted into a fault's reason.
         """
         limits = self.resources
         if limits.processes:
@@ -278,6 +282,7 @@ class BotProcess:
                 refused, how = len(self.members()), "processes"
                 refused = refused if refused > limits.processes else 0
             if refused:
+                doing = doing if decision is None else f"{doing} {decision}"
                 return BotFault(
                     "resource_limit",
                     f"processes: exceeded the limit of {limits.processes} ({refused} {how}) "
@@ -288,6 +293,7 @@ class BotProcess:
             self._next_cpu_check = now + CPU_CHECK_S
             used = self.cpu_s() - self._game_cpu_s
             if used > limits.cpu_s:
+                doing = doing if decision is None else f"{doing} {decision}"
                 return BotFault(
                     "resource_limit",
                     f"cpu: used {used:.1f} s of CPU in this game, over the limit of "
@@ -329,9 +335,30 @@ class BotProcess:
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s[%d] << %s", self.spec.name, self.pid, line[:300].rstrip())
         try:
-            await self._stdin.send_all(line)
+            sent = self._write_now(line)
+            if sent < len(line):
+                await self._stdin.send_all(memoryview(line)[sent:])
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise await self._gone(doing, "closed its stdin") from None
+
+    def _write_now(self, line: bytes) -> int:
+        """Write what the pipe takes without waiting (all of a request, normally); bytes written.
+
+        `FdStream.send_all` would first pass through the scheduler; a request is always
+        followed by reading the answer, whose wait is the scheduling point. Errors are raised
+        as `send_all` raises them.
+        """
+        stdin = self._stdin
+        if not isinstance(stdin, trio.lowlevel.FdStream):  # not a pipe: no fast path
+            return 0
+        try:
+            return os.write(stdin.fileno(), line)
+        except BlockingIOError:
+            return 0
+        except OSError as exc:
+            if exc.errno == errno.EBADF:
+                raise trio.ClosedResourceError("file was already closed") from None
+            raise trio.BrokenResourceError from exc
 
     async def receive(self, *, doing: str) -> bytes:
         """Read one line; a `BotFault` for an over-long line or a closed stdout."""

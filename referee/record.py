@@ -71,6 +71,16 @@ class ResultLine(msgspec.Struct, tag="result", tag_field="type"):
     decisions: int
 
 
+class _DecisionOut(msgspec.Struct, tag="decision", tag_field="type"):
+    """`DecisionLine` as written: the actions encoded in the same pass as the line (the bytes
+    are the same as encoding each action to `msgspec.Raw` first, one encoder call cheaper)."""
+
+    n: int
+    actions: dict[int, Any]
+    ms: dict[int, float] = {}
+    fallback: list[int] = []
+
+
 RecordLine = Header | DecisionLine | FaultLine | ResultLine
 
 _encoder = msgspec.json.Encoder()
@@ -90,9 +100,9 @@ class RecordWriter:
     def decision(
         self, n: int, actions: dict[int, Any], ms: dict[int, float], fallback: list[int]
     ) -> None:
-        raw = {seat: msgspec.Raw(_encoder.encode(action)) for seat, action in actions.items()}
         rounded = {seat: round(value, 3) for seat, value in ms.items()}
-        self._lines.append(_encoder.encode(DecisionLine(n, raw, rounded, sorted(fallback))))
+        line = _DecisionOut(n, actions, rounded, sorted(fallback))
+        self._lines.append(_encoder.encode(line))
 
     def fault(self, fault: Fault) -> None:
         line = FaultLine(fault.seat, fault.kind, fault.reason, fault.decision)

@@ -92,7 +92,9 @@ async def measure(
         async with open_bots([bot, bot], limits) as handles:
             seed = index
             while len(charged) < decisions:
-                outcome = await play_match("azul", {}, seed, handles, time, limits=limits)
+                outcome = await play_match(
+                    "azul", {}, seed, handles, time, limits=limits, sample_latency=True
+                )
                 seed += workers
                 games += 1
                 late = [fault.reason for fault in outcome.faults if fault.kind == "timeout"]

@@ -1,9 +1,12 @@
 """Matches and tournaments through the real referee, with real bot processes.
 
 - `referee_overhead_us`: two trivial bots (`first`: answer `index: 0` at once) play whole games
-  on reused processes; per decision, the wall time of the game minus the time the referee
-  charged the bots (from writing `act` to reading the answer) is what the referee itself costs:
-  legal moves, observation, encoding, checking the answer, applying it, the record, scheduling.
+  on reused processes; per decision, the wall time of the game minus the think time the bots
+  themselves report (from having read `act` to just before writing the answer) is the referee's
+  overhead: its own work (legal moves, observation, encoding, checking the answer, applying it,
+  the record, scheduling) plus the pipe transfer both ways and the bots' reading and writing.
+  The older, narrower figure — wall time minus the time the referee *charged* the bots (from
+  writing `act` to reading the answer), which leaves the pipe out — is reported beside it.
 - `match_throughput`: the built-in random bot (the SDK, typed decoding and all) in both seats,
   processes reused; one match at a time, then `concurrency` matches at once.
 - `tournament_throughput`: the real runner and SQLite store on a temporary file, so the figure
@@ -33,7 +36,11 @@ TIME = TimeControl(move_ms=1000)
 
 class Overhead(msgspec.Struct, frozen=True):
     per_decision_us: float
-    """Median over games of (wall - charged think time) / decisions."""
+    """Median over games of (wall - the bots' own reported think time) / decisions."""
+    referee_only_us: float
+    """Median over games of (wall - the time the referee charged the bots) / decisions."""
+    bot_think_us: float
+    """Median over games of the bots' own reported think time / decisions."""
     decisions_per_game: float
 
 
@@ -65,12 +72,37 @@ async def _games(
 
 
 def referee_overhead_us(games: int) -> Overhead:
-    specs = [BotSpec(name=f"first{seat}", command=command("first")) for seat in range(2)]
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
-        played = trio.run(_games, specs, games, logs)
-    per_decision = [(wall - think) * 1000 / decisions for wall, think, decisions in played]
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
+        reports = [Path(directory) / f"think{seat}.txt" for seat in range(2)]
+        specs = [
+            BotSpec(name=f"first{seat}", command=command("first", str(reports[seat])))
+            for seat in range(2)
+        ]
+        played = trio.run(_games, specs, games, str(Path(directory) / "logs"))
+        # One line per game and bot, "<decisions> <think ns>", written at `end`; complete once
+        # `open_bots` has returned (the bots were told `quit` and have exited). Game 0 (the
+        # warm-up `_games` drops) is dropped here too.
+        think = [
+            [tuple(map(int, line.split())) for line in report.read_text().splitlines()][1:]
+            for report in reports
+        ]
+    if any(len(per_bot) != len(played) for per_bot in think):
+        raise RuntimeError("a benchmark bot did not report its think time for every game")
+    per_decision, referee_only, bot_think = [], [], []
+    for n, (wall_ms, charged_ms, decisions) in enumerate(played):
+        answered = sum(per_bot[n][0] for per_bot in think)
+        if answered != decisions:
+            raise RuntimeError(
+                f"the bots answered {answered} decisions, the referee saw {decisions}"
+            )
+        think_us = sum(per_bot[n][1] for per_bot in think) / 1000
+        per_decision.append((wall_ms * 1000 - think_us) / decisions)
+        referee_only.append((wall_ms - charged_ms) * 1000 / decisions)
+        bot_think.append(think_us / decisions)
     return Overhead(
         per_decision_us=statistics.median(per_decision),
+        referee_only_us=statistics.median(referee_only),
+        bot_think_us=statistics.median(bot_think),
         decisions_per_game=statistics.mean(decisions for _, _, decisions in played),
     )
 

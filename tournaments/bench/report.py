@@ -122,8 +122,17 @@ class Bench:
         got = matches.referee_overhead_us(self.sizes.overhead_games)
         ratio = got.per_decision_us / self.floor_us
         self.add(
-            Figure("overhead", "referee time per decision", got.per_decision_us, "µs"),
+            Figure(
+                "overhead", "per decision: wall − bots' own think time", got.per_decision_us, "µs"
+            ),
             Figure("overhead", "… as a multiple of the round trip", ratio, "×", "≤ 5×", ratio <= 5),
+            Figure("overhead", "bots' own think time per decision", got.bot_think_us, "µs"),
+            Figure(
+                "overhead",
+                "per decision: wall − time charged (no pipe)",
+                got.referee_only_us,
+                "µs",
+            ),
         )
 
     def match(self) -> None:
@@ -273,10 +282,14 @@ with tiny repetitions (a smoke test, not a measurement).
   reads and writes) over pipes; the trio parent is the referee's situation and the yardstick of
   the overhead figure.
 - **overhead**: two trivial bots (answer `index: 0` at once, decoding only `type` and `id`) play
-  whole Azul games on reused processes; per decision, the game's wall time minus the time the
-  referee charged the bots (from writing `act` to reading the answer). What remains is the
-  referee: legal moves, observation, encoding, checking the answer, applying it, the record,
-  scheduling.
+  whole Azul games on reused processes. The target row: per decision, the game's wall time minus
+  the think time the bots report themselves (each times, with `perf_counter_ns`, from having read
+  an `act` line to just before writing its answer, and reports the game's total at `end`). What
+  remains is everything but thinking — the referee (legal moves, observation, encoding, checking
+  the answer, applying it, the record, scheduling), the pipe transfer both ways and the bots'
+  reading and writing — and it is divided by the trio round trip of the same run. The last row
+  is the narrower older figure: wall time minus the time the referee charged the bots (from
+  writing `act` to reading the answer), i.e. the referee's own work without the pipe.
 - **match**: the built-in random bot (SDK, typed decoding) in both seats, processes reused:
   median wall time of a whole game, and games/s one match at a time and one per core.
 - **tournament**: the real runner and SQLite store on a temporary file (process starts per unit
