@@ -302,28 +302,37 @@ class _Match:
         )
         fault: BotFault | None = None
         with trio.move_on_at(began + limit_ms / 1000) as scope:
+            process.cancel_on_exit(scope)
             try:
                 await process.send(encode_line(message), doing="being sent `start`")
                 decode_ready(await process.receive(doing="the referee waited for `ready`"))
             except BotFault as exc:
                 fault = exc
+        process.cancel_on_exit(None)
         fault = process.resource_fault("starting") or fault
         if scope.cancelled_caught:
             fault = await self.late(
-                process.exit_status(),
+                scope,
                 "startup_timeout",
                 f"no `ready` within {self.time.startup_ms} ms of {since}"
                 + (f" (+{self.limits.grace_ms} ms grace)" if self.limits.grace_ms else ""),
+                "the referee waited for `ready`",
                 process,
             )
         if fault is not None:
             await self.forfeit(seat, fault)
 
-    async def late(self, code: int | None, kind: str, reason: str, process: BotProcess) -> BotFault:
-        """A missed deadline: a crash if the process has in fact exited, else `kind`."""
+    async def late(
+        self, scope: trio.CancelScope, kind: str, reason: str, doing: str, process: BotProcess
+    ) -> BotFault:
+        """A wait cut short: by the bot's death (a crash, seen at once even while a child of it
+        holds its stdout open) or by its deadline (`kind`, or a crash if it died meanwhile)."""
+        code = process.exit_status()
         if code is None:
             return BotFault(kind, reason)
         tail = await process.stderr_tail()
+        if trio.current_time() < scope.deadline:
+            return process.death_fault(code, f"exited ({describe_exit(code)}) while {doing}{tail}")
         return process.death_fault(code, f"exited ({describe_exit(code)}); {reason}{tail}")
 
     # ---- one decision ---------------------------------------------------------------------
@@ -396,6 +405,7 @@ class _Match:
         wall_limit_ms = limit_ms * CPU_MODE_WALL_FACTOR if cpu_mode else limit_ms
         began = trio.current_time()
         with trio.move_on_at(began + wall_limit_ms / 1000) as scope:
+            process.cancel_on_exit(scope)
             try:
                 await process.send(line, doing=f"being sent decision {decision}")
                 reply = await process.receive(
@@ -403,6 +413,7 @@ class _Match:
                 )
             except BotFault as exc:
                 fault = exc
+        process.cancel_on_exit(None)
         answered = trio.current_time()
         used_ms = (answered - began) * 1000
         if cpu_mode and not scope.cancelled_caught:
@@ -415,11 +426,12 @@ class _Match:
         if scope.cancelled_caught:
             allowance = _allowance(clock, limit_ms)
             fault = await self.late(
-                process.exit_status(),
+                scope,
                 "timeout",
                 f"no answer to decision {decision} within {wall_limit_ms:.0f} ms ({allowance}"
                 + (f", times {CPU_MODE_WALL_FACTOR} in cpu time mode" if cpu_mode else "")
                 + f"); waited {used_ms:.0f} ms",
+                f"the referee waited for its answer to decision {decision}",
                 process,
             )
         elif fault is None and not in_time:

@@ -247,6 +247,10 @@ class BotProcess:
         self._log = stderr_log
         self._stderr_done = trio.Event()
         self._drain_scope = trio.CancelScope()
+        self._watch_scope = trio.CancelScope()
+        self._waiting: trio.CancelScope | None = None
+        self.exited = False
+        """Set the moment the bot's own process exits (its children may live on)."""
         self._killed = False
 
     def members(self) -> list[int]:
@@ -300,6 +304,30 @@ class BotProcess:
                     f"{limits.cpu_s} s, while {doing}",
                 )
         return None
+
+    def cancel_on_exit(self, scope: trio.CancelScope | None) -> None:
+        """Cancel `scope` (a wait for this bot) as soon as its process exits, or at once if it
+        has: a child that inherited its stdout would otherwise keep the wait going until the
+        deadline. None stops watching."""
+        self._waiting = scope
+        if scope is not None and self.exited:
+            scope.cancel()
+
+    async def _watch_exit(self) -> None:
+        """Mark the exit of the bot's process the moment it happens (a pidfd, no reaping, so
+        the process group id stays reserved until the group is killed)."""
+        with self._watch_scope:
+            try:
+                pidfd = os.pidfd_open(self.pid)
+            except (AttributeError, OSError):  # no pidfd here: deadlines still catch a death
+                return
+            try:
+                await trio.lowlevel.wait_readable(pidfd)
+            finally:
+                os.close(pidfd)
+            self.exited = True
+            if self._waiting is not None:
+                self._waiting.cancel()
 
     async def _drain_stderr(self) -> None:
         with self._drain_scope:
@@ -423,6 +451,7 @@ class BotProcess:
             with trio.move_on_after(1.0):
                 await self._stderr_done.wait()
             self._drain_scope.cancel()
+            self._watch_scope.cancel()
             for stream in (self._stdin, self._stdout, self._stderr):
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await stream.aclose()
@@ -503,6 +532,7 @@ async def spawn(
     stderr_log.forget_tail()
     bot = BotProcess(spec, process, workdir, limits, stderr_log, cgroup)
     nursery.start_soon(bot._drain_stderr)
+    nursery.start_soon(bot._watch_exit)
     log.debug("%s[%d] started: %s", spec.name, bot.pid, shlex.join(spec.command))
     return bot
 

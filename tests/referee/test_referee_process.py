@@ -139,6 +139,24 @@ async def test_children_of_a_faulty_bot_die_at_the_fault(bots: Bots, tmp_path: P
     bots.assert_none_left()
 
 
+async def test_a_death_is_seen_at_once_while_a_child_holds_stdout(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """The bot exits but its child keeps the stdout pipe open: no end of file ever comes, yet
+    the referee calls the crash at once rather than waiting out the 30 s allowance."""
+    pids = tmp_path / "pids"
+    specs = [bots.healthy(), bots.broken("crash_mid", "after=1", f"children={pids}")]
+    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+        began = trio.current_time()
+        outcome = await play_match("azul", {}, 3, handles, TimeControl(move_ms=30_000))
+        took = trio.current_time() - began
+    (fault,) = outcome.faults
+    assert fault.kind == "crash" and fault.seat == 1
+    assert fault.reason.startswith("exited (exit code 7) while the referee waited for its answer")
+    assert took < 5, f"the crash took {took:.1f} s to be noticed"
+    bots.assert_none_left()
+
+
 async def test_cancellation_kills_every_process(bots: Bots, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     specs = [bots.healthy(f"children={pids}"), bots.broken("hang")]
