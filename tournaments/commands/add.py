@@ -13,8 +13,7 @@ from tournaments.cli import UsageError
 from tournaments.commands.run import (
     add_tournament_options,
     open_prepared,
-    play,
-    print_results,
+    play_and_report,
 )
 from tournaments.commands.table import add_table_options
 from tournaments.config import ConfigError
@@ -69,11 +68,4 @@ def handle(args: argparse.Namespace) -> int:
         prepared.close()
     # Open again: the new bot is now among the players (and an earlier version of it, if any,
     # is relabelled name@hash).
-    prepared = open_prepared(args)
-    try:
-        if play(prepared, args) is None:
-            return 130
-        print_results(prepared, args)
-    finally:
-        prepared.close()
-    return 0
+    return play_and_report(args)

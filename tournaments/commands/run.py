@@ -149,7 +149,8 @@ def print_results(prepared: Prepared, args: argparse.Namespace) -> None:
         print_tables(games, table_names(args), args)
 
 
-def handle(args: argparse.Namespace) -> int:
+def play_and_report(args: argparse.Namespace) -> int:
+    """Open the tournament, play what is left of it, print the tables; the exit code."""
     prepared = open_prepared(args)
     try:
         if play(prepared, args) is None:
@@ -158,3 +159,7 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         prepared.close()
     return 0
+
+
+def handle(args: argparse.Namespace) -> int:
+    return play_and_report(args)
