@@ -280,7 +280,8 @@ with tiny repetitions (a smoke test, not a measurement).
   CPU time of one core.
 - **floor**: one short line there and back between a parent and a Python child (`echo`, blocking
   reads and writes) over pipes; the trio parent is the referee's situation and the yardstick of
-  the overhead figure.
+  the overhead figure. A round trip is mostly the time it takes to wake the other process, so it
+  depends on whether the cores are idle or busy: compare it only with figures of the same run.
 - **overhead**: two trivial bots (answer `index: 0` at once, decoding only `type` and `id`) play
   whole Azul games on reused processes. The target row: per decision, the game's wall time minus
   the think time the bots report themselves (each times, with `perf_counter_ns`, from having read
