@@ -3,24 +3,88 @@
 The public surface is re-exported here; the modules behind it each do one job:
 `process` (bot processes and their groups), `lines` (a bounded line reader), `stderr` (capped
 stderr logs), `clock` (time control arithmetic), `answers` (validating what bots send),
-`faults` (fault kinds and forfeit ranking), `limits` (per-bot resource limits), `cgroups` (the
-pids cgroup that caps a bot's processes), `sandbox` (bubblewrap), `match` (the match loop) and
-`record` (game records and replay).
+`faults` (fault kinds and forfeit ranking), `limits` (per-bot resource limits), `cgroups` (a
+bot's cgroups: processes, total memory, CPU accounting), `spawn` (forking bots so that none
+outlives the referee), `sandbox` (bubblewrap), `match` (the match loop) and `record` (game
+records and replay).
+
+Names load lazily (PEP 562): `import referee.games` — what a Python bot does — must not
+load trio, the bot processes or the match loop. To re-export a name, add it to `_EXPORTS` and
+to `__all__` and the `TYPE_CHECKING` imports (for the type checker; a test checks that the
+three agree).
 """
 
-from referee.clock import SeatClock
-from referee.faults import FAULT_KINDS, FORFEIT, BotFault, Fault, forfeit_result
-from referee.lines import LineReader, LineTooLong
-from referee.match import MatchOutcome, play_match, run_match
-from referee.process import BotHandle, BotSpec, Limits, bot_environment, bot_spec, open_bots
-from referee.record import (
-    RECORD_VERSION,
-    BadRecord,
-    ReplayReport,
-    parse_record,
-    replay,
-    replay_states,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.clock import SeatClock
+    from referee.faults import FAULT_KINDS, FORFEIT, BotFault, Fault, forfeit_result
+    from referee.limits import ResourceLimits
+    from referee.lines import LineReader, LineTooLong
+    from referee.match import MatchOutcome, play_match, run_match
+    from referee.process import (
+        BotHandle,
+        BotSpec,
+        Limits,
+        TimeMode,
+        bot_environment,
+        bot_spec,
+        open_bots,
+    )
+    from referee.record import (
+        RECORD_VERSION,
+        BadRecord,
+        ReplayReport,
+        parse_record,
+        replay,
+        replay_states,
+    )
+    from referee.sandbox import (
+        SandboxChoice,
+        SandboxKind,
+        SandboxRequest,
+        SandboxUnavailable,
+        bwrap_path,
+        choose,
+    )
+
+_EXPORTS: dict[str, str] = {
+    "BadRecord": "referee.record",
+    "BotFault": "referee.faults",
+    "BotHandle": "referee.process",
+    "BotSpec": "referee.process",
+    "FAULT_KINDS": "referee.faults",
+    "FORFEIT": "referee.faults",
+    "Fault": "referee.faults",
+    "Limits": "referee.process",
+    "LineReader": "referee.lines",
+    "LineTooLong": "referee.lines",
+    "MatchOutcome": "referee.match",
+    "RECORD_VERSION": "referee.record",
+    "ReplayReport": "referee.record",
+    "ResourceLimits": "referee.limits",
+    "SandboxChoice": "referee.sandbox",
+    "SandboxKind": "referee.sandbox",
+    "SandboxRequest": "referee.sandbox",
+    "SandboxUnavailable": "referee.sandbox",
+    "SeatClock": "referee.clock",
+    "TimeMode": "referee.process",
+    "bot_environment": "referee.process",
+    "bot_spec": "referee.process",
+    "bwrap_path": "referee.sandbox",
+    "choose": "referee.sandbox",
+    "forfeit_result": "referee.faults",
+    "open_bots": "referee.process",
+    "parse_record": "referee.record",
+    "play_match": "referee.match",
+    "replay": "referee.record",
+    "replay_states": "referee.record",
+    "run_match": "referee.match",
+}
+"""Public name -> the module that defines it (imported on first use)."""
 
 __all__ = [
     "FAULT_KINDS",
@@ -36,9 +100,17 @@ __all__ = [
     "LineTooLong",
     "MatchOutcome",
     "ReplayReport",
+    "ResourceLimits",
+    "SandboxChoice",
+    "SandboxKind",
+    "SandboxRequest",
+    "SandboxUnavailable",
     "SeatClock",
+    "TimeMode",
     "bot_environment",
     "bot_spec",
+    "bwrap_path",
+    "choose",
     "forfeit_result",
     "open_bots",
     "parse_record",
@@ -47,3 +119,17 @@ __all__ = [
     "replay_states",
     "run_match",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module behind a public name on first use and keep the name here."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'referee' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

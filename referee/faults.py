@@ -19,7 +19,8 @@ FAULT_KINDS: dict[str, str] = {
     "spawn": "the bot's command could not be started (not found, not executable)",
     "startup_timeout": "no `ready` within the startup limit",
     "timeout": "no answer within the decision's allowance, bank and grace",
-    "crash": "the process exited (exit code or signal in the reason, with its last stderr)",
+    "crash": "the process exited (exit code or signal in the reason, with its first and last "
+    "stderr lines)",
     "closed": "the bot closed its stdout or stdin but kept running",
     "malformed": "a line that is not JSON (or not UTF-8)",
     "line_too_long": "a line longer than the referee's maximum line length",
@@ -27,7 +28,8 @@ FAULT_KINDS: dict[str, str] = {
     "wrong_id": "an answer whose id is not the decision asked",
     "bad_index": "an `index` outside the list of legal actions",
     "illegal": "a well-formed action the rules do not allow here (the reason names the rule)",
-    "resource_limit": "the bot hit a resource limit: memory, cpu, processes or file size (named)",
+    "resource_limit": "the bot hit a resource limit: memory, cpu, processes, disk or file size "
+    "(named)",
 }
 """Every fault kind, with what it means (the keys are stable: tournaments count by kind)."""
 

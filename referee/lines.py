@@ -3,6 +3,8 @@
 Trio has no line reader (trio issue 796), and a naive one would buffer whatever a runaway bot
 writes: one 10 GB "line" would take the referee down with it. This one keeps at most
 `max_line_bytes` plus one chunk in memory and raises `LineTooLong` as soon as a line is longer.
+The limit counts the whole line, its newline included (as docs/protocol.md says): a line of
+`max_line_bytes` bytes on the wire passes, one byte more is too long.
 
 On a pipe (`trio.lowlevel.FdStream`, what bot processes have) it reads the file descriptor
 itself: `FdStream.receive_some` passes through the scheduler once before even trying to read and
@@ -23,7 +25,8 @@ CHUNK_BYTES = 1 << 16
 
 
 class LineTooLong(Exception):
-    """The peer sent more than `max_line_bytes` without a newline (a protocol fault, not EOF)."""
+    """The peer sent a line longer than `max_line_bytes`, its newline included (a protocol
+    fault)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -60,14 +63,14 @@ class LineReader:
         while True:
             newline = self._buffer.find(b"\n", self._scanned)
             if newline >= 0:
-                if newline > self._limit:
+                if newline >= self._limit:  # the line with its newline is newline + 1 bytes
                     raise LineTooLong(self._limit)
                 line = bytes(self._buffer[:newline])
                 del self._buffer[: newline + 1]
                 self._scanned = 0
                 return line
             self._scanned = len(self._buffer)
-            if self._scanned > self._limit:
+            if self._scanned >= self._limit:  # no newline yet: with one, it would be too long
                 raise LineTooLong(self._limit)
             if self._eof:
                 return None

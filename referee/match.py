@@ -12,11 +12,14 @@ faulty seats played by a fallback policy (a uniformly random legal action from a
 the match seed); when fewer than two remain — at once in a two-player game — the game ends and
 the others are ranked by the current scores. Any other exception from the engine is a bug and
 propagates.
+
+Secrecy: nothing sent to a bot is derived from the game's seed. The match id is random, and each
+seat's own seed (for the bot's randomness) is either given by the caller (a tournament derives it
+from its secret, independently of the deal seed) or drawn at random.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import re
@@ -85,13 +88,21 @@ async def play_match(
     options: dict[str, Any] | None,
     seed: int,
     handles: Sequence[BotHandle],
-    time: TimeControl,
+    time: TimeControl | Sequence[TimeControl],
     *,
     limits: Limits | None = None,
     match_id: str = "",
+    bot_seeds: Sequence[int] | None = None,
+    log_tag: str = "",
     sample_latency: bool = False,
 ) -> MatchOutcome:
     """Play one game with `handles[i]` in seat i; their processes stay alive for the next game.
+
+    `time` is one time control for every seat, or one per seat (time odds).
+    `bot_seeds` are the seeds sent to the seats in `start` (random when None); `match_id` the id
+    sent to them (random when empty). Neither may be derived from `seed`: a bot would learn the
+    game's draws. `log_tag` names the stderr log files (the match id when empty); bots never see
+    it.
 
     `sample_latency` fills `MatchOutcome.latency_ms` (one extra pass through the event loop per
     answer, which is why it is off unless a measurement asks for it).
@@ -107,8 +118,26 @@ async def play_match(
     if any(handle.busy for handle in handles):
         raise RuntimeError("a bot handle is already playing another match")
     limits = limits or handles[0].limits
-    match_id = match_id or f"{game.id}-{seed}-{secrets.token_hex(3)}"
-    runner = _Match(game, parsed_options, seed, handles, time, limits, match_id, sample_latency)
+    match_id = match_id or secrets.token_hex(8)
+    if bot_seeds is None:
+        bot_seeds = [secrets.randbits(63) for _ in handles]
+    elif len(bot_seeds) != players:
+        raise ValueError(f"{len(bot_seeds)} bot seeds for {players} seats")
+    times = [time] * players if isinstance(time, TimeControl) else list(time)
+    if len(times) != players:
+        raise ValueError(f"{len(times)} time controls for {players} seats")
+    runner = _Match(
+        game,
+        parsed_options,
+        seed,
+        handles,
+        times,
+        limits,
+        match_id,
+        list(bot_seeds),
+        log_tag or match_id,
+        sample_latency,
+    )
     for handle in handles:
         handle.busy = True
     try:
@@ -129,16 +158,24 @@ async def run_match(
     options: dict[str, Any] | None,
     seed: int,
     specs: Sequence[BotSpec],
-    time: TimeControl,
+    time: TimeControl | Sequence[TimeControl],
     *,
     limits: Limits | None = None,
     match_id: str = "",
+    bot_seeds: Sequence[int] | None = None,
 ) -> MatchOutcome:
     """Start the bots, play one game, and kill every process: the one-off convenience."""
     _setup(game_id, options, len(specs))  # a bad setup fails before any process starts
     async with open_bots(specs, limits) as handles:
         return await play_match(
-            game_id, options, seed, handles, time, limits=limits, match_id=match_id
+            game_id,
+            options,
+            seed,
+            handles,
+            time,
+            limits=limits,
+            match_id=match_id,
+            bot_seeds=bot_seeds,
         )
 
 
@@ -151,17 +188,6 @@ def _setup(game_id: str, options: dict[str, Any] | None, players: int) -> tuple[
             f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}"
         )
     return game, parsed
-
-
-def bot_seed(match_seed: int, seat: int) -> int:
-    """The seed a seat's bot gets for its own randomness: reproducible, but a one-way hash.
-
-    A bot must not learn the match seed (it would reveal every future draw). A keyed hash of it
-    cannot be inverted except by trying every candidate seed, so tournaments use 63-bit deal
-    seeds; a small hand-picked `--seed` could in principle be recovered by a bot that tries.
-    """
-    digest = hashlib.blake2b(f"{match_seed}:{seat}".encode(), key=b"arena-bot-seed", digest_size=8)
-    return int.from_bytes(digest.digest(), "big") >> 1
 
 
 def _allowance(clock: SeatClock, limit_ms: float) -> str:
@@ -186,19 +212,25 @@ class _Match:
         options: Any,
         seed: int,
         handles: Sequence[BotHandle],
-        time: TimeControl,
+        times: list[TimeControl],
         limits: Limits,
         match_id: str,
+        bot_seeds: list[int],
+        log_tag: str,
         sample_latency: bool = False,
     ) -> None:
         self.game = game
+        self.bot_seeds = bot_seeds
         self.seed = seed
-        self.time = time
+        self.times = times
         self.limits = limits
         self.match_id = match_id
         self.options = msgspec.to_builtins(options)
         self.state = game.new(len(handles), seed, options)
-        self.seats = [_Seat(handle, SeatClock(time, limits.grace_ms)) for handle in handles]
+        self.seats = [
+            _Seat(handle, SeatClock(times[seat], limits.grace_ms))
+            for seat, handle in enumerate(handles)
+        ]
         self.faults: list[Fault] = []
         self.sample_latency = sample_latency
         self.latency_ms: list[float] = []
@@ -220,7 +252,9 @@ class _Match:
                 match=match_id,
                 names=self.names,
                 commands=[list(handle.spec.command) for handle in handles],
-                time=time,
+                time=times[0],
+                rules=game.version,
+                seat_times=None if len(set(times)) == 1 else times,
             )
         )
         self.logs = []
@@ -230,7 +264,7 @@ class _Match:
             else:
                 log_dir = limits.log_dir
                 os.makedirs(log_dir, exist_ok=True)
-            name = f"{_safe(match_id)}-seat{seat}-{_safe(handle.spec.name)}.log"
+            name = f"{_safe(log_tag)}-seat{seat}-{_safe(handle.spec.name)}.log"
             path = os.path.join(log_dir, name)
             handle.stderr.open(path)
             self.logs.append(path)
@@ -281,7 +315,8 @@ class _Match:
     async def start_seat(self, seat: int) -> None:
         """Start the process if needed, send `start`, expect `ready` within the startup limit."""
         handle = self.seats[seat].handle
-        limit_ms = self.time.startup_ms + self.limits.grace_ms
+        time = self.times[seat]
+        limit_ms = time.startup_ms + self.limits.grace_ms
         began = trio.current_time()
         try:
             process, fresh = await handle.ensure_started()
@@ -296,9 +331,9 @@ class _Match:
             options=self.options,
             seat=seat,
             players=len(self.seats),
-            time=self.time,
+            time=time,
             match=self.match_id,
-            seed=bot_seed(self.seed, seat),
+            seed=self.bot_seeds[seat],
         )
         fault: BotFault | None = None
         with trio.move_on_at(began + limit_ms / 1000) as scope:
@@ -314,7 +349,7 @@ class _Match:
             fault = await self.late(
                 scope,
                 "startup_timeout",
-                f"no `ready` within {self.time.startup_ms} ms of {since}"
+                f"no `ready` within {time.startup_ms} ms of {since}"
                 + (f" (+{self.limits.grace_ms} ms grace)" if self.limits.grace_ms else ""),
                 "the referee waited for `ready`",
                 process,

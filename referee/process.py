@@ -1,15 +1,18 @@
-"""Bot processes: started in a sandbox of sorts, talked to by lines, always killed with their group.
+"""Bot processes: started in a sandbox, talked to by lines, always killed with all they started.
 
-Every bot runs as a subprocess in its own session and process group (so that it and everything
-it forks can be killed at once), in a private temporary working directory that is also its HOME,
-with a scrubbed environment:
+Every bot runs as a subprocess in its own session and process group and its own cgroups (so that
+it and everything it forks can be killed at once), in a private working directory that is also
+its HOME — in the sandbox, a directory of its in-memory `/tmp`; without it, a host directory
+named after the referee's pid, so that one left by a referee killed with SIGKILL is recognised
+and removed by the next referee — with a scrubbed environment:
 
 - PATH (the referee's), HOME and TMPDIR (the private directory), LANG and LC_* (the referee's);
 - nothing else: no credentials, no PYTHONPATH (built-in bots run with the referee's interpreter,
   where the framework is installed).
 
 Because the working directory is private, `bot_spec` makes paths in a command that exist relative
-to the caller's directory absolute ("python mybot.py" keeps working).
+to the caller's directory absolute ("python mybot.py" keeps working), and lists them as the bot's
+own files (`BotSpec.files`, which the sandbox lets it read).
 
 When a process is done with — a fault, the end of `open_bots`, an exception, a cancellation —
 its whole group gets SIGKILL and the referee waits for it, shielded from cancellation. On Linux
@@ -18,12 +21,19 @@ re-parented to the referee when the bot dies and are reaped here: no zombie, no 
 a pids cgroup is available (`referee.cgroups`) a bot that leaves its process group with setsid is
 still found and killed through its cgroup; elsewhere it escapes the group kill.
 
-Resource limits (`referee.limits`) are set in the child before exec; `sandbox = "bwrap"` runs
-the command inside bubblewrap (`referee.sandbox`).
+Nothing of a bot outlives its referee either: each bot process gets SIGKILL when the referee
+dies (PR_SET_PDEATHSIG, from a spawner thread that lives as long as the referee:
+`referee.spawn`); in the sandbox its pid namespace takes every process of the bot with it, and
+its files were only ever in memory; without the sandbox, what the bot forked survives a
+SIGKILLed referee until the next referee starts and kills what is left in dead referees'
+cgroups.
 
-Processes are opened with `trio.lowlevel.open_process` rather than supervised by `run_process`
-in a nursery: a bot process outlives a game (it is reused for the next one), and its end is
-always our explicit, shielded `kill` of the whole group, never a bare wait on the leader.
+Resource limits (`referee.limits`, `referee.cgroups`) are set in the child before exec; the
+sandbox (`referee.sandbox`, on by default where it works: `Limits.sandbox = "auto"`) runs the
+command inside bubblewrap, as its own unprivileged uid when the referee is root.
+
+A bot process outlives a game (it is reused for the next one), and its end is always our
+explicit, shielded `kill` of the whole group, never a bare wait on the leader.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import functools
 import logging
 import os
 import re
@@ -49,17 +60,31 @@ import trio
 
 from bots import builtin_command
 from protocol.messages import DEFAULT_MAX_LINE_BYTES, Quit, encode_line
-from referee.cgroups import PidsCgroup
+from referee import spawn as spawner
+from referee.cgroups import BotCgroup
 from referee.faults import BotFault, describe_exit
-from referee.limits import ResourceLimits, group_cpu_s, limit_hit, rlimit_setter
+from referee.limits import (
+    ResourceLimits,
+    disk_full,
+    group_cpu_s,
+    limit_hit,
+    memory_total,
+    rlimit_setter,
+)
 from referee.lines import LineReader, LineTooLong
-from referee.sandbox import SandboxKind, wrap
+from referee.sandbox import SANDBOX_HOME, STDIO_FDS, SandboxChoice, SandboxRequest, choose, wrap
 from referee.stderr import StderrLog, drain
 
 log = logging.getLogger("referee.process")
 
 CPU_CHECK_S = 0.1
 """How often (at most) the CPU time of a game is compared with its limit."""
+
+DISK_SLACK_BYTES = 64 << 10
+"""A sandbox `/tmp` with less free space than this is full (a write of that size fails)."""
+
+SIGNAL_MAX = 64
+"""Signal numbers go up to SIGRTMAX (64 on Linux)."""
 
 REAP_TIMEOUT_S = 2.0
 """How long to wait for a killed group's members to disappear before giving up (they cannot
@@ -76,6 +101,11 @@ class BotSpec(msgspec.Struct, frozen=True):
     command: list[str]
     resources: ResourceLimits | None = None
     """Overrides the match's `Limits.resources` for this bot (None: use those)."""
+    files: tuple[str, ...] = ()
+    """The bot's own files (or directories): the sandbox lets it read their directories."""
+    cwd: str | None = None
+    """Run the bot in this directory (read-only in the sandbox) instead of its private one,
+    which stays its HOME and TMPDIR."""
 
 
 class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -95,8 +125,9 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """After `quit`, how long bots get to exit by themselves before their group is killed."""
     resources: ResourceLimits = ResourceLimits()
     """Memory, CPU per game, processes, file size (per bot; a `BotSpec` may override them)."""
-    sandbox: SandboxKind = "none"
-    """"bwrap": run bots in a bubblewrap sandbox (`referee.sandbox`); "none": plain processes."""
+    sandbox: SandboxRequest = "auto"
+    """"bwrap": run bots in a bubblewrap sandbox (`referee.sandbox`); "none": plain processes;
+    "auto": the sandbox wherever it works here, else plain processes with a logged warning."""
     hidden: tuple[str, ...] = ()
     """Paths a sandboxed bot must not see even inside a directory it may read (the store)."""
     time_mode: TimeMode = "wall"
@@ -124,11 +155,13 @@ def bot_spec(text: str, name: str | None = None) -> BotSpec:
         raise ValueError(f"cannot parse bot command {text!r}: {exc}") from None
     if not argv or not argv[0]:
         raise ValueError(f"empty bot command {text!r}")
-    argv = [_absolute_if_path(arg, first=index == 0) for index, arg in enumerate(argv)]
+    absolute = [_absolute_if_path(arg, first=index == 0) for index, arg in enumerate(argv)]
+    files = tuple(new for old, new in zip(argv, absolute, strict=True) if new != old)
+    files += tuple(arg for arg in argv if os.path.isabs(arg) and os.path.exists(arg))
     if name is None:
-        meaningful = [a for a in argv if not a.startswith("-")]
-        name = os.path.basename((meaningful or argv)[-1]) or argv[0]
-    return BotSpec(name=name, command=argv)
+        meaningful = [a for a in absolute if not a.startswith("-")]
+        name = os.path.basename((meaningful or absolute)[-1]) or absolute[0]
+    return BotSpec(name=name, command=absolute, files=files)
 
 
 def _absolute_if_path(arg: str, *, first: bool) -> str:
@@ -224,16 +257,18 @@ class BotProcess:
     def __init__(
         self,
         spec: BotSpec,
-        process: trio.Process,
-        workdir: str,
+        process: spawner.Child,
+        workdir: str | None,
         limits: Limits,
         stderr_log: StderrLog,
-        cgroup: PidsCgroup | None,
+        cgroup: BotCgroup | None,
+        sandboxed: bool,
     ) -> None:
-        assert process.stdin and process.stdout and process.stderr
         self.spec = spec
         self.pid = process.pid
         self.workdir = workdir
+        """The host working directory (removed at the end), or None: the sandbox's is in memory."""
+        self.sandboxed = sandboxed
         self.resources = spec.resources or limits.resources
         self._cgroup = cgroup
         self._game_cpu_s = 0.0
@@ -252,6 +287,10 @@ class BotProcess:
         self.exited = False
         """Set the moment the bot's own process exits (its children may live on)."""
         self._killed = False
+        self._tmp_fd: int | None = None
+        """On the sandbox's `/tmp` (its free space is the disk check); closed at the kill, as it
+        keeps that tmpfs alive."""
+        self._tmp_pending = sandboxed and self.resources.disk_mb > 0
 
     def members(self) -> list[int]:
         """The bot's live processes: its cgroup's, else its process group's (from /proc)."""
@@ -260,7 +299,10 @@ class BotProcess:
         return [pid for pid, _, state in _group_members(self.pid) if state != "Z"]
 
     def cpu_s(self) -> float:
-        """CPU seconds used by the bot's processes (and their reaped children) so far."""
+        """CPU seconds used by the bot so far: its cgroup's accounting (every process that ran
+        in it), else the /proc sums of its live processes and their reaped children."""
+        if self._cgroup is not None and self._cgroup.counts_cpu:
+            return self._cgroup.cpu_s()
         return group_cpu_s(self.members())
 
     def start_game(self) -> None:
@@ -271,39 +313,79 @@ class BotProcess:
         self._next_cpu_check = time.monotonic() + CPU_CHECK_S
 
     def resource_fault(self, doing: str, decision: int | None = None) -> BotFault | None:
-        """A `resource_limit` fault if the bot exceeded its process count or its CPU per game.
+        """A `resource_limit` fault if the bot exceeded a limit the kernel does not report by
+        killing it: its process count, its disk, its CPU per game, its memory (a child
+        OOM-killed).
 
         Called after every decision, so kept cheap: with a cgroup the kernel enforces the count
-        and one file says whether it refused a fork; the CPU time (a /proc read per process) is
-        looked at most every `CPU_CHECK_S`, which a limit counted in seconds can afford.
-        `doing` (followed by `decision` when given) is only formatted into a fault's reason.
+        and one file says whether it refused a fork, and the disk is one `fstatvfs` of a kept
+        fd; the rest (a few reads) is looked at most every `CPU_CHECK_S`, which limits counted
+        in seconds can afford. `doing` (followed by `decision` when given) is only formatted
+        into a fault's reason.
         """
-        limits = self.resources
-        if limits.processes:
-            if self._cgroup is not None:
-                refused, how = self._cgroup.hits(), "forks refused"
-            else:
-                refused, how = len(self.members()), "processes"
-                refused = refused if refused > limits.processes else 0
-            if refused:
-                doing = doing if decision is None else f"{doing} {decision}"
-                return BotFault(
-                    "resource_limit",
-                    f"processes: exceeded the limit of {limits.processes} ({refused} {how}) "
-                    f"while {doing}",
-                )
+        if self._tmp_pending:
+            self._open_tmp()
+        hit = self._process_hit() or self._disk_hit()
         now = time.monotonic()
-        if limits.cpu_s and now >= self._next_cpu_check:
+        if hit is None and now >= self._next_cpu_check:
             self._next_cpu_check = now + CPU_CHECK_S
-            used = self.cpu_s() - self._game_cpu_s
-            if used > limits.cpu_s:
-                doing = doing if decision is None else f"{doing} {decision}"
-                return BotFault(
-                    "resource_limit",
-                    f"cpu: used {used:.1f} s of CPU in this game, over the limit of "
-                    f"{limits.cpu_s} s, while {doing}",
-                )
+            hit = self._memory_hit() or self._cpu_hit()
+        if hit is None:
+            return None
+        doing = doing if decision is None else f"{doing} {decision}"
+        return BotFault("resource_limit", f"{hit} while {doing}")
+
+    def _process_hit(self) -> str | None:
+        limit = self.resources.processes
+        if not limit:
+            return None
+        if self._cgroup is not None and self._cgroup.counts_processes:
+            refused, how = self._cgroup.hits(), "forks refused"
+        else:
+            refused, how = len(self.members()), "processes"
+            refused = refused if refused > limit else 0
+        if refused:
+            return f"processes: exceeded the limit of {limit} ({refused} {how})"
         return None
+
+    def _memory_hit(self) -> str | None:
+        if self._cgroup is not None and self._cgroup.memory_mb and self._cgroup.oom_kills():
+            return memory_total(self.resources)
+        return None
+
+    def _cpu_hit(self) -> str | None:
+        limit = self.resources.cpu_s
+        if not limit:
+            return None
+        used = self.cpu_s() - self._game_cpu_s
+        if used > limit:
+            return f"cpu: used {used:.1f} s of CPU in this game, over the limit of {limit} s"
+        return None
+
+    def _disk_hit(self) -> str | None:
+        """The sandbox's `/tmp` is full."""
+        if self._tmp_fd is None:
+            return None
+        try:
+            stat = os.fstatvfs(self._tmp_fd)
+        except OSError:
+            return None
+        if stat.f_bavail * stat.f_frsize < DISK_SLACK_BYTES:
+            return disk_full(self.resources)
+        return None
+
+    def _open_tmp(self) -> None:
+        """Keep an fd on the sandbox's `/tmp` (seen through the sandbox's first process, a
+        child of bwrap) for `_disk_hit`, once that process is there (it is by `ready`)."""
+        try:
+            with open(f"/proc/{self.pid}/task/{self.pid}/children") as file:
+                inner = file.read().split()
+            if not inner:
+                return  # bwrap is still setting up: try again at the next check
+            self._tmp_pending = False
+            self._tmp_fd = os.open(f"/proc/{inner[0]}/root/tmp", os.O_PATH)
+        except OSError:
+            self._tmp_pending = False
 
     def cancel_on_exit(self, scope: trio.CancelScope | None) -> None:
         """Cancel `scope` (a wait for this bot) as soon as its process exits, or at once if it
@@ -335,7 +417,16 @@ class BotProcess:
 
     def exit_status(self) -> int | None:
         """The return code if the process has exited, without reaping it (so its process
-        group id cannot be reused before the group is killed)."""
+        group id cannot be reused before the group is killed).
+
+        In the sandbox the process is bwrap, which exits with 128 + N when the bot was killed
+        by signal N: that is reported as the signal (-N), as for a bot outside it."""
+        code = self._own_exit_status()
+        if self.sandboxed and code is not None and 128 < code <= 128 + SIGNAL_MAX:
+            return 128 - code
+        return code
+
+    def _own_exit_status(self) -> int | None:
         if self._process.returncode is not None:
             return self._process.returncode
         if not hasattr(os, "waitid"):  # not on every Unix: fall back to reaping
@@ -421,17 +512,24 @@ class BotProcess:
 
     def death_fault(self, code: int, reason: str) -> BotFault:
         """`crash`, or `resource_limit` when the death shows a limit was hit (named first)."""
-        hit = limit_hit(code, self._log.tail_lines(), self.resources)
+        hit = self._memory_hit() or limit_hit(
+            code, self._log.tail_lines(), self.resources, sandboxed=self.sandboxed
+        )
         if hit is not None:
             return BotFault("resource_limit", f"{hit}; {reason}")
+        self._next_cpu_check = 0.0  # dead: look at everything now
         return self.resource_fault(reason) or BotFault("crash", reason)
 
     async def stderr_tail(self) -> str:
-        """'; last stderr lines: ...' once stderr has been read to its end (briefly waited for)."""
+        """'; [first stderr lines: ... …] last stderr lines: ...' once stderr has been read to
+        its end (briefly waited for)."""
         with trio.move_on_after(self._exit_wait_s):
             await self._stderr_done.wait()
-        lines = self._log.tail_lines()
-        return "; last stderr lines: " + " | ".join(lines) if lines else "; stderr was empty"
+        first, last = self._log.excerpt()
+        if not last:
+            return "; stderr was empty"
+        head = f"; first stderr lines: {' | '.join(first)} …" if first else ";"
+        return f"{head} last stderr lines: " + " | ".join(last)
 
     async def kill(self) -> None:
         """SIGKILL the whole group, wait for all of it, release pipes and the working directory.
@@ -451,11 +549,15 @@ class BotProcess:
             with trio.move_on_after(1.0):
                 await self._stderr_done.wait()
             self._drain_scope.cancel()
+            if self._tmp_fd is not None:
+                os.close(self._tmp_fd)
+                self._tmp_fd = None
             self._watch_scope.cancel()
             for stream in (self._stdin, self._stdout, self._stderr):
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await stream.aclose()
-            await trio.to_thread.run_sync(shutil.rmtree, self.workdir, True)
+            if self.workdir is not None:
+                await trio.to_thread.run_sync(shutil.rmtree, self.workdir, True)
         log.debug("%s[%d] killed (%s)", self.spec.name, self.pid, self._process.returncode)
 
     async def quit(self, timeout_s: float) -> None:
@@ -467,7 +569,7 @@ class BotProcess:
         await self.kill()
 
 
-async def _empty_cgroup(cgroup: PidsCgroup) -> None:
+async def _empty_cgroup(cgroup: BotCgroup) -> None:
     """Kill what is left in the cgroup (processes that left the group with setsid), reap those
     re-parented to us, and remove it."""
     deadline = trio.current_time() + REAP_TIMEOUT_S
@@ -490,47 +592,77 @@ async def _empty_cgroup(cgroup: PidsCgroup) -> None:
     cgroup.remove()
 
 
-def _preexec(limits: ResourceLimits, cgroup: PidsCgroup | None) -> Callable[[], None]:
-    """What the child does between fork and exec: join its cgroup, then set its rlimits."""
-    set_rlimits = rlimit_setter(limits)
+@functools.cache
+def resolve_sandbox(requested: SandboxRequest) -> SandboxChoice:
+    """`sandbox.choose`, once per request and process; an "auto" that finds no working
+    sandbox logs its warning (once)."""
+    choice = choose(requested)
+    if choice.warning is not None:
+        log.warning("%s", choice.warning)
+    return choice
 
-    def setup() -> None:
-        if cgroup is not None:
-            cgroup.enter()
-        set_rlimits()
 
-    return setup
+WORKDIR_PREFIX = "arena-bot-"
+
+
+@functools.cache
+def _sweep_workdirs() -> None:
+    """Remove the host working directories of referees that died without cleaning up (once)."""
+    top = tempfile.gettempdir()
+    with contextlib.suppress(OSError):
+        for name in os.listdir(top):
+            pid = name[len(WORKDIR_PREFIX) :].split("-")[0]
+            dead = pid.isdigit() and not os.path.exists(f"/proc/{pid}")
+            if name.startswith(WORKDIR_PREFIX) and dead:
+                shutil.rmtree(os.path.join(top, name), ignore_errors=True)
 
 
 async def spawn(
     spec: BotSpec, limits: Limits, stderr_log: StderrLog, nursery: trio.Nursery
 ) -> BotProcess:
     """Start one bot process; its stderr drainer runs in `nursery`. `BotFault` if it cannot."""
-    workdir = tempfile.mkdtemp(prefix="arena-bot-")
+    sandboxed = resolve_sandbox(limits.sandbox).kind == "bwrap"
+    if sandboxed and shutil.which(spec.command[0]) is None:  # bwrap would start, then fail
+        raise BotFault(
+            "spawn", f"could not start `{shlex.join(spec.command)}`: No such file or directory"
+        )
     resources = spec.resources or limits.resources
-    cgroup = PidsCgroup.create(resources.processes) if resources.processes else None
-    command = spec.command
-    if limits.sandbox == "bwrap":
-        command = wrap(spec.command, workdir, limits.hidden)
+    cgroup = BotCgroup.create(resources.processes, resources.memory_mb)
+    steps = [] if cgroup is None else [cgroup.enter]
+    steps.append(rlimit_setter(resources, address_space=cgroup is None or not cgroup.memory_mb))
+    workdir: str | None = None
+    await trio.to_thread.run_sync(_sweep_workdirs)
+    if sandboxed:
+        uid = spawner.bot_uid()
+        command = wrap(
+            spec.command,
+            spec.files,
+            limits.hidden,
+            cwd=spec.cwd,
+            disk_mb=resources.disk_mb,
+            uid=uid,
+        )
+        home, cwd = SANDBOX_HOME, "/"
+    else:
+        workdir = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
+        command, home, cwd = spec.command, workdir, spec.cwd or workdir
     try:
-        process = await trio.lowlevel.open_process(
+        process = await spawner.start(
             command,
-            preexec_fn=_preexec(resources, cgroup),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=workdir,
-            env=bot_environment(workdir),
-            start_new_session=True,
+            cwd,
+            bot_environment(home),
+            spawner.child_setup(steps),
+            stdio_at=STDIO_FDS if sandboxed else None,
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
         if cgroup is not None:
             cgroup.remove()
         why = getattr(exc, "strerror", None) or exc
         raise BotFault("spawn", f"could not start `{shlex.join(spec.command)}`: {why}") from None
     stderr_log.forget_tail()
-    bot = BotProcess(spec, process, workdir, limits, stderr_log, cgroup)
+    bot = BotProcess(spec, process, workdir, limits, stderr_log, cgroup, sandboxed)
     nursery.start_soon(bot._drain_stderr)
     nursery.start_soon(bot._watch_exit)
     log.debug("%s[%d] started: %s", spec.name, bot.pid, shlex.join(spec.command))

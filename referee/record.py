@@ -7,12 +7,14 @@ checks that the engine arrives at the same result; the first divergence is repor
 
 Format (one JSON object per line, `type` first):
     {"type":"header","record":1,"protocol":1,"game":"azul","options":{...},"seed":7,
-     "match":"m1","names":["a","b"],"commands":[[...],[...]],"time":{...}}
+     "match":"m1","names":["a","b"],"commands":[[...],[...]],"time":{...},"rules":1}
     {"type":"decision","n":1,"actions":{"0":{...}},"ms":{"0":12.5},"fallback":[]}
     {"type":"fault","seat":1,"kind":"timeout","reason":"...","decision":5}
     {"type":"result","scores":[12,9],"ranks":[1,2],"tiebreak":"","decisions":40}
 Actions are keyed by seat (JSON object keys are strings); `ms` holds the time charged to the
 seats that were asked; `fallback` lists the seats whose action the fallback policy chose.
+`rules` is the engine's rules `version` (records written before it existed say nothing and were
+played under version 1); a record of other rules is refused rather than replayed wrongly.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ class Header(msgspec.Struct, tag="header", tag_field="type"):
     names: list[str]
     commands: list[list[str]]
     time: TimeControl
+    rules: int = 1
+    """The game's rules `version` the record was played under (1 before it was recorded)."""
+    seat_times: list[TimeControl] | None = None
+    """Each seat's time control when they differ (time odds); `time` is then seat 0's."""
 
 
 class DecisionLine(msgspec.Struct, tag="decision", tag_field="type"):
@@ -89,6 +95,11 @@ _decoder = msgspec.json.Decoder(RecordLine)
 
 class BadRecord(ValueError):
     """The bytes are not a game record this version can read (the line number says where)."""
+
+
+class RulesMismatch(BadRecord):
+    """A well-formed record of another rules version than the engine's: replaying it could not
+    reproduce the game, so it is refused instead of reported as diverging."""
 
 
 class RecordWriter:
@@ -203,6 +214,11 @@ def _replay(record: bytes) -> Iterator[tuple[int, str] | ReplayReport]:
     parsed = parse_record(record)
     header = parsed.header
     game = find_game(header.game)
+    if header.rules != game.version:
+        raise RulesMismatch(
+            f"the record was played under {game.id} rules version {header.rules}; this engine "
+            f"plays version {game.version}, so replaying it would not reproduce the game"
+        )
     state = game.new(len(header.names), header.seed, parse_options(game, header.options))
     recorded = None
     if parsed.result is not None:

@@ -4,46 +4,97 @@ bubblewrap (`apt-get install bubblewrap`) builds a new mount namespace from noth
 not bound in does not exist for the bot. What is bound:
 
 - read-only: the system (`/usr`, `/bin`, `/lib*`, `/etc`, ...), the Python installation the
-  referee runs (built-in bots use it), the framework's packages the built-in bots import, and
-  the directory of every file named in the bot's command (its own program and data);
-- read-write: the bot's private working directory (also its HOME and TMPDIR), and a private
-  empty `/tmp`;
-- a fresh `/proc` (own pid namespace: other processes are invisible) and a minimal `/dev`.
+  referee runs (built-in bots use it), the framework's packages the built-in bots import, the
+  directory of every file the bot's spec lists as its own (`BotSpec.files`), and its `cwd`;
+- read-write, in memory only: a `/tmp` tmpfs of `disk_mb` that holds the bot's working
+  directory (`SANDBOX_HOME`, also its HOME and TMPDIR), and a small `/dev/shm` tmpfs; `/dev`
+  itself is remounted read-only. Nothing a bot writes reaches the host's disk, and all of it
+  vanishes with the sandbox. The memory cgroup (`referee.cgroups`) charges these files to the
+  bot's memory;
+- a fresh `/proc` (own pid namespace: other processes are invisible, and when the sandbox's
+  first process dies the kernel kills every process left in it) and a minimal `/dev`.
 
 Not there: the network (a new network namespace has only a loopback interface), the tournament
-store, the stderr logs and records, other bots' working directories (under the real `/tmp`),
-and every other path. `hidden` paths are masked even inside a bound directory (the store next to
-a bot's script). The bot runs as an unprivileged user (`nobody`) of a new user namespace, so
-even a referee running as root gives it no capabilities to undo the mounts.
+store, the stderr logs and records, other bots' files, and every other path. `hidden` paths are
+masked even inside a bound directory (the store next to a bot's script).
 
-Two bots whose programs live in the same directory can read each other's files there: give each
-bot its own directory.
+Who the bot is depends on the referee:
+
+- a root referee runs bwrap as root (no user namespace: the mounts are made with root's right
+  to read, so an interpreter under `/root` can be bound), and bwrap starts the bot through
+  `setpriv`, which drops it to its own unprivileged host uid (`referee.spawn.bot_uid`, one per
+  bot process) with no capabilities, no supplementary groups and `no_new_privs` (a setuid
+  binary gives nothing back). The bot owns nothing of the host: it cannot read root's files
+  (`/etc/shadow`), signal the referee or another bot, or write a cgroup's `cgroup.procs`;
+- a non-root referee cannot switch uids: the bot is `nobody` of a new user namespace, which is
+  the referee's uid on the host. The user and pid namespaces keep it away from the referee's
+  and the other bots' processes (it cannot see them, and has no capability outside its
+  namespace), but files of the referee's user that are bound in (read-only) are readable.
+
+`choose` decides whether the sandbox is used: "auto" (the default) uses it wherever it works.
+
+Two bots whose files live in the same directory can read each other's files there: give each
+bot its own directory. With a root referee the bot's files (and the interpreter's) must be
+readable by any user (o+r, and o+x on directories inside a bound one), since the bot's uid is
+nobody's.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib.util
 import os
 import shutil
+import signal
+import subprocess
 import sys
 from collections.abc import Sequence
 from typing import Literal
 
+import msgspec
+
+from referee.spawn import bot_uid, move_fds
+
 SandboxKind = Literal["none", "bwrap"]
+SandboxRequest = Literal["auto", "bwrap", "none"]
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 FRAMEWORK_PACKAGES = ("bots", "protocol", "referee")
 """What built-in bots import (the rules engines live in `referee.games`)."""
 NOBODY = "65534"
+SANDBOX_HOME = "/tmp/bot"
+"""The bot's working directory inside the sandbox (in the `/tmp` tmpfs)."""
+STDIO_FDS = (3, 4)
+"""Where bwrap gets the bot's stdin and stdout pipes (its own 0 and 1 are /dev/null): bwrap's
+processes close every fd above 2, and a shell moves them to 0 and 1 for the bot alone, so the
+referee sees the bot close them."""
+SHIM = ["/bin/sh", "-c", 'exec "$@" 0<&3 1>&4 3<&- 4>&-', "sh"]
+SHM_MB = 16
+"""The size of the sandbox's `/dev/shm` (POSIX semaphores and small shared buffers)."""
+MB = 1 << 20
 
 INSTALL_HINT = (
     "the bwrap sandbox needs bubblewrap: install it with `apt-get install bubblewrap` (Debian, "
     "Ubuntu), `dnf install bubblewrap` (Fedora) or `apk add bubblewrap` (Alpine)"
 )
+UNSANDBOXED_WARNING = (
+    "warning: bots run unsandboxed ({why}): each can read and write what the referee can "
+    "(other bots' files, the store), signal other processes and use the network; install "
+    "bubblewrap and enable unprivileged user namespaces to sandbox them, or set "
+    'sandbox = "none" (--sandbox none) to run trusted bots without this warning'
+)
 
 
 class SandboxUnavailable(RuntimeError):
-    """`sandbox = "bwrap"` was asked for on a machine without bubblewrap."""
+    """`sandbox = "bwrap"` was asked for on a machine where bubblewrap cannot run."""
+
+
+class SandboxChoice(msgspec.Struct, frozen=True):
+    """What a sandbox request resolved to here, and the warning to show the user (if any)."""
+
+    kind: SandboxKind
+    warning: str | None = None
 
 
 def bwrap_path() -> str:
@@ -54,17 +105,91 @@ def bwrap_path() -> str:
     return path
 
 
-def _readable_dirs(command: Sequence[str]) -> list[str]:
-    """The Python installation, the framework's packages, and the command's own directories."""
+def setpriv_path() -> str:
+    """The setpriv executable (util-linux), which a root referee's bots are started through."""
+    path = shutil.which("setpriv")
+    if path is None:
+        raise SandboxUnavailable(
+            "a root referee starts sandboxed bots through setpriv: install util-linux"
+        )
+    return path
+
+
+@functools.cache
+def _probe() -> str | None:
+    """None if bwrap runs here with the real flags (as a bot's uid); else why not. Cached."""
+    try:
+        argv = wrap(["/bin/true"], uid=bot_uid())
+    except SandboxUnavailable as exc:
+        return str(exc)
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        probe = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            cwd="/",
+            start_new_session=True,
+            pass_fds=STDIO_FDS,
+            preexec_fn=move_fds([(null, fd) for fd in STDIO_FDS]),
+        )
+    except OSError as exc:
+        return f"bubblewrap does not run here: {exc}"
+    finally:
+        os.close(null)
+    try:
+        _, stderr = probe.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(probe.pid, signal.SIGKILL)
+        probe.wait()
+        return "bubblewrap does not run here: no exit within 10 s"
+    finally:
+        _reap_group(probe.pid)
+    if probe.returncode != 0:
+        error = stderr.decode(errors="replace").strip().splitlines()
+        return (
+            f"bubblewrap does not work here ({error[-1] if error else probe.returncode}); "
+            "unprivileged user namespaces may be disabled (sysctl "
+            "kernel.unprivileged_userns_clone=1 or user.max_user_namespaces > 0)"
+        )
+    return None
+
+
+def _reap_group(pgid: int) -> None:
+    """Reap the probe's sandbox processes that were re-parented to us (the referee is a child
+    subreaper): the kernel kills them when bwrap exits, and they are in the probe's group."""
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            os.waitpid(-pgid, 0)
+
+
+def choose(requested: SandboxRequest) -> SandboxChoice:
+    """Resolve a request: "auto" is bwrap where it works, else none with a warning; "bwrap"
+    is `SandboxUnavailable` where it does not work; "none" is an explicit, silent choice."""
+    if requested == "none":
+        return SandboxChoice("none")
+    why = _probe()
+    if why is None:
+        return SandboxChoice("bwrap")
+    if requested == "bwrap":
+        raise SandboxUnavailable(why)
+    return SandboxChoice("none", UNSANDBOXED_WARNING.format(why=why.split(":")[0]))
+
+
+def _readable_dirs(files: Sequence[str], cwd: str | None) -> list[str]:
+    """The Python installation, the framework's packages, the bot's files' directories."""
     dirs = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     for package in FRAMEWORK_PACKAGES:
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.origin is not None:
             dirs.add(os.path.dirname(os.path.realpath(spec.origin)))
-    for arg in command:
-        if os.path.isabs(arg) and os.path.exists(arg):
-            real = os.path.realpath(arg)
+    for path in files:
+        real = os.path.realpath(path)
+        if os.path.exists(real):
             dirs.add(real if os.path.isdir(real) else os.path.dirname(real))
+    if cwd is not None:
+        dirs.add(os.path.realpath(cwd))
     return sorted(dirs)
 
 
@@ -72,24 +197,61 @@ def _inside(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def wrap(command: Sequence[str], workdir: str, hidden: Sequence[str] = ()) -> list[str]:
-    """The argv that runs `command` inside the sandbox, in `workdir`."""
-    argv = [
-        bwrap_path(),
-        "--die-with-parent",
-        "--unshare-all",
-        "--unshare-user",
-        "--uid",
-        NOBODY,
-        "--gid",
-        NOBODY,
-        "--cap-drop",
-        "ALL",
-    ]
+def _identity(uid: int | None) -> list[str]:
+    """Who the bot is: a user namespace's `nobody` (non-root referee), or, for a root referee,
+    `uid` through setpriv, keeping only the capabilities setpriv needs for the switch."""
+    if uid is None:
+        return ["--unshare-all", "--unshare-user", "--uid", NOBODY, "--gid", NOBODY,
+                "--cap-drop", "ALL"]  # fmt: skip
+    namespaces = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+    keep = ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    return [*namespaces, "--unshare-cgroup-try", "--cap-drop", "ALL", *keep]
+
+
+def _drop_to(uid: int | None) -> list[str]:
+    if uid is None:
+        return []
+    return [setpriv_path(), f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+            "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]  # fmt: skip
+
+
+def _parents(paths: Sequence[str]) -> list[str]:
+    """The directories above `paths` that bwrap would create (root only, mode 0700): made
+    0755 first, so that a bot with its own uid can reach what is bound below them."""
+    parents = set()
+    for path in paths:
+        parent = os.path.dirname(path)
+        while parent != "/" and not any(_inside(parent, top) for top in SYSTEM_DIRS):
+            parents.add(parent)
+            parent = os.path.dirname(parent)
+    return sorted(parents - set(paths))
+
+
+def wrap(
+    command: Sequence[str],
+    files: Sequence[str] = (),
+    hidden: Sequence[str] = (),
+    *,
+    cwd: str | None = None,
+    disk_mb: int = 0,
+    uid: int | None = None,
+) -> list[str]:
+    """The argv that runs `command` inside the sandbox, in `cwd` (default `SANDBOX_HOME`).
+
+    `disk_mb` bounds the `/tmp` tmpfs (0: the kernel's default, half the RAM); `uid` (a root
+    referee's only) is the host uid the bot runs as."""
+    argv = [bwrap_path(), "--die-with-parent", *_identity(uid)]
     for path in SYSTEM_DIRS:
         argv += ["--ro-bind-try", path, path]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    readable = _readable_dirs(command)
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    argv += ["--perms", "01777", "--size", str(SHM_MB * MB), "--tmpfs", "/dev/shm"]
+    argv += ["--remount-ro", "/dev", "--perms", "01777"]
+    if disk_mb:
+        argv += ["--size", str(disk_mb * MB)]
+    argv += ["--tmpfs", "/tmp", "--perms", "0777", "--dir", SANDBOX_HOME]
+    readable = _readable_dirs(files, cwd)
+    for path in _parents(readable):
+        argv += ["--perms", "0755", "--dir", path]
     for path in readable:
         argv += ["--ro-bind", path, path]
     for path in hidden:
@@ -97,8 +259,8 @@ def wrap(command: Sequence[str], workdir: str, hidden: Sequence[str] = ()) -> li
         if not any(_inside(real, top) for top in (*readable, *SYSTEM_DIRS)):
             continue  # not reachable in the sandbox anyway
         if os.path.isdir(real):
-            argv += ["--tmpfs", real]
+            argv += ["--tmpfs", real, "--remount-ro", real]
         elif os.path.exists(real):
             argv += ["--ro-bind", "/dev/null", real]
-    argv += ["--bind", workdir, workdir, "--chdir", workdir, "--", *command]
+    argv += ["--chdir", cwd or SANDBOX_HOME, "--", *SHIM, *_drop_to(uid), *command]
     return argv

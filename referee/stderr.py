@@ -3,7 +3,9 @@
 A bot that is not drained blocks as soon as its stderr pipe fills (64 KiB), which would look like
 a timeout; a bot that is drained into memory can take the referee down. So stderr is read
 continuously, written to the seat's log file up to a cap, and the excess is counted and dropped.
-The last few KiB are kept in memory for crash reasons ("last stderr lines: ...").
+The first and the last few KiB of each process's stderr are kept in memory for crash reasons:
+the last lines hold its final words, the first ones often the cause (Node's `Cannot find
+module ...` comes before a long stack).
 
 Writes go straight to an unbuffered file from the trio task: they are bounded by the cap, land in
 the page cache, and doing them synchronously avoids racing a thread against the per-game switch
@@ -29,7 +31,9 @@ class StderrLog:
         self.written = 0
         self.dropped = 0
         self._file: BinaryIO | None = None
+        self._head = bytearray()
         self._tail = bytearray()
+        self._seen = 0
 
     def open(self, path: str) -> None:
         """Start the log of a new game (closing the previous one)."""
@@ -40,7 +44,10 @@ class StderrLog:
         self.dropped = 0
 
     def write(self, chunk: bytes | bytearray) -> None:
-        """Keep what fits under the cap, count the rest; always update the tail."""
+        """Keep what fits under the cap, count the rest; always update the head and tail."""
+        if len(self._head) < TAIL_BYTES:
+            self._head += chunk[: TAIL_BYTES - len(self._head)]
+        self._seen += len(chunk)
         self._tail += chunk[-TAIL_BYTES:]
         del self._tail[:-TAIL_BYTES]
         if self._file is None:
@@ -66,13 +73,34 @@ class StderrLog:
 
     def forget_tail(self) -> None:
         """A new process starts: its crash reason should not quote its predecessor."""
+        self._head.clear()
         self._tail.clear()
+        self._seen = 0
 
     def tail_lines(self, count: int = 5, width: int = 200) -> list[str]:
         """The last `count` non-empty lines, each cut to `width` characters."""
-        text = self._tail.decode("utf-8", errors="replace")
-        lines = [line.rstrip() for line in text.splitlines() if line.strip()]
-        return [line if len(line) <= width else line[:width] + "…" for line in lines[-count:]]
+        return _lines(self._tail, width)[-count:]
+
+    def excerpt(self, count: int = 5, width: int = 200) -> tuple[list[str], list[str]]:
+        """(first lines, last lines): up to `count` of each, no line twice. The first are empty
+        when the last `count` lines are the whole of stderr."""
+        if self._seen <= len(self._head) + len(self._tail):  # all of it is in memory
+            rest = self._seen - len(self._head)
+            lines = _lines(self._head + self._tail[len(self._tail) - rest :], width)
+            if len(lines) <= count:
+                return [], lines
+            first = lines[: min(count, len(lines) - count)]
+            return first, lines[len(first) :][-count:]
+        head = _lines(self._head[: self._head.rfind(b"\n") + 1], width)  # whole lines only
+        tail = _lines(self._tail[self._tail.find(b"\n") + 1 :], width)
+        return head[:count], tail[-count:]
+
+
+def _lines(data: bytes | bytearray, width: int) -> list[str]:
+    """The non-empty lines of `data`, each cut to `width` characters."""
+    text = data.decode("utf-8", errors="replace")
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return [line if len(line) <= width else line[:width] + "…" for line in lines]
 
 
 async def drain(stream: trio.abc.ReceiveStream, log: StderrLog, done: trio.Event) -> None:

@@ -1,19 +1,23 @@
-"""Checking a bot before it joins a tournament: the handshake and one game against `random`.
+"""Checking a bot before it plays in a tournament: the handshake and one game against `random`.
 
-A broken bot added to a running tournament would forfeit every one of its games and pollute
-the ladder; one game is enough to catch a wrong command, a protocol mistake or a crash, and the
-rejection says which message was wrong and how, so the author can fix it.
+A broken bot — a mistyped path, a protocol mistake, a crash — would forfeit every one of its
+games and pollute the ladder and its opponents' statistics; one game is enough to catch it, and
+the rejection says which message was wrong and how, so the author can fix it. `arena add` checks
+the bot it adds; `arena run` checks every participant that has no games in the store yet (one
+with games has played already; checking it again on every resume would cost a game per bot).
 """
 
 from __future__ import annotations
 
-from referee import FAULT_KINDS, Fault, Limits, bot_spec, run_match
+import random
+from collections.abc import Sequence
+
+import trio
+
+from referee import FAULT_KINDS, Fault, Limits, run_match
+from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
-from tournaments.schedule import deal_seed
-
-CHECK_DEAL = -1
-"""The check game's deal number: outside the schedule's deals (0, 1, ...)."""
 
 
 class Rejected(Exception):
@@ -27,17 +31,44 @@ def explain(fault: Fault) -> str:
 
 
 async def check_bot(tournament: Tournament, candidate: Entrant, limits: Limits) -> None:
-    """Play one game, the candidate in seat 0 and `random` in the others; raise Rejected."""
-    others = [bot_spec("random", f"random{seat}") for seat in range(1, tournament.players)]
+    """Play one game, the candidate in seat 0 and `random` in the others; raise Rejected.
+
+    The deal is random (not one of the tournament's, whose seeds are secret); a rejection names
+    its seed so that `arena match --seed` can play it again.
+    """
+    others = [parse_bot("random", f"random{seat}") for seat in range(1, tournament.players)]
+    seed = random.SystemRandom().randrange(2**31)
     outcome = await run_match(
         tournament.game,
         tournament.options,
-        deal_seed(tournament.seed, CHECK_DEAL),
+        seed,
         [candidate.spec, *others],
-        tournament.time,
+        tournament.time_for(candidate.name),
         limits=limits,
-        match_id=f"check-{candidate.name}",
     )
     faults = [fault for fault in outcome.faults if fault.seat == 0]
     if faults:
-        raise Rejected(f"{candidate.name} rejected: {explain(faults[0])}")
+        raise Rejected(
+            f"{candidate.name} rejected: {explain(faults[0])} "
+            f"(check game against random, seed {seed})"
+        )
+
+
+async def check_all(
+    tournament: Tournament, candidates: Sequence[Entrant], limits: Limits
+) -> list[str]:
+    """Check the candidates concurrently (`tournament.workers` at once); the rejections."""
+    rejections: list[str] = []
+    limiter = trio.CapacityLimiter(tournament.workers)
+
+    async def check(candidate: Entrant) -> None:
+        async with limiter:
+            try:
+                await check_bot(tournament, candidate, limits)
+            except Rejected as exc:
+                rejections.append(str(exc))
+
+    async with trio.open_nursery() as nursery:
+        for candidate in candidates:
+            nursery.start_soon(check, candidate)
+    return sorted(rejections)

@@ -4,23 +4,54 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import os
 import sys
 from collections.abc import Sequence
 
-COMMANDS = ("games", "match", "replay", "run", "add", "table", "compare", "bench")
+from tournaments.commands.common import (
+    EXIT_CODES,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    Terminated,
+)
+from tournaments.errors import UsageError
+from tournaments.store import StoreError
+
+COMMANDS = (
+    "games",
+    "match",
+    "replay",
+    "export",
+    "report",
+    "run",
+    "add",
+    "remove",
+    "table",
+    "compare",
+    "bench",
+)
 
 
-class UsageError(Exception):
-    """A mistake in what the user asked for: printed as one line, exit code 2."""
+def version() -> str:
+    try:
+        return importlib.metadata.version("tile-arena")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
+        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Bot tournaments for tile-drafting board games (Azul family, 5211).",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"arena {version()}")
+    # dest is not "command": `arena add` has a COMMAND argument of its own.
+    subparsers = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"tournaments.commands.{name}").register(subparsers)
     return parser
@@ -28,16 +59,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    where = f"arena {args.subcommand}"
     try:
         code: int = args.handler(args)
     except UsageError as exc:
-        print(f"arena {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"{where}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except StoreError as exc:
+        print(f"{where}: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BaseExceptionGroup as group:
+        # A store failure inside `arena run`'s workers reaches here wrapped by their nurseries.
+        failed, others = group.split(StoreError)
+        if failed is None or others is not None:
+            raise
+        error: BaseException = failed
+        while isinstance(error, BaseExceptionGroup):
+            error = error.exceptions[0]
+        print(f"{where}: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
     except BrokenPipeError:
         # The reader went away (`arena table db | head`): not an error worth a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print(f"arena {args.command}: interrupted", file=sys.stderr)
-        return 130
+        print(f"{where}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Terminated:
+        print(f"{where}: terminated (SIGTERM)", file=sys.stderr)
+        return EXIT_TERMINATED
     return code

@@ -20,8 +20,7 @@ import msgspec
 import trio
 
 from protocol.messages import TimeControl
-from referee import BotSpec, Limits, open_bots, play_match
-from referee.process import TimeMode
+from referee import BotSpec, Limits, TimeMode, open_bots, play_match
 
 THINKER = """\
 import json, sys, time

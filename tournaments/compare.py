@@ -4,13 +4,16 @@ Every deal is played in all seatings that make it fair: for two players A–B an
 A, B and the field in every cyclic rotation and again with A and B swapped, so neither always
 sits just before the other. The deal's score is A's pairwise score against B over those games.
 
-Deals are played concurrently (each worker keeps its bot processes across deals) but fed to the
-test strictly in deal order, so the decision — and the number of deals it took — depends only on
-the seed, never on which worker was faster. Games in flight when the test decides are dropped.
+Deals are played concurrently (each worker keeps its bot processes across deals, one set of
+processes per seating, so that no process plays two games of one deal and remembers its hidden
+cards) but fed to the test strictly in deal order, so the decision — and the number of deals it
+took — depends only on the deals, never on which worker was faster. Games in flight when the test
+decides are dropped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 
@@ -51,6 +54,8 @@ class Comparison(msgspec.Struct, frozen=True, kw_only=True):
     elo_lo: float
     elo_hi: float
     los: float
+    faulty_games: int = 0
+    """Games in the test in which some bot faulted (forfeited)."""
 
 
 def seatings(players: int) -> list[tuple[int, ...]]:
@@ -110,11 +115,13 @@ async def compare(
     bounds: SprtBounds,
     max_deals: int,
     limits: Limits,
+    secret: bytes,
     on_deal: OnDeal | None = None,
 ) -> Comparison:
     """Play A against B (and `field` in the other seats) until the SPRT decides or max_deals.
 
-    `tournament` supplies the game, players, options, time control, seed and concurrency.
+    `tournament` supplies the game, players, options, time control, seed and concurrency;
+    `secret` keys the deals (see `tournaments.schedule.deal_seed`).
     """
     entrants = [a, b, *field]
     names = [entrant.name for entrant in entrants]
@@ -122,17 +129,23 @@ async def compare(
     test = _Test(bounds, max_deals, on_deal)
 
     async def worker() -> None:
-        async with open_bots([entrant.spec for entrant in entrants], limits) as handles:
+        specs = [entrant.spec for entrant in entrants]
+        times = [tournament.time_for(entrant.name) for entrant in entrants]
+        async with contextlib.AsyncExitStack() as stack:
+            per_seating = [await stack.enter_async_context(open_bots(specs, limits)) for _ in plan]
             while (deal := test.take()) is not None:
                 games = []
                 for index, order in enumerate(plan):
+                    handles = per_seating[index]
                     outcome, wall_ms = await play_game(
                         tournament,
                         [handles[i] for i in order],
                         deal,
                         0,
+                        secret=secret,
                         limits=limits,
                         tag=f"compare.{index}",
+                        times=[times[i] for i in order],
                     )
                     games.append(
                         FinishedGame(
@@ -180,4 +193,5 @@ def _report(test: _Test, names: list[str], players: int) -> Comparison:
         elo_lo=match.lo,
         elo_hi=match.hi,
         los=match.los,
+        faulty_games=sum(1 for game in test.games if game.played.faults),
     )

@@ -24,26 +24,32 @@ Example::
     memory_mb = 2048
     cpu_s = 300
 
-A participant may instead be a table with its own limits, which override `[limits]`::
+A participant may instead be a table with its own limits, which override `[limits]`, and its
+own time control keys, which override `[time]` (time odds)::
 
     [participants.big]
     command = "java -jar big.jar"
     memory_mb = 8192
+    time = {move_ms = 200}
+
+Times are checked against `TIME_RANGES`: `move_ms` and `startup_ms` at least 1 (0 would forfeit
+every decision), `bank_ms` 0 for no bank, `increment_ms` 0 for none.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import msgspec
 
 from protocol.messages import TimeControl
+from referee import ResourceLimits, SandboxRequest, SandboxUnavailable, TimeMode, bwrap_path
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
-from referee.limits import ResourceLimits
-from referee.process import TimeMode
-from referee.sandbox import SandboxKind, SandboxUnavailable, bwrap_path
+from tournaments.botcommands import BotCommand, written
 
 ScheduleKind = Literal["round-robin", "gauntlet"]
 
@@ -57,14 +63,47 @@ class ConfigError(ValueError):
     """The tournament file (or a flag overriding it) is wrong; the message says where and why."""
 
 
-class Participant(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """A participant written as a table: its command and the limits it needs beyond `[limits]`."""
+TIME_RANGES: dict[str, tuple[int, int, str]] = {
+    "move_ms": (1, 3_600_000, "time per decision"),
+    "bank_ms": (0, 86_400_000, "time bank; 0: no bank"),
+    "increment_ms": (0, 3_600_000, "added to the bank per decision; 0: none"),
+    "startup_ms": (1, 600_000, "time from start to `ready`"),
+}
+"""Each time control key: its smallest and largest value (ms) and what it means."""
 
-    command: str
+
+def time_error(key: str, value: int) -> str | None:
+    """Why `value` is impossible for time control key `key`, or None when it is fine."""
+    low, high, meaning = TIME_RANGES[key]
+    if low <= value <= high:
+        return None
+    zero = " (0 would forfeit at once)" if low == 1 else ""
+    return f"{key} = {value}: must be from {low} to {high} ms{zero} ({meaning})"
+
+
+class TimeOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A participant's own time control keys (time odds), laid over the tournament's `[time]`."""
+
+    move_ms: int | None = None
+    bank_ms: int | None = None
+    increment_ms: int | None = None
+    startup_ms: int | None = None
+
+    def over(self, base: TimeControl) -> TimeControl:
+        own = {key: getattr(self, key) for key in TIME_RANGES if getattr(self, key) is not None}
+        return msgspec.structs.replace(base, **own)
+
+
+class Participant(BotCommand, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A participant written as a table: its command (`BotCommand`: command, args, name, cwd,
+    files), and the limits and time it needs beyond `[limits]` and `[time]`."""
+
     memory_mb: NonNegative | None = None
     cpu_s: NonNegative | None = None
     processes: NonNegative | None = None
     file_mb: NonNegative | None = None
+    disk_mb: NonNegative | None = None
+    time: TimeOverride | None = None
 
     def resources(self, defaults: ResourceLimits) -> ResourceLimits:
         """`defaults` with this participant's own limits in place of the tournament's."""
@@ -99,33 +138,47 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     """The SQLite store, relative to the tournament file; default: the file with suffix .sqlite."""
     limits: ResourceLimits = ResourceLimits()
     """The `[limits]` table: every bot's resource limits (0 = unlimited)."""
-    sandbox: SandboxKind = "none"
-    """"bwrap" runs every bot in a bubblewrap sandbox (which must be installed)."""
+    sandbox: SandboxRequest = "auto"
+    """"auto": bubblewrap where it works here, else none with a warning; "bwrap": bubblewrap or
+    refuse to run; "none": plain processes, silently (trusted bots)."""
     time_mode: TimeMode = "wall"
     """"cpu" charges bots their CPU time instead of the wall-clock time of a decision."""
     probation_after: NonNegative = 3
     """A bot whose games end in its fault this many times in a row is reported (0: never)."""
 
     def command(self, name: str) -> str:
-        """The command of participant `name`, however it was written."""
-        entry = self.participants[name]
-        return entry if isinstance(entry, str) else entry.command
+        """The command of participant `name`, however it was written, as one line."""
+        return written(self.participants[name])
 
     def resources(self, name: str) -> ResourceLimits:
         """The resource limits of participant `name`: its own, else the tournament's."""
         entry = self.participants[name]
         return self.limits if isinstance(entry, str) else entry.resources(self.limits)
 
+    def time_for(self, name: str) -> TimeControl:
+        """The time control of participant `name`: its own keys over the tournament's `[time]`."""
+        entry = self.participants.get(name)  # a bot added with `arena add` has the tournament's
+        if entry is None or isinstance(entry, str) or entry.time is None:
+            return self.time
+        return entry.time.over(self.time)
+
     @property
     def workers(self) -> int:
         return self.concurrency or os.cpu_count() or 1
+
+
+DEALING_VERSION = 2
+"""How deal seeds derive from the tournament seed: 2 = keyed by the store's secret (1 was a
+public hash of the seed alone, which a bot could search). Stores of another version are refused:
+the rotations of one deal must share its seed."""
 
 
 def fixed_settings(tournament: Tournament) -> dict[str, Any]:
     """What a store is bound to: changing any of these would make stored games incomparable.
 
     Participants, deals, schedule and concurrency may change between runs (more games are simply
-    played); game, players, options, time control and seed may not.
+    played); game, players, options, time control and seed may not, nor the rules version of the
+    engine or the way deal seeds are derived (`DEALING_VERSION`).
     """
     return {
         "game": tournament.game,
@@ -135,6 +188,8 @@ def fixed_settings(tournament: Tournament) -> dict[str, Any]:
         ),
         "time": msgspec.to_builtins(tournament.time),
         "seed": tournament.seed,
+        "rules": find_game(tournament.game).version,
+        "dealing": DEALING_VERSION,
     }
 
 
@@ -143,11 +198,39 @@ def decode(data: bytes | str, source: str = "tournament file") -> Tournament:
     try:
         tournament = msgspec.toml.decode(data, type=Tournament)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(f"{source}: {exc}{did_you_mean(str(exc))}") from None
     except msgspec.DecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     check(tournament, source)
     return tournament
+
+
+_UNKNOWN = re.compile(r"unknown field `([^`]*)`(?: - at `([^`]*)`)?")
+
+
+def _fields_at(path: str) -> tuple[str, ...]:
+    """The keys allowed at a decoder path such as `$`, `$.time` or `$.participants[...].time`."""
+    parts = re.sub(r"\[[^\]]*\]", ".*", path).split(".")[1:]
+    if parts[:1] == ["participants"] and len(parts) >= 2:
+        return (
+            TimeOverride.__struct_fields__
+            if parts[2:] == ["time"]
+            else Participant.__struct_fields__
+        )
+    tables: dict[str, tuple[str, ...]] = {
+        "time": TimeControl.__struct_fields__,
+        "limits": ResourceLimits.__struct_fields__,
+    }
+    return tables.get(".".join(parts), Tournament.__struct_fields__ if not parts else ())
+
+
+def did_you_mean(message: str) -> str:
+    """`; did you mean `concurrency`?` for a misspelt key in a decoder message, else ""."""
+    found = _UNKNOWN.search(message)
+    if found is None:
+        return ""
+    close = difflib.get_close_matches(found[1], _fields_at(found[2] or "$"), n=1)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def load(path: Path) -> Tournament:
@@ -187,11 +270,23 @@ def check(tournament: Tournament, source: str = "tournament") -> None:
     for name in tournament.participants:
         if not tournament.command(name).strip():
             raise ConfigError(f"{source}: participant {name!r} has an empty command")
+    check_time(tournament.time, f"{source}: [time]")
+    for name in tournament.participants:
+        if tournament.time_for(name) is not tournament.time:
+            check_time(tournament.time_for(name), f"{source}: participant {name!r}: time")
     if tournament.sandbox == "bwrap":
         try:
             bwrap_path()
         except SandboxUnavailable as exc:
             raise ConfigError(f'{source}: sandbox = "bwrap": {exc}') from None
+
+
+def check_time(time: TimeControl, where: str) -> None:
+    """Refuse an impossible time control (a negative time would forfeit every game at once)."""
+    for key in TIME_RANGES:
+        error = time_error(key, getattr(time, key))
+        if error is not None:
+            raise ConfigError(f"{where}: {error}")
 
 
 def override(tournament: Tournament, **changes: Any) -> Tournament:

@@ -10,7 +10,6 @@ its own label: results of different code are never mixed.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import os
@@ -20,8 +19,9 @@ from pathlib import Path
 import msgspec
 
 from bots import BUILTIN_BOTS
-from referee import BotSpec, bot_spec
-from referee.limits import ResourceLimits
+from protocol import TimeControl
+from referee import BotSpec, ResourceLimits
+from tournaments.botcommands import BotCommand, parse_bot, participant_spec, written
 
 
 class Entrant(msgspec.Struct, frozen=True):
@@ -34,10 +34,8 @@ class Entrant(msgspec.Struct, frozen=True):
 
 
 def _files(spec: BotSpec) -> list[str]:
-    """The existing files a command names (its program too, when given as a path)."""
-    program, *arguments = spec.command
-    named = ([program] if os.sep in program else []) + arguments
-    return [arg for arg in named if os.path.isfile(arg)]
+    """The bot's own files (its program too, when given as a path) that are regular files."""
+    return [path for path in spec.files if os.path.isfile(path)]
 
 
 def _builtin_files(module: str) -> list[str]:
@@ -49,9 +47,10 @@ def _builtin_files(module: str) -> list[str]:
     return sorted(str(path) for path in package.rglob("*.py"))
 
 
-def content_hash(command: str, spec: BotSpec) -> str:
-    """16 hex digits of SHA-256 over the command text and the contents of the files it runs."""
-    digest = hashlib.sha256(command.strip().encode() + b"\0")
+def content_hash(command: str, spec: BotSpec, odds: bytes = b"") -> str:
+    """16 hex digits of SHA-256 over the command text and the contents of the files it runs
+    (and the bot's own time control, if it has one: other odds, other games)."""
+    digest = hashlib.sha256(command.strip().encode() + b"\0" + odds)
     module = BUILTIN_BOTS.get(command.strip())
     for path in _builtin_files(module) if module else _files(spec):
         digest.update(os.path.basename(path).encode() + b"\0")
@@ -61,23 +60,27 @@ def content_hash(command: str, spec: BotSpec) -> str:
 
 def entrant(
     name: str,
-    command: str,
+    command: str | BotCommand,
     base: Path | None = None,
     resources: ResourceLimits | None = None,
+    time: TimeControl | None = None,
 ) -> Entrant:
-    """Resolve `command` (a built-in name or a shell command) with relative paths from `base`.
+    """Resolve `command` (a built-in name, a command line or a participant table,
+    `tournaments.botcommands`) with relative paths from `base`.
 
     A tournament file's commands are relative to the file's directory, so a tournament runs the
     same from wherever `arena` is started; `base=None` means the current directory. `resources`
-    are the bot's own limits (None: the match's).
+    are the bot's own limits (None: the match's), `time` its own time control (None: the
+    tournament's).
     """
-    with contextlib.chdir(base or Path.cwd()):
-        spec = msgspec.structs.replace(bot_spec(command, name), resources=resources)
-        return Entrant(name, command.strip(), content_hash(command, spec), spec)
+    odds = b"" if time is None else msgspec.json.encode(time)
+    spec = msgspec.structs.replace(participant_spec(name, command, base), resources=resources)
+    text = written(command)
+    return Entrant(name, text, content_hash(text, spec, odds), spec)
 
 
 def portable_command(command: str) -> str:
     """The command with paths made absolute, for storing a bot given on the command line."""
     if command.strip() in BUILTIN_BOTS:
         return command.strip()
-    return shlex.join(bot_spec(command).command)
+    return shlex.join(parse_bot(command).command)

@@ -6,6 +6,7 @@ import argparse
 import csv
 import io
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -46,14 +47,27 @@ def render_json(data: Any) -> str:
 def render_tables(tables: Sequence[Any], args: argparse.Namespace) -> str:
     """Tables (with `name`, `title`, `keys`, `headers`, `rows`) as the output options ask.
 
-    JSON is one object keyed by table name; CSV holds one table (callers ask for one); text
-    prints each table under its title.
+    JSON is one object keyed by table name; CSV holds one table (callers ask for one, or write
+    each to its own file with `write_csv_files`); text prints each table under its title.
     """
     if args.json:
         return render_json({table.name: table.records() for table in tables})
     if args.csv:
         (table,) = tables
         return render_csv(table.keys, table.rows).rstrip("\n")
-    return "\n\n".join(
-        f"{table.title}\n{render_table(table.headers, table.rows, args.fmt)}" for table in tables
-    )
+    texts = []
+    for table in tables:
+        headers, rows = table.for_people()
+        texts.append(f"{table.title}\n{render_table(headers, rows, args.fmt)}")
+    return "\n\n".join(texts)
+
+
+def write_csv_files(tables: Sequence[Any], directory: Path) -> list[Path]:
+    """Each table as `<directory>/<name>.csv` (the directory is created); the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for table in tables:
+        path = directory / f"{table.name}.csv"
+        path.write_text(render_csv(table.keys, table.rows))
+        written.append(path)
+    return written

@@ -11,10 +11,12 @@ from typing import Any
 
 import msgspec
 
-from referee import Limits
-from referee.limits import ResourceLimits
+from protocol import TimeControl
+from referee import Limits, ResourceLimits, SandboxChoice, SandboxUnavailable, choose
+from tournaments.botcommands import BotCommand
 from tournaments.config import ConfigError, Tournament, db_path, fixed_settings, load, override
 from tournaments.entrants import Entrant, entrant
+from tournaments.exclusion import excluded
 from tournaments.runner import Player
 from tournaments.store import Store
 
@@ -24,18 +26,25 @@ class Prepared(msgspec.Struct):
     tournament: Tournament
     store: Store
     players: list[Player]
+    sandbox: SandboxChoice
+    """The tournament's sandbox request resolved on this machine (`referee.choose`)."""
+    removed: list[str] = []
+    """Labels of participants left out because they were removed (`arena remove`)."""
 
     @property
     def limits(self) -> Limits:
         """Referee limits: the tournament's resource limits, sandbox and time mode; bot stderr
-        logs go next to the store (`<store>.logs/`), and a sandboxed bot sees neither."""
+        logs go next to the store (`<store>.logs/`). A sandboxed bot sees none of the store (its
+        secret keys every deal), the logs or the tournament file (its seed), even when its own
+        program lives beside them."""
         store = self.store.path.resolve()
         logs = store.with_suffix(".logs")
         hidden = [store, logs, *(store.with_name(store.name + end) for end in ("-wal", "-shm"))]
+        hidden.append(self.file.resolve())
         return Limits(
             log_dir=str(logs),
             resources=self.tournament.limits,
-            sandbox=self.tournament.sandbox,
+            sandbox=self.sandbox.kind,
             hidden=tuple(str(path) for path in hidden),
             time_mode=self.tournament.time_mode,
         )
@@ -45,26 +54,47 @@ class Prepared(msgspec.Struct):
 
 
 def resolve(
-    name: str, command: str, base: Path | None, resources: ResourceLimits | None = None
+    name: str,
+    command: str | BotCommand,
+    base: Path | None,
+    resources: ResourceLimits | None = None,
+    time: TimeControl | None = None,
 ) -> Entrant:
     try:
-        return entrant(name, command, base, resources)
+        return entrant(name, command, base, resources, time)
     except (ValueError, OSError) as exc:
         raise ConfigError(f"participant {name!r}: {exc}") from None
+
+
+def own_time(tournament: Tournament, name: str) -> TimeControl | None:
+    """The participant's time control when it has time odds, else None (the tournament's)."""
+    time = tournament.time_for(name)
+    return None if time == tournament.time else time
 
 
 def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared:
     """Load `file`, apply command-line `overrides`, open its store and register the bots.
 
-    Raises ConfigError for a bad file or flag, StoreError for a store made for other settings.
+    Raises ConfigError for a bad file or flag or a sandbox that cannot work here, StoreError for
+    a store made for other settings.
     """
     tournament = override(load(file), **overrides)
+    try:
+        sandbox = choose(tournament.sandbox)
+    except SandboxUnavailable as exc:
+        raise ConfigError(f'sandbox = "bwrap": {exc}') from None
     store = Store(db or db_path(tournament, file))
     try:
         store.bind(fixed_settings(tournament))
         store.save_config(msgspec.to_builtins(tournament))
         entrants = [
-            resolve(name, tournament.command(name), file.parent, tournament.resources(name))
+            resolve(
+                name,
+                tournament.participants[name],
+                file.parent,
+                tournament.resources(name),
+                own_time(tournament, name),
+            )
             for name in tournament.participants
         ]
         added = [
@@ -78,7 +108,11 @@ def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared
         store.close()
         raise
     labels = store.labels()
+    gone = excluded(store.path)
     players = [
-        Player(row.id, labels[row.id], e) for row, e in zip(rows, entrants + added, strict=True)
+        Player(row.id, labels[row.id], e)
+        for row, e in zip(rows, entrants + added, strict=True)
+        if row.id not in gone
     ]
-    return Prepared(file, tournament, store, players)
+    removed = [labels[row.id] for row in rows if row.id in gone]
+    return Prepared(file, tournament, store, players, sandbox, removed)

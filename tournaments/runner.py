@@ -1,11 +1,13 @@
 """The concurrent runner: plays a tournament's missing games and stores each as it finishes.
 
-Workers (trio tasks, `workers` of them) take units — some deals of one seat-set — from a channel
-fed lazily from the schedule, so memory does not grow with the number of games. A worker opens
-the unit's bots once and plays all its games on the same processes (a bot process start can
-cost more than a game). Each finished game is stored in its own transaction before the next
-starts, so stopping at any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in
-flight, and the next run plays exactly the games that are not stored.
+Workers (trio tasks, `workers` of them) take units — one rotation of some deals of one seat-set
+— from a channel fed lazily from the schedule, so memory does not grow with the number of games.
+A worker opens the unit's bots once and plays all its games on the same processes (a bot process
+start can cost more than a game); since a unit holds one rotation, no process plays two games of
+the same deal. Every game's seed and the seats' own seeds are keyed by the store's secret
+(`tournaments.schedule`), which no bot can reach. Each finished game is stored in its own
+transaction before the next starts, so stopping at any moment — Ctrl-C, a crash, `kill -9` —
+loses at most the games in flight, and the next run plays exactly the games that are not stored.
 
 Recovery: a bot that crashed is restarted for the next game of its pairing (`BotHandle`). A bot
 whose games end in its own fault `probation_after` times in a row is put on probation: reported
@@ -25,12 +27,14 @@ from collections.abc import Callable, Iterator, Sequence
 import msgspec
 import trio
 
+from protocol import TimeControl
 from referee import BotHandle, BotSpec, Limits, MatchOutcome, open_bots, play_match
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
 from tournaments.results import FaultRow, FinishedGame, Played
 from tournaments.schedule import (
     Unit,
+    bot_seeds,
     deal_seed,
     pieces_per_seat_set,
     seat_set_count,
@@ -114,19 +118,28 @@ async def play_game(
     deal: int,
     rotation: int,
     *,
+    secret: bytes,
     limits: Limits,
     tag: str,
+    times: Sequence[TimeControl] | None = None,
 ) -> tuple[MatchOutcome, float]:
-    """Play deal `deal` with the seat-set's handles in `rotation`; the outcome and wall ms."""
+    """Play deal `deal` with the seat-set's handles in `rotation`; the outcome and wall ms.
+
+    `times` are the bots' time controls in the order of `handles` (the tournament's for all when
+    None). The handles must not have played another rotation of this deal (see the module
+    docstring).
+    """
     began = time.perf_counter()
+    seed = tournament.seed
     outcome = await play_match(
         tournament.game,
         tournament.options,
-        deal_seed(tournament.seed, deal),
+        deal_seed(secret, seed, deal),
         seating(handles, rotation),
-        tournament.time,
+        tournament.time if times is None else seating(times, rotation),
         limits=limits,
-        match_id=f"{tag}.{deal}.{rotation}",
+        bot_seeds=bot_seeds(secret, seed, deal, rotation, len(handles)),
+        log_tag=f"{tag}.{deal}.{rotation}",
     )
     return outcome, (time.perf_counter() - began) * 1000
 
@@ -148,6 +161,7 @@ class Runner:
     ) -> None:
         self.tournament = tournament
         self.store = store
+        self.secret = store.secret()
         self.players = {player.id: player for player in sorted(players, key=lambda p: p.id)}
         self.limits = limits
         self.on_start = on_start or (lambda total, stored: None)
@@ -176,7 +190,7 @@ class Runner:
         count = seat_set_count(
             len(self.players), t.players, t.candidate is not None, t.max_seat_sets
         )
-        pieces = pieces_per_seat_set(t.deals, count, t.workers)
+        pieces = pieces_per_seat_set(t.deals, count, t.workers, t.players)
         return units(self._seat_sets(), t.deals, pieces)
 
     async def run(self) -> RunReport:
@@ -204,11 +218,10 @@ class Runner:
 
     async def _feed(self, send: trio.MemorySendChannel[Unit[int]]) -> None:
         """Send the units that still have games to play, in schedule order."""
-        players = self.tournament.players
         async with send:
             for unit in self._units():
-                key = seat_set_key(unit.seat_set)
-                if self.store.count(key, unit.deals) < len(unit.deals) * players:
+                done = self.store.stored(seat_set_key(unit.seat_set), unit.deals)
+                if any((deal, unit.rotation) not in done for deal in unit.deals):
                     await send.send(unit)
 
     async def _work(self, receive: trio.MemoryReceiveChannel[Unit[int]]) -> None:
@@ -218,32 +231,35 @@ class Runner:
 
     async def _play_unit(self, unit: Unit[int]) -> None:
         """Play the unit's missing games on one set of bot processes, storing each at once."""
-        ids = unit.seat_set
+        ids, rotation = unit.seat_set, unit.rotation
         key = seat_set_key(ids)
         done = self.store.stored(key, unit.deals)
         specs = [self.players[bot].entrant.spec for bot in ids]
+        times = [self.tournament.time_for(self.players[bot].entrant.name) for bot in ids]
         async with open_bots(specs, self.limits) as handles:
             for deal in unit.deals:
-                for rotation in range(len(ids)):
-                    if (deal, rotation) not in done:
-                        try:
-                            outcome, wall_ms = await play_game(
-                                self.tournament,
-                                handles,
-                                deal,
-                                rotation,
-                                limits=self.limits,
-                                tag=key,
-                            )
-                        except Exception as exc:  # a referee bug: see the module docstring
-                            self._void(ids, deal, rotation, exc)
-                            continue
-                        self._store(ids, deal, rotation, outcome, wall_ms)
-                        self._watch(seating(ids, rotation), outcome)
+                if (deal, rotation) in done:
+                    continue
+                try:
+                    outcome, wall_ms = await play_game(
+                        self.tournament,
+                        handles,
+                        deal,
+                        rotation,
+                        secret=self.secret,
+                        limits=self.limits,
+                        tag=key,
+                        times=times,
+                    )
+                except Exception as exc:  # a referee bug: see the module docstring
+                    self._void(ids, deal, rotation, exc)
+                    continue
+                self._store(ids, deal, rotation, outcome, wall_ms)
+                self._watch(seating(ids, rotation), outcome)
 
     def _void(self, ids: tuple[int, ...], deal: int, rotation: int, exc: Exception) -> None:
         seated = seating(ids, rotation)
-        seed = deal_seed(self.tournament.seed, deal)
+        seed = deal_seed(self.secret, self.tournament.seed, deal)
         specs = [self.players[bot].entrant.spec for bot in seated]
         voided = Voided(
             bots=tuple(self.players[bot].label for bot in seated),

@@ -3,9 +3,15 @@
 A *seat-set* is the group of bots that meet at one table. Each seat-set plays `deals` deals; a
 deal is one seed (one shuffle of the bag), played once in every cyclic rotation of the seats,
 so every bot of the set meets that deal from every seat and neither the luck of the draw nor the
-seat order favours anyone. Deal seeds depend only on the tournament seed and the deal number, so
-every seat-set sees the same deals (fewer sources of noise between pairings) and a tournament
-is reproducible.
+seat order favours anyone. Deal seeds depend only on the store's secret, the tournament seed
+and the deal number, so every seat-set sees the same deals (fewer sources of noise between
+pairings) and a tournament is reproducible by its owner — but by no bot: the secret (random,
+created with the store, never shown to bots) keys every seed, so knowing or guessing the
+tournament seed reveals nothing of the draws.
+
+A unit of work is one rotation of a block of deals: the bot processes a unit opens play each of
+its deals once, so no process ever plays two games of the same deal (it could remember the hidden
+cards of one rotation — its own hand, the factory displays to come — and use them in another).
 
 Nothing here holds the whole schedule: seat-sets are generated one at a time, so memory stays
 flat however many games are played.
@@ -17,16 +23,42 @@ import hashlib
 import itertools
 import math
 import random
+import secrets
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
 Bot = TypeVar("Bot", bound=Hashable)
 
 
-def deal_seed(seed: int, deal: int) -> int:
-    """The game seed of deal number `deal`: a 31-bit value any engine or language can hold."""
-    digest = hashlib.blake2b(f"{seed}/deal/{deal}".encode(), digest_size=4).digest()
+def deal_seed(secret: bytes, seed: int, deal: int) -> int:
+    """The game seed of deal number `deal`: a 63-bit keyed hash (a PRF) of the tournament seed
+    and the deal, under the store's `secret`, so it cannot be computed or inverted without it."""
+    digest = hashlib.blake2b(f"deal/{seed}/{deal}".encode(), key=secret, digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
+
+
+def owner_secret(seed: int | None) -> bytes:
+    """A secret for a run without a store (`arena compare`): fresh and random, or — when the
+    owner gives a seed to make the run reproducible — derived from it. A seed a bot could guess
+    (a small number) makes the deals guessable too: reproducible runs want a long random seed."""
+    if seed is None:
+        return secrets.token_bytes(32)
+    return hashlib.blake2b(f"owner-seed/{seed}".encode(), digest_size=32).digest()
+
+
+def bot_seeds(secret: bytes, seed: int, deal: int, rotation: int, players: int) -> list[int]:
+    """The seeds the seats' bots get for their own randomness in one game: reproducible for the
+    owner, and, being keyed by the secret under another label, independent of the deal seed."""
+    return [
+        int.from_bytes(
+            hashlib.blake2b(
+                f"bot/{seed}/{deal}/{rotation}/{seat}".encode(), key=secret, digest_size=8
+            ).digest(),
+            "big",
+        )
+        >> 1
+        for seat in range(players)
+    ]
 
 
 def seating(seat_set: Sequence[Bot], rotation: int) -> tuple[Bot, ...]:
@@ -101,30 +133,34 @@ def _balanced_sample(
 
 
 class Unit(NamedTuple, Generic[Bot]):
-    """A block of work for one worker: some deals of one seat-set, on one set of bot processes."""
+    """A block of work for one worker: one rotation of some deals of one seat-set, on one set of
+    bot processes (which therefore never see the same deal twice)."""
 
     seat_set: tuple[Bot, ...]
     deals: range
+    rotation: int
 
 
 MIN_DEALS_PER_UNIT = 8
 """A unit is worth its bot process starts only if it plays a few deals."""
 
 
-def pieces_per_seat_set(deals: int, seat_sets: int, workers: int) -> int:
-    """How many units each seat-set's deals are split into.
+def pieces_per_seat_set(deals: int, seat_sets: int, workers: int, rotations: int = 1) -> int:
+    """How many blocks each seat-set's deals are split into (each block is `rotations` units).
 
     Bot processes are reused within a unit (a process start can cost more than a game), so
     units should be big; but with few seat-sets and many deals, splitting gives every worker
     something to do (about two units per worker, so the last ones do not leave cores idle).
     """
-    wanted = math.ceil(2 * workers / max(seat_sets, 1))
+    wanted = math.ceil(2 * workers / max(seat_sets * rotations, 1))
     return max(1, min(wanted, deals // MIN_DEALS_PER_UNIT))
 
 
 def units(seat_sets: Iterator[tuple[Bot, ...]], deals: int, pieces: int) -> Iterator[Unit[Bot]]:
-    """Each seat-set's `deals` split into `pieces` contiguous, near-equal blocks."""
+    """Each seat-set's `deals` split into `pieces` contiguous, near-equal blocks, each block
+    once per rotation of the seats."""
     bounds = [deals * index // pieces for index in range(pieces + 1)]
     for seat_set in seat_sets:
         for start, stop in itertools.pairwise(bounds):
-            yield Unit(seat_set, range(start, stop))
+            for rotation in range(len(seat_set)):
+                yield Unit(seat_set, range(start, stop), rotation)

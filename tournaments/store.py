@@ -6,11 +6,22 @@ killed at any instant (even `kill -9`) leaves only whole games behind, and a sec
 exactly those. WAL mode lets `arena table` read while a run is writing; `synchronous=NORMAL`
 is durable against a killed process (only a power cut may lose the last games, never corrupt).
 
+The file holds the store's secret, so it is created private (mode 0600, and so are SQLite's
+-wal and -shm files, which take its mode); a store opened for writing is made private if it was
+not. `Store(path, readonly=True)` (what `arena table` uses) never writes into the file and
+refuses one that is missing, empty or not a tournament store.
+
+Every failure of SQLite (a full disk, an I/O error, a damaged file) surfaces as one `StoreError`
+whose message says what happened, to which file, and what to do; a store opened for writing is
+first checked with `PRAGMA quick_check`. A game is one transaction, so a failed write loses that
+game only: the games stored before stay, and the next run plays the missing one.
+
 Schema (version 1)::
 
     meta(key PRIMARY KEY, value)          -- 'schema' = '1'; 'settings' = JSON (game, players,
                                           --   options, time, seed: what the games depend on);
-                                          --   'config' = JSON of the tournament file last run
+                                          --   'config' = JSON of the tournament file last run;
+                                          --   'secret' = 32 random bytes (hex), see secret()
     bots(id PRIMARY KEY, name, command, hash, added, created, UNIQUE(name, hash))
                                           -- a changed bot (new hash) is a new row;
                                           --   added = 1 when it came from `arena add`
@@ -24,13 +35,18 @@ Schema (version 1)::
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import functools
+import os
+import secrets
 import sqlite3
+import stat
 import zlib
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
+from urllib.parse import quote
 
 import msgspec
 
@@ -84,8 +100,31 @@ CREATE INDEX IF NOT EXISTS faults_game ON faults (game);
 """
 
 
+SECRET_BYTES = 32
+
+
 class StoreError(Exception):
-    """The store cannot serve this tournament: another tournament's file, or a newer schema."""
+    """The store cannot serve: a full disk, an I/O error, a damaged file, another tournament's
+    file, a newer schema. The message is for the user: what is wrong, the file, what to do."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _guarded(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
+    """`method` with SQLite's errors (and undecodable stored data) raised as a `StoreError`."""
+
+    @functools.wraps(method)
+    def guarded(self: Store, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise self._failure(exc) from exc
+        except (zlib.error, msgspec.DecodeError) as exc:
+            raise self._damaged(f"a stored value cannot be read back: {exc}") from exc
+
+    return guarded
 
 
 class BotRow(msgspec.Struct, frozen=True):
@@ -105,34 +144,76 @@ def _now() -> str:
 
 
 class Store:
-    """A tournament's SQLite file. Not thread-safe: use it from one thread (trio's is fine)."""
+    """A tournament's SQLite file. Not thread-safe: use it from one thread (trio's is fine).
 
-    def __init__(self, path: Path | str) -> None:
+    `readonly`: read an existing store without ever writing into it (no schema, no secret).
+    """
+
+    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        # isolation_level=None: no implicit transactions; `_transaction` says where they are.
+        self.readonly = readonly
+        self._db = self._connect()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the store {self.path}: {exc}") from None
-        try:
-            self._setup()
+            if readonly:
+                self._check_readable()
+            else:
+                self._setup()
         except BaseException as exc:
             self._db.close()
             if isinstance(exc, sqlite3.Error):
-                raise StoreError(f"{self.path}: not a usable tournament store ({exc})") from None
+                raise self._failure(exc, opening=True) from exc
             raise
+
+    def _connect(self) -> sqlite3.Connection:
+        # isolation_level=None: no implicit transactions; `_transaction` says where they are.
+        try:
+            if self.readonly:
+                if not self.path.is_file():
+                    raise StoreError(f"no store at {self.path} (run the tournament first)")
+                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+                return sqlite3.connect(uri, uri=True, isolation_level=None)
+            _create_private(self.path)
+            return sqlite3.connect(self.path, isolation_level=None)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from None
 
     def _setup(self) -> None:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.execute("PRAGMA busy_timeout=10000")
+        self._check_integrity()
         with self._transaction():
             # executescript would COMMIT first; run the statements inside this transaction.
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     self._db.execute(statement)
             self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta VALUES ('secret', ?)",
+                (secrets.token_bytes(SECRET_BYTES).hex(),),
+            )
+        _make_private(self.path)
+        self._check_version()
+
+    def _check_readable(self) -> None:
+        self._db.execute("PRAGMA query_only=ON")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_schema")}
+        if not {"meta", "bots", "games", "seats", "faults"} <= tables:
+            what = "an empty file" if self.path.stat().st_size == 0 else "another SQLite database"
+            raise StoreError(f"{self.path} is not a tournament store ({what}); nothing was changed")
+        self._check_integrity()
+        self._check_version()
+
+    def _check_integrity(self) -> None:
+        """Refuse a damaged file before using it (SQLite would fail later, on some page)."""
+        problems = [str(row[0]) for row in self._db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            detail = "; ".join(line for problem in problems for line in problem.splitlines())
+            raise self._damaged(f"PRAGMA quick_check: {detail[:300]}")
+
+    def _check_version(self) -> None:
         version = self._meta("schema")
         if version != SCHEMA_VERSION:
             raise StoreError(
@@ -148,14 +229,71 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
+    # ---- failures ---------------------------------------------------------------------------
+
+    def _failure(self, exc: sqlite3.Error, *, opening: bool = False) -> StoreError:
+        """The `StoreError` that explains `exc` to the user (what, which file, what to do)."""
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code == sqlite3.SQLITE_FULL:
+            return StoreError(
+                f"the disk holding {self.path} is full ({exc}): the failed write left nothing "
+                "behind, every game stored before is kept. Free disk space, then run the same "
+                "command again: it resumes where it stopped"
+            )
+        if code == sqlite3.SQLITE_IOERR:
+            return StoreError(
+                f"a disk I/O error on {self.path} ({exc}): the failed write left nothing "
+                "behind, every game stored before is kept. Check the disk (and its free space), "
+                "then run the same command again to resume"
+            )
+        if code == sqlite3.SQLITE_CORRUPT:
+            return self._damaged(str(exc))
+        if code == sqlite3.SQLITE_NOTADB:
+            return StoreError(
+                f"{self.path}: not a usable tournament store ({exc}): another kind of file, or "
+                "a store whose first page is damaged (restore a copy of it)"
+            )
+        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return StoreError(
+                f"{self.path} is locked ({exc}): another `arena` is writing it; wait for it to "
+                "finish, or use another store (--db)"
+            )
+        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
+            return StoreError(
+                f"cannot write {self.path} ({exc}): check the permissions of the file, its -wal "
+                "and -shm files and its directory"
+            )
+        if opening:
+            return StoreError(f"{self.path}: not a usable tournament store ({exc})")
+        return StoreError(f"the store {self.path} failed: {exc}")
+
+    def _damaged(self, detail: str) -> StoreError:
+        """The error for a damaged file, with the way to save the games it still holds."""
+        saved = self.path.with_name(self.path.stem + "-recovered" + self.path.suffix)
+        return StoreError(
+            f"{self.path} is damaged ({detail}). Restore a copy of it, or save the games it "
+            f"still holds into a new store: `sqlite3 {self.path} .recover | sqlite3 {saved}` "
+            "(if your sqlite3 has no .recover: .dump instead, with the dump's last line "
+            f"changed from ROLLBACK to COMMIT;), then run with --db {saved}: the games lost "
+            "with the damage are played again"
+        )
+
+    # ---- plumbing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (KeyboardInterrupt included)."""
+        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (KeyboardInterrupt included).
+
+        After some errors (a full disk, an I/O error) SQLite has already rolled back; and if
+        ROLLBACK itself fails, the error that caused it is the one worth reporting (SQLite
+        finishes the rollback from its journal when the file is next opened)."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
 
@@ -163,13 +301,32 @@ class Store:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    @_guarded
+    def secret(self) -> bytes:
+        """The store's own 32 random bytes (secrets.token_bytes), made when it was created, or
+        when an older store was first opened for writing; the same at every opening.
+
+        What the bots must not predict is derived from it (they cannot read the store)."""
+        value = self._meta("secret")
+        if value is None:
+            raise StoreError(f"{self.path} has no secret yet: run the tournament once to add it")
+        try:
+            secret = bytes.fromhex(value)
+        except ValueError:
+            secret = b""  # not hex: damaged, as is a secret of the wrong length
+        if len(secret) != SECRET_BYTES:
+            raise self._damaged(f"its secret is not {SECRET_BYTES} hex-encoded bytes")
+        return secret
+
     # ---- settings ---------------------------------------------------------------------------
 
+    @_guarded
     def settings(self) -> dict[str, Any] | None:
         """The settings this store is bound to, or None for a new store."""
         value = self._meta("settings")
         return None if value is None else dict(msgspec.json.decode(value))
 
+    @_guarded
     def bind(self, settings: dict[str, Any]) -> None:
         """Tie a new store to `settings`, or check an existing store was made with the same.
 
@@ -196,6 +353,7 @@ class Store:
                 "restore them or use another store (--db)"
             )
 
+    @_guarded
     def save_config(self, config: dict[str, Any]) -> None:
         """Keep the tournament file as last run (participants and deals may change per run)."""
         with self._transaction():
@@ -204,12 +362,14 @@ class Store:
                 (msgspec.json.encode(config).decode(),),
             )
 
+    @_guarded
     def config(self) -> dict[str, Any] | None:
         value = self._meta("config")
         return None if value is None else dict(msgspec.json.decode(value))
 
     # ---- bots -------------------------------------------------------------------------------
 
+    @_guarded
     def bot(self, name: str, command: str, content_hash: str, *, added: bool = False) -> BotRow:
         """The row of this exact bot (name and content hash), created if new."""
         with self._transaction():
@@ -228,10 +388,12 @@ class Store:
         ).fetchone()
         return BotRow(row[0], row[1], row[2], row[3], bool(row[4]))
 
+    @_guarded
     def bots(self) -> list[BotRow]:
         rows = self._db.execute("SELECT id, name, command, hash, added FROM bots ORDER BY id")
         return [BotRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
 
+    @_guarded
     def added_bots(self) -> list[BotRow]:
         """Bots added with `arena add` (newest entry per name): they join every later run."""
         newest: dict[str, BotRow] = {}
@@ -240,6 +402,7 @@ class Store:
                 newest[row.name] = row
         return list(newest.values())
 
+    @_guarded
     def labels(self) -> dict[int, str]:
         """Display name of every bot: its name, or name@hash for a superseded version.
 
@@ -255,6 +418,7 @@ class Store:
 
     # ---- games ------------------------------------------------------------------------------
 
+    @_guarded
     def stored(self, seat_set: str, deals: range) -> set[tuple[int, int]]:
         """(deal, rotation) of the games of `seat_set` within `deals` already stored."""
         rows = self._db.execute(
@@ -263,6 +427,7 @@ class Store:
         )
         return {(deal, rotation) for deal, rotation in rows}
 
+    @_guarded
     def count(self, seat_set: str, deals: range) -> int:
         row = self._db.execute(
             "SELECT count(*) FROM games WHERE seat_set = ? AND deal >= ? AND deal < ?",
@@ -270,6 +435,7 @@ class Store:
         ).fetchone()
         return int(row[0])
 
+    @_guarded
     def add_game(
         self,
         *,
@@ -324,6 +490,7 @@ class Store:
             )
         return True
 
+    @_guarded
     def games(self) -> list[FinishedGame]:
         """Every stored game in schedule order (seat-set, deal, rotation): input of the tables."""
         labels = self.labels()
@@ -342,7 +509,9 @@ class Store:
             "SELECT id, seat_set, deal, rotation, tiebreak, wall_ms FROM games "
             "ORDER BY seat_set, deal, rotation"
         ):
-            rows = seats[game]
+            rows = seats.get(game)
+            if rows is None:  # only a damaged or half-recovered store has a game without seats
+                raise self._damaged(f"game {game} has no seats")
             result.append(
                 FinishedGame(
                     seat_set=",".join(labels[int(b)] for b in seat_set.split(",")),
@@ -362,6 +531,7 @@ class Store:
             )
         return result
 
+    @_guarded
     def record(self, seat_set: str, deal: int, rotation: int) -> bytes | None:
         """The game record of one stored game (decompressed), or None if not stored."""
         row = self._db.execute(
@@ -369,3 +539,42 @@ class Store:
             (seat_set, deal, rotation),
         ).fetchone()
         return None if row is None else zlib.decompress(row[0])
+
+    @_guarded
+    def game_keys(self) -> list[GameKey]:
+        """Id, seed and decisions of every stored game, in the order of `games()` (the same
+        ORDER BY): what `arena table -t games`, `arena export` and the report name games by."""
+        rows = self._db.execute(
+            "SELECT id, seed, decisions FROM games ORDER BY seat_set, deal, rotation"
+        )
+        return [GameKey(int(row[0]), int(row[1]), int(row[2])) for row in rows]
+
+    @_guarded
+    def game_record(self, game_id: int) -> bytes | None:
+        """The record of the game with this id (decompressed), or None if there is none."""
+        row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else zlib.decompress(row[0])
+
+
+class GameKey(msgspec.Struct, frozen=True):
+    """How a stored game is named to users (its id) and what `FinishedGame` leaves out."""
+
+    id: int
+    seed: int
+    decisions: int
+
+
+def _create_private(path: Path) -> None:
+    """Create the file with mode 0600 unless it exists (SQLite gives -wal and -shm its mode)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def _make_private(path: Path) -> None:
+    """Take group and others' access away from the store and its -wal and -shm files."""
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        # A file of someone else's cannot be changed; it stays as its owner set it.
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            mode = stat.S_IMODE(file.stat().st_mode)
+            if mode & 0o077:
+                file.chmod(mode & 0o700)

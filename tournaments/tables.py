@@ -1,8 +1,9 @@
 """The tournament's tables as data: standings, crosstable, head-to-head, seats, faults, timing.
 
 Each function turns finished games into a `Table` (machine keys, display headers, rows of
-plain values); rendering to text, CSV or JSON is the CLI's job (`tournaments.output`), so these
-stay testable without parsing printed text.
+plain values: numbers stay numbers for CSV and JSON); rendering to text, CSV or JSON is the CLI's
+job (`tournaments.output`), so these stay testable without parsing printed text. A table whose
+people-facing form differs (the crosstable's "75% (8)" cells) carries that form in `display`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tournaments.ratings import (
     versus,
 )
 from tournaments.results import FinishedGame
+from tournaments.store import GameKey
 
 
 class Table(msgspec.Struct, frozen=True):
@@ -37,9 +39,14 @@ class Table(msgspec.Struct, frozen=True):
     headers: list[str]
     """Column names for people."""
     rows: list[list[Any]]
+    display: tuple[list[str], list[list[Any]]] | None = None
+    """Headers and rows for people when they differ from `headers` and `rows`."""
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.keys, row, strict=True)) for row in self.rows]
+
+    def for_people(self) -> tuple[list[str], list[list[Any]]]:
+        return self.display if self.display is not None else (self.headers, self.rows)
 
 
 def _table(
@@ -60,6 +67,20 @@ def _wins(ranks: Sequence[int], seat: int) -> float:
     if ranks[seat] != 1:
         return 0.0
     return 1 / ranks.count(1)
+
+
+WLD = dict[tuple[str, str], list[int]]
+"""(bot, opponent) → [wins, losses, draws] of bot against opponent, pairwise from the ranks."""
+
+
+def _wld(games: Sequence[FinishedGame]) -> WLD:
+    counts: WLD = defaultdict(lambda: [0, 0, 0])
+    for game in games:
+        for (a, b), score in pair_outcomes(game):
+            outcome = 0 if score == 1 else 1 if score == 0 else 2
+            counts[a, b][outcome] += 1
+            counts[b, a][(1, 0, 2)[outcome]] += 1
+    return dict(counts)
 
 
 class _Totals:
@@ -107,13 +128,17 @@ def standings(
     anchor_elo: float = BASE_ELO,
     bootstrap: int = 200,
 ) -> Table:
-    """The ladder, strongest first: Elo ± 95% interval and the per-bot averages.
+    """The ladder, strongest first: Elo ± 95% interval, pairwise W/L/D against every opponent
+    (a 4-player game counts three pairs per bot) and the per-bot averages.
 
     For games of three or more seats, Plackett–Luce mu and sigma are added: a second opinion
     from a model of whole finishing orders.
     """
     ratings = elo_ratings(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
     totals = _totals(games)
+    wld: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for (bot, _), counts in _wld(games).items():
+        wld[bot] = [mine + more for mine, more in zip(wld[bot], counts, strict=True)]
     multi = any(len(game.bots) > 2 for game in games)
     luce = plackett_luce(games) if multi else {}
     columns = [
@@ -122,6 +147,9 @@ def standings(
         ("elo", "Elo"),
         ("ci", "±"),
         ("games", "games"),
+        ("wins", "W"),
+        ("losses", "L"),
+        ("draws", "D"),
         ("win_pct", "win %"),
         ("mean_score", "score"),
         ("mean_rank", "rank"),
@@ -141,6 +169,7 @@ def standings(
             _round(rating.elo) if rating else None,
             _round(rating.margin) if rating else None,
             total.games,
+            *wld[bot],
             round(100 * total.wins / total.games, 1),
             round(total.score / total.games, 1),
             round(total.rank / total.games, 2),
@@ -160,7 +189,11 @@ def ranking(table: Table) -> list[str]:
 
 
 def crosstable(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
-    """Row bot's pairwise score % against each column bot, with the number of games."""
+    """Row bot's pairwise score % against each column bot, with the number of games.
+
+    For CSV and JSON each opponent has two number columns, `<opponent>` (score %, empty when
+    they never met) and `<opponent> games`; people see one "75% (8)" cell per opponent.
+    """
     points: dict[tuple[str, str], float] = defaultdict(float)
     counts: dict[tuple[str, str], int] = defaultdict(int)
     for game in games:
@@ -170,6 +203,9 @@ def crosstable(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
             counts[a, b] += 1
             counts[b, a] += 1
 
+    def pct(a: str, b: str) -> float | None:
+        return round(100 * points[a, b] / counts[a, b], 1) if a != b and counts[a, b] else None
+
     def cell(a: str, b: str) -> str:
         if a == b:
             return "—"
@@ -177,44 +213,74 @@ def crosstable(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
             return ""
         return f"{100 * points[a, b] / counts[a, b]:.0f}% ({counts[a, b]})"
 
-    columns = [("bot", "bot"), *((bot, bot) for bot in order)]
-    return _table(
-        "crosstable",
-        "Crosstable (row's score %, games)",
-        columns,
-        [[a, *(cell(a, b) for b in order)] for a in order],
-    )
+    columns = [("bot", "bot")]
+    for bot in order:
+        columns += [(bot, f"{bot} %"), (f"{bot} games", f"{bot} games")]
+    rows = [[a, *itertools.chain(*((pct(a, b), counts[a, b]) for b in order))] for a in order]
+    display = (["bot", *order], [[a, *(cell(a, b) for b in order)] for a in order])
+    table = _table("crosstable", "Crosstable (row's score %, games)", columns, rows)
+    return msgspec.structs.replace(table, display=display)
+
+
+def pentanomial(deals: Sequence[tuple[float, int]]) -> list[int]:
+    """Of the deals played in both seatings (two games), how many scored 0, ½, 1, 1½ and 2
+    points: the pentanomial counts, whose spread shows how much the deal decided the game."""
+    counts = [0] * 5
+    for points, games in deals:
+        if games == 2:
+            counts[round(points * 2)] += 1
+    return counts
 
 
 def pairs(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
-    """Head-to-head for every pair that met: score, Elo difference ± 95%, LOS."""
+    """Head-to-head for every pair that met: W/L/D, score, Elo difference ± 95%, LOS; for
+    two-player games also the pentanomial counts of the deals (see `pentanomial`)."""
+    two_player = all(len(game.bots) == 2 for game in games)
     columns = [
         ("bot", "bot"),
         ("opponent", "opponent"),
         ("games", "games"),
+        ("wins", "W"),
+        ("losses", "L"),
+        ("draws", "D"),
         ("score_pct", "score %"),
         ("elo", "Elo diff"),
         ("elo_lo", "low"),
         ("elo_hi", "high"),
         ("los_pct", "LOS %"),
     ]
+    if two_player:
+        columns += [
+            ("deals_0", "deals 0"),
+            ("deals_0_5", "½"),
+            ("deals_1", "1"),
+            ("deals_1_5", "1½"),
+            ("deals_2", "2"),
+        ]
     rows = []
     totals = deal_totals(games)
+    wld = _wld(games)
     for a, b in itertools.combinations(order, 2):
         match = versus(totals, a, b)
         if match.games:
-            rows.append(
-                [
-                    a,
-                    b,
-                    match.games,
-                    round(100 * match.score, 1),
-                    _round(match.elo),
-                    _round(match.lo),
-                    _round(match.hi),
-                    round(100 * match.los, 1),
-                ]
-            )
+            row = [
+                a,
+                b,
+                match.games,
+                *wld[a, b],
+                round(100 * match.score, 1),
+                _round(match.elo),
+                _round(match.lo),
+                _round(match.hi),
+                round(100 * match.los, 1),
+            ]
+            if two_player:
+                first, second = sorted((a, b))
+                deals = list(totals[first, second].values())
+                if a != first:
+                    deals = [(count - points, count) for points, count in deals]
+                row += pentanomial(deals)
+            rows.append(row)
     return _table("pairs", "Head to head", columns, rows)
 
 
@@ -307,7 +373,42 @@ def timing(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
     return _table("timing", "Timing", columns, rows)
 
 
+def game_list(games: Sequence[FinishedGame], keys: Sequence[GameKey]) -> Table:
+    """Every game with the id that `arena replay STORE GAME` and `arena export` take: who sat
+    where, the scores, ranks and faults. `keys` are the store's, in the order of `games`."""
+    if len(keys) != len(games):
+        raise ValueError("the games table needs the store's key of every game")
+    columns = [
+        ("id", "id"),
+        ("bots", "bots (by seat)"),
+        ("deal", "deal"),
+        ("rotation", "rotation"),
+        ("seed", "seed"),
+        ("scores", "scores"),
+        ("ranks", "ranks"),
+        ("decisions", "decisions"),
+        ("faults", "faults"),
+    ]
+    rows: list[list[Any]] = [
+        [
+            key.id,
+            " ".join(game.bots),
+            game.deal,
+            game.rotation,
+            key.seed,
+            " ".join(map(str, game.played.scores)),
+            " ".join(map(str, game.played.ranks)),
+            key.decisions,
+            "; ".join(f"{game.bots[f.seat]} {f.kind}" for f in game.played.faults),
+        ]
+        for game, key in zip(games, keys, strict=True)
+    ]
+    return _table("games", "Games", columns, rows)
+
+
 TABLE_NAMES = ("standings", "crosstable", "pairs", "seats", "faults", "timing")
+GAMES_TABLE = "games"
+"""The list of games: asked by name only (it is as long as the tournament), never in "all"."""
 
 
 def build(
@@ -317,8 +418,10 @@ def build(
     anchor: str | None = None,
     anchor_elo: float = BASE_ELO,
     bootstrap: int = 200,
+    keys: Sequence[GameKey] | None = None,
 ) -> list[Table]:
-    """The named tables, in the order asked, bots ordered as on the ladder."""
+    """The named tables, in the order asked, bots ordered as on the ladder (`keys`, the store's
+    game keys in the order of `games`, only for the games table)."""
     ladder = standings(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
     order = ranking(ladder)
     made = {
@@ -328,5 +431,6 @@ def build(
         "seats": lambda: seats(games),
         "faults": lambda: faults(games),
         "timing": lambda: timing(games, order),
+        GAMES_TABLE: lambda: game_list(games, keys or []),
     }
     return [made[name]() for name in names]

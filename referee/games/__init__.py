@@ -1,4 +1,8 @@
-"""Rules engines, one module per game, found by id through `find_game`."""
+"""Rules engines, one module per game, found by id through `find_game`.
+
+Importing this package loads msgspec and the engines' shared base only: no trio, no bot
+processes, no match loop (a Python bot imports it, and must start fast).
+"""
 
 from __future__ import annotations
 
@@ -7,17 +11,29 @@ from typing import Any
 
 import msgspec
 
-from referee.games.base import Game, GameResult, IllegalAction
+from referee.games.base import (
+    BadPlayerCount,
+    Game,
+    GameResult,
+    IllegalAction,
+    Policy,
+    WrongSeats,
+    simulate,
+)
 
 __all__ = [
     "GAME_IDS",
     "BadOptions",
+    "BadPlayerCount",
     "Game",
     "GameResult",
     "IllegalAction",
+    "Policy",
     "UnknownGame",
+    "WrongSeats",
     "find_game",
     "parse_options",
+    "simulate",
 ]
 
 _MODULES: dict[str, str] = {

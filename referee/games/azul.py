@@ -3,7 +3,9 @@ special-factory variants.
 
 Colours are ids 0..4 (blue, yellow, red, black, white). Pattern line k (0..4) holds k + 1 tiles
 and feeds wall row k; the coloured wall has colour (column - row) mod 5 at (row, column).
-docs/games/azul.md describes the actions and the observation for bot authors.
+docs/games/azul.md describes the actions and the observation for bot authors; they are defined
+in `azul_messages` (so that this module can be compiled with mypyc) and re-exported here. The
+factories, centre and first-player marker are the shared `tiles.Offer`.
 
 Rulings (where the rulebook is cut or silent, this is what the engine does):
 
@@ -46,12 +48,22 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import msgspec
 
-from referee.games.base import Game, GameResult, IllegalAction, ranks_from_keys
-from referee.games.tiles import Bag, FloorLine, empty, fill_factories, move_all, take_colour
+from referee.games.azul_messages import (
+    Action,
+    AzulObservation,
+    AzulOptions,
+    Decision,
+    Place,
+    PlayerView,
+    Split,
+    Take,
+)
+from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, ranks_from_keys
+from referee.games.tiles import CENTRE, Bag, FloorLine, Offer, take_colour
 
 __all__ = [
     "CENTRE",
@@ -82,8 +94,6 @@ COLOURS = 5
 COLOUR_NAMES = ("blue", "yellow", "red", "black", "white")
 _LETTERS = "BYRKW"
 TILES_PER_COLOUR = 20
-CENTRE = -1
-"""The `source` of a take from the centre."""
 FLOOR_LINE = 5
 """The `line` of a take that puts every tile on the floor."""
 MARKER = 5
@@ -111,107 +121,7 @@ def wall_column(row: int, colour: int) -> int:
     return (colour + row) % COLOURS
 
 
-# ---- options, actions, observation -----------------------------------------------------------
-
-
-class AzulOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """`variant`: "standard" (coloured wall) or "grey" (free wall, the player picks the column);
-    `special_factories`: use the gold sides of the factory discs."""
-
-    variant: Literal["standard", "grey"] = "standard"
-    special_factories: bool = False
-
-
-class _Action(
-    msgspec.Struct, tag_field="type", tag=str.lower, frozen=True, forbid_unknown_fields=True
-):
-    """Base of the actions a bot sends (frozen, so they hash and can be pre-built)."""
-
-
-class Take(_Action, frozen=True):
-    """Take every tile of `colour` from `source` (a factory index, or -1 = the centre) and put
-    them on pattern line `line` (0..4, line k holds k + 1 tiles) or all on the floor (line 5)."""
-
-    source: int
-    colour: int
-    line: int
-
-
-class Place(_Action, frozen=True):
-    """Grey wall: put the tile of complete pattern line `row` on wall space (`row`, `column`)."""
-
-    row: int
-    column: int
-
-
-class Split(_Action, frozen=True):
-    """After a take from the "split" factory: which leftover colours go to its left neighbour and
-    which to its right (every leftover colour in exactly one list; order inside does not matter)."""
-
-    left: tuple[int, ...] = ()
-    right: tuple[int, ...] = ()
-
-
-Action = Take | Place | Split
-
-
-class Decision(msgspec.Struct, frozen=True, omit_defaults=True):
-    """What is being decided now, by whom, and the facts of a sub-step."""
-
-    kind: str
-    """"take", "place" (grey wall space), "split" (the split factory's leftovers) or "over"."""
-    seat: int = -1
-    row: int = -1
-    """place: the complete pattern line / wall row being tiled."""
-    colour: int = -1
-    """place: the colour of its tile."""
-    factory: int = -1
-    """split: the split factory, whose leftovers are still on it."""
-    left: int = -1
-    """split: the factory that "left" sends tiles to."""
-    right: int = -1
-
-
-class PlayerView(msgspec.Struct):
-    """One player's board."""
-
-    score: int
-    lines: list[list[int]]
-    """Pattern line k (0..4): the colours of the tiles on it (all the same), at most k + 1."""
-    wall: list[list[int]]
-    """5 rows of 5 spaces: the colour there, or -1 if empty."""
-    floor: list[int]
-    """Floor tokens left to right: colours 0..4, or 5 for the first-player marker."""
-    extra_floor: list[int] | None = None
-    """Special factories: the held extra floor disc ([] empty, [colour]); null if not held."""
-
-
-class AzulObservation(msgspec.Struct):
-    """Everything public, which in Azul is everything but the order of future draws."""
-
-    seat: int
-    """The seat this observation is for."""
-    round: int
-    variant: str
-    special_factories: bool
-    decision: Decision
-    start_player: int
-    """The seat that began this round."""
-    marker: int
-    """-1 while the first-player marker is in the centre, else the seat that took it."""
-    factories: list[list[int]]
-    """factories[i][colour] = how many tiles of that colour factory i holds."""
-    powers: list[str]
-    """Per factory: "" (plain), "+1", "pull0".."pull4" (pull that colour), "stay", "split",
-    "extra_floor"."""
-    centre: list[int]
-    """Tiles per colour in the centre (the marker is not a tile: see `marker`)."""
-    bag: list[int]
-    """Tiles per colour in the bag (what no one can see is only the order they come out)."""
-    lid: list[int]
-    """Tiles per colour in the box lid (they refill the bag when it runs out)."""
-    players: list[PlayerView]
-
+# ---- pre-built actions ---------------------------------------------------------------------
 
 # Pre-built actions, so that `legal` allocates one list and nothing else.
 _CENTRE_SLOT = 9
@@ -266,16 +176,14 @@ class AzulState:
 
     __slots__ = (
         "bag",
-        "centre",
         "column_colours",
         "disc_factory",
         "extra",
-        "factories",
         "floor",
         "grey",
         "line_colour",
         "line_count",
-        "marker",
+        "offer",
         "open_lines",
         "phase",
         "players",
@@ -287,14 +195,19 @@ class AzulState:
         "special",
         "split_factory",
         "start",
-        "table",
         "tiling_row",
         "tiling_seat",
         "turn",
         "wall",
     )
 
-    def __init__(self, players: int, seed: int, grey: bool, special: bool) -> None:
+    def __init__(
+        self, players: int = 0, seed: int = 0, grey: bool = False, special: bool = False
+    ) -> None:
+        """A game set up for `players` seats; with none, a blank that `copy` fills in (compiled
+        with mypyc, a class cannot be created by `__new__` alone)."""
+        if not players:
+            return
         factories = 2 * players + 1
         self.players = players
         self.seed = seed
@@ -302,16 +215,11 @@ class AzulState:
         self.special = special
         self.round = 0
         self.bag = Bag([TILES_PER_COLOUR] * COLOURS)
-        self.factories = [empty(COLOURS) for _ in range(factories)]
-        self.centre = empty(COLOURS)
+        self.offer = Offer(factories, COLOURS)
         self.powers = [PLAIN] * factories
         """This round's power per factory (PLAIN, PLUS_ONE, ..., PULL + colour)."""
         self.disc_factory = -1
         """The factory whose extra-floor disc a player took this round (it left the circle)."""
-        self.table = 0
-        """Tiles on the factories and in the centre: the offer phase ends at 0."""
-        self.marker = -1
-        """-1 while the first-player marker is in the centre, else the seat that took it."""
         self.start = 0
         self.turn = 0
         """The seat to decide now (-1 once the game is over)."""
@@ -334,7 +242,7 @@ class AzulState:
 
     def sync(self) -> None:
         """Recompute the derived fields from the walls, pattern lines, factories and centre."""
-        self.table = sum(map(sum, self.factories)) + sum(self.centre)
+        self.offer.recount()
         for seat in range(self.players):
             cells = self.wall[seat]
             rows = self.row_colours[seat]
@@ -348,19 +256,16 @@ class AzulState:
             _open_lines(self, seat)
 
     def copy(self) -> AzulState:
-        new = AzulState.__new__(AzulState)
+        new = AzulState()
         new.players = self.players
         new.seed = self.seed
         new.grey = self.grey
         new.special = self.special
         new.round = self.round
         new.bag = self.bag.copy()
-        new.factories = [group[:] for group in self.factories]
-        new.centre = self.centre[:]
+        new.offer = self.offer.copy()
         new.powers = self.powers[:]
         new.disc_factory = self.disc_factory
-        new.table = self.table
-        new.marker = self.marker
         new.start = self.start
         new.turn = self.turn
         new.phase = self.phase
@@ -436,9 +341,25 @@ def end_bonus(state: AzulState, seat: int) -> int:
     return 2 * complete_rows(state, seat) + 7 * columns + 10 * colours
 
 
+def _tile_counts(state: AzulState) -> list[int]:
+    """Tiles per colour over every place a tile can be (20 each, always)."""
+    counts = [bag + lid for bag, lid in zip(state.bag.tiles, state.bag.lid, strict=True)]
+    for group in [*state.offer.factories, state.offer.centre]:
+        for colour, count in enumerate(group):
+            counts[colour] += count
+    for seat in range(state.players):
+        for colour, count in zip(state.line_colour[seat], state.line_count[seat], strict=True):
+            if count:
+                counts[colour] += count
+        for token in [*state.wall[seat], *state.floor[seat], state.extra[seat]]:
+            if 0 <= token < COLOURS:
+                counts[token] += 1
+    return counts
+
+
 def _neighbours(state: AzulState, factory: int) -> tuple[int, int]:
     """The factories left and right of `factory` in the circle, skipping a taken disc."""
-    count = len(state.factories)
+    count = len(state.offer.factories)
     left = (factory - 1) % count
     if left == state.disc_factory:
         left = (left - 1) % count
@@ -485,19 +406,17 @@ def _can_complete(state: AzulState, seat: int, row: int) -> bool:
 # ---- the game --------------------------------------------------------------------------------
 
 
-class Azul(Game[AzulState]):
+class Azul(Game[AzulState, Action, AzulObservation]):
     id: ClassVar[str] = "azul"
     title: ClassVar[str] = "Azul"
+    version: ClassVar[int] = 1
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     Options: ClassVar[type[msgspec.Struct]] = AzulOptions
     Action: ClassVar[Any] = Action
     Observation: ClassVar[type[msgspec.Struct]] = AzulObservation
 
-    def new(self, players: int, seed: int, options: AzulOptions | None = None) -> AzulState:
-        if not self.min_players <= players <= self.max_players:
-            raise ValueError(f"Azul is for 2 to 4 players, not {players}")
-        options = options or AzulOptions()
+    def setup(self, players: int, seed: int, options: AzulOptions) -> AzulState:
         state = AzulState(players, seed, options.variant == "grey", options.special_factories)
         _prepare_round(state)
         return state
@@ -505,38 +424,37 @@ class Azul(Game[AzulState]):
     def to_act(self, state: AzulState) -> tuple[int, ...]:
         return () if state.phase == _OVER else _SEATS[state.turn]
 
-    def legal(self, state: AzulState, seat: int) -> list[Any]:
+    def legal(self, state: AzulState, seat: int) -> list[Action]:
         if seat != state.turn or state.phase == _OVER:
             return []
         if state.phase == _TAKING:
             open_lines = state.open_lines[seat]
-            actions: list[Any] = []
-            for slot, group in enumerate(state.factories):
+            actions: list[Action] = []
+            for slot, group in enumerate(state.offer.factories):
                 if any(group):  # most factories are empty for most of a round
                     takes = _TAKES[slot]
                     for colour, count in enumerate(group):
                         if count:
                             actions += takes[colour][open_lines[colour]]
             takes = _TAKES[_CENTRE_SLOT]
-            for colour, count in enumerate(state.centre):
+            for colour, count in enumerate(state.offer.centre):
                 if count:
                     actions += takes[colour][open_lines[colour]]
             return actions
         if state.phase == _SPLITTING:
-            group = state.factories[state.split_factory]
+            group = state.offer.factories[state.split_factory]
             return list(_SPLITS[sum(1 << c for c in range(COLOURS) if group[c])])
         row = state.tiling_row
         colour = state.line_colour[seat][row]
         return [_PLACES[row][column] for column in _free_columns(state, seat, row, colour)]
 
-    def apply(self, state: AzulState, actions: Mapping[int, Any]) -> None:
+    def apply(self, state: AzulState, actions: Mapping[int, Action]) -> None:
         if state.phase == _OVER:
             raise IllegalAction("the game is over")
         seat = state.turn
         action = actions.get(seat)
         if action is None or len(actions) != 1:
-            others = sorted(set(actions) - {seat})
-            raise IllegalAction("not your turn", f"seat {seat} acts now, not {others}")
+            raise WrongSeats((seat,), actions)
         kind = type(action)
         if state.phase == _TAKING:
             if kind is not Take:
@@ -559,14 +477,23 @@ class Azul(Game[AzulState]):
             special_factories=state.special,
             decision=_decision(state),
             start_player=state.start,
-            marker=state.marker,
-            factories=[group[:] for group in state.factories],
+            marker=state.offer.marker,
+            factories=[group[:] for group in state.offer.factories],
             powers=[POWER_NAMES[power] for power in state.powers],
-            centre=state.centre[:],
+            centre=state.offer.centre[:],
             bag=state.bag.tiles[:],
             lid=state.bag.lid[:],
             players=[_player_view(state, p) for p in range(state.players)],
         )
+
+    def spectate(self, state: AzulState) -> AzulObservation:
+        return self.observe(state, -1)
+
+    def determinize(self, state: AzulState, seat: int, rng: random.Random) -> AzulState:
+        """Everything but the future draws is public, and the seed alone decides them."""
+        twin = state.copy()
+        twin.seed = rng.getrandbits(63)
+        return twin
 
     def scores(self, state: AzulState) -> list[int]:
         return state.score[:]
@@ -587,6 +514,28 @@ class Azul(Game[AzulState]):
     def clone(self, state: AzulState) -> AzulState:
         return state.copy()
 
+    def broken_invariants(self, state: AzulState) -> list[str]:
+        problems = []
+        counts = _tile_counts(state)
+        if counts != [TILES_PER_COLOUR] * COLOURS:
+            problems.append(f"tiles per colour are {counts}, not {TILES_PER_COLOUR} each")
+        if any(score < 0 for score in state.score):
+            problems.append(f"a negative score: {state.score}")
+        holders = [seat for seat in range(state.players) if MARKER in state.floor[seat]]
+        if holders not in ([], [state.offer.marker]):
+            problems.append(f"marker on floors {holders}, held by {state.offer.marker}")
+        fresh = state.copy()
+        fresh.sync()
+        derived: tuple[str, ...] = ("row_colours", "column_colours")
+        if state.phase == _TAKING:  # open lines are brought up to date when a seat's tiling ends
+            derived += ("open_lines",)
+        stale = [name for name in derived if getattr(fresh, name) != getattr(state, name)]
+        if fresh.offer.table != state.offer.table:
+            stale.append("offer.table")
+        if stale:
+            problems.append(f"derived fields out of date: {stale}")
+        return problems
+
     def render(self, state: AzulState) -> str:
         return _render(state)
 
@@ -597,16 +546,15 @@ class Azul(Game[AzulState]):
 def _prepare_round(state: AzulState) -> None:
     """Phase C: the discs for the round (special factories), then the deal."""
     state.round += 1
-    state.marker = -1
     rng = random.Random(f"azul:{state.seed}:{state.round}")
     if state.special:
-        count = len(state.factories)
+        count = len(state.offer.factories)
         discs = list(_DISCS)
         rng.shuffle(discs)
         gold = set(rng.sample(range(count), state.players))
         state.powers = [discs[i] if i in gold else PLAIN for i in range(count)]
     _deal(state, rng)
-    if state.table == 0:
+    if state.offer.table == 0:
         _finish(state)
         return
     state.phase = _TAKING
@@ -616,11 +564,12 @@ def _prepare_round(state: AzulState) -> None:
 def _deal(state: AzulState, rng: random.Random) -> None:
     """Fill the factories, then the gold powers that act on filling: "+1" first, then each
     "pull X" in circle order from factory 0, on the tiles as they are at that moment."""
-    factories = state.factories
-    drawn = fill_factories(factories, state.bag, FACTORY_SIZE, rng)
+    offer = state.offer
+    offer.fill(state.bag, FACTORY_SIZE, rng)
+    factories = offer.factories
     powers = state.powers
     if PLUS_ONE in powers:
-        drawn += state.bag.draw_into(factories[powers.index(PLUS_ONE)], 1, rng)
+        offer.table += state.bag.draw_into(factories[powers.index(PLUS_ONE)], 1, rng)
     count = len(factories)
     for index, power in enumerate(powers):
         if power >= PULL:
@@ -629,7 +578,6 @@ def _deal(state: AzulState, rng: random.Random) -> None:
                 if factories[neighbour][colour]:
                     factories[neighbour][colour] -= 1
                     factories[index][colour] += 1
-    state.table = drawn
 
 
 def _line_error(state: AzulState, seat: int, colour: int, line: int) -> IllegalAction:
@@ -643,18 +591,16 @@ def _line_error(state: AzulState, seat: int, colour: int, line: int) -> IllegalA
     return IllegalAction("that colour is already on the wall in this row", where)
 
 
-def _take(state: AzulState, seat: int, action: Take) -> None:
+def _check_take(state: AzulState, seat: int, action: Take) -> None:
+    """Raise IllegalAction, naming the rule, unless `seat` may make this take now."""
     source, colour, line = action.source, action.colour, action.line
     if not 0 <= colour < COLOURS:
         raise IllegalAction("colours are 0..4", f"colour {colour}")
-    if source == CENTRE:
-        group = state.centre
-    elif 0 <= source < len(state.factories):
-        group = state.factories[source]
-    else:
+    group = state.offer.source(source)
+    if group is None:
+        last = len(state.offer.factories) - 1
         raise IllegalAction(
-            "no such source",
-            f"source {source}: factories are 0..{len(state.factories) - 1}, -1 is the centre",
+            "no such source", f"source {source}: factories are 0..{last}, -1 is the centre"
         )
     if not group[colour]:
         raise IllegalAction(
@@ -668,25 +614,38 @@ def _take(state: AzulState, seat: int, action: Take) -> None:
         if not state.open_lines[seat][colour] >> line & 1:
             raise _line_error(state, seat, colour, line)
 
-    count = take_colour(group, colour)
-    state.table -= count
-    if source == CENTRE:
-        if state.marker < 0:
-            state.marker = seat
-            floor = state.floor[seat]
-            if len(floor) < FLOOR.capacity:
-                floor.append(MARKER)
-    else:
-        power = state.powers[source]
-        if power == SPLIT:
-            if any(group):
-                state.phase = _SPLITTING
-                state.split_factory = source
-        elif power != STAY:
-            move_all(group, state.centre)
-            if power == EXTRA_FLOOR:
-                state.extra[seat] = _DISC_EMPTY
-                state.disc_factory = source
+
+def _take(state: AzulState, seat: int, action: Take) -> None:
+    _check_take(state, seat, action)
+    source, colour, line = action.source, action.colour, action.line
+    count, first = state.offer.take(source, colour, seat)
+    if first:
+        floor = state.floor[seat]
+        if len(floor) < FLOOR.capacity:
+            floor.append(MARKER)
+    elif source != CENTRE:
+        _leftovers(state, seat, source)
+    _fill_line(state, seat, colour, line, count)
+    if state.phase == _TAKING:
+        _next_turn(state)
+
+
+def _leftovers(state: AzulState, seat: int, source: int) -> None:
+    """A factory's leftovers go to the centre, unless its gold power says otherwise."""
+    power = state.powers[source]
+    if power == SPLIT:
+        if any(state.offer.factories[source]):
+            state.phase = _SPLITTING
+            state.split_factory = source
+    elif power != STAY:
+        state.offer.to_centre(source)
+        if power == EXTRA_FLOOR:
+            state.extra[seat] = _DISC_EMPTY
+            state.disc_factory = source
+
+
+def _fill_line(state: AzulState, seat: int, colour: int, line: int, count: int) -> None:
+    """`count` taken tiles onto pattern line `line` (the floor when 5); the excess to the floor."""
     if line != FLOOR_LINE:
         counts = state.line_count[seat]
         before = counts[line]
@@ -704,8 +663,6 @@ def _take(state: AzulState, seat: int, action: Take) -> None:
                     open_lines[other] &= shut
     if count:
         _drop(state, seat, colour, count)
-    if state.phase == _TAKING:
-        _next_turn(state)
 
 
 def _drop(state: AzulState, seat: int, colour: int, count: int) -> None:
@@ -717,7 +674,7 @@ def _drop(state: AzulState, seat: int, colour: int, count: int) -> None:
 
 
 def _split(state: AzulState, action: Split) -> None:
-    group = state.factories[state.split_factory]
+    group = state.offer.factories[state.split_factory]
     left, right = set(action.left), set(action.right)
     leftovers = {c for c in range(COLOURS) if group[c]}
     if len(left) != len(action.left) or len(right) != len(action.right) or left & right:
@@ -729,8 +686,8 @@ def _split(state: AzulState, action: Split) -> None:
         )
     left_factory, right_factory = _neighbours(state, state.split_factory)
     for colours, target in (
-        (left, state.factories[left_factory]),
-        (right, state.factories[right_factory]),
+        (left, state.offer.factories[left_factory]),
+        (right, state.offer.factories[right_factory]),
     ):
         for colour in colours:
             target[colour] += take_colour(group, colour)
@@ -740,7 +697,7 @@ def _split(state: AzulState, action: Split) -> None:
 
 
 def _next_turn(state: AzulState) -> None:
-    if state.table:
+    if state.offer.table:
         state.turn = (state.turn + 1) % state.players
     else:
         state.tiling_seat = state.tiling_row = 0
@@ -820,8 +777,8 @@ def _tile_walls(state: AzulState) -> None:
     ):
         _finish(state)
         return
-    if state.marker >= 0:
-        state.start = state.marker
+    if state.offer.marker >= 0:
+        state.start = state.offer.marker
     _prepare_round(state)
 
 
@@ -894,22 +851,22 @@ def _render(state: AzulState) -> str:
         "colours: " + " ".join(f"{_LETTERS[c]}={name}" for c, name in enumerate(COLOUR_NAMES)),
     ]
     factories = []
-    for index, group in enumerate(state.factories):
+    for index, group in enumerate(state.offer.factories):
         power = POWER_NAMES[state.powers[index]]
         label = f"{index}{'(' + power + ')' if power else ''}"
         factories.append(
             f"{label}: {'taken' if index == state.disc_factory else _tiles_text(group)}"
         )
     out.append("factories  " + " | ".join(factories))
-    marker = "marker " if state.marker < 0 and state.phase != _OVER else ""
-    out.append(f"centre     {marker}{_tiles_text(state.centre)}")
+    marker = "marker " if state.offer.marker < 0 and state.phase != _OVER else ""
+    out.append(f"centre     {marker}{_tiles_text(state.offer.centre)}")
     out.append(
         f"bag {sum(state.bag.tiles)} ({_tiles_text(state.bag.tiles)}), "
         f"lid {sum(state.bag.lid)} ({_tiles_text(state.bag.lid)})"
     )
     for seat in range(state.players):
         flags = " start player" if seat == state.start else ""
-        if state.marker == seat:
+        if state.offer.marker == seat:
             flags += ", has the marker"
         out.append(f"seat {seat}: score {state.score[seat]}{flags}")
         cells = state.wall[seat]

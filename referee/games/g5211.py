@@ -10,7 +10,9 @@ round starts with an empty draw pile it is the last one (no refills, the last ca
 discarded). Highest score wins; tie-break most cards in the score pile, else shared.
 
 Simultaneous decisions: while a turn is open `to_act` lists every seat holding cards and
-`apply` takes all their plays together, so no seat can ever see another's choice first.
+`apply` takes all their plays together, so no seat can ever see another's choice first. The
+messages (options, play, observation) are defined in `g5211_messages` (so that this module can
+be compiled with mypyc) and re-exported here.
 
 Colour ids follow the rulebook's colour names: 0 yellow (黃), 1 green (綠), 2 orange (橘),
 3 dark blue (深藍), 4 teal (藍綠). A card is (colour, value); value 1 is always a rooster.
@@ -44,11 +46,48 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import msgspec
 
-from referee.games.base import Game, GameResult, IllegalAction, ranks_from_keys
+from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, ranks_from_keys
+from referee.games.g5211_messages import (
+    VARIANTS,
+    Card,
+    Observation,
+    Options,
+    Outcome,
+    Play,
+    RoundReport,
+    Variant,
+)
+
+__all__ = [
+    "CARDS",
+    "COLOURS",
+    "COLOUR_LETTERS",
+    "DECK",
+    "HAND_SIZE",
+    "KINDS",
+    "LONG_TARGET",
+    "REMOVED",
+    "TURN_CARDS",
+    "VALUES_PER_COLOUR",
+    "VARIANTS",
+    "Card",
+    "FiveTwoOneOne",
+    "Observation",
+    "Options",
+    "Outcome",
+    "Play",
+    "RoundReport",
+    "State",
+    "Variant",
+    "card_kind",
+    "kind_colour",
+    "kind_value",
+    "score_round",
+]
 
 # ---- constants -------------------------------------------------------------------------------
 
@@ -88,77 +127,10 @@ KINDS: tuple[int, ...] = tuple(sorted(set(DECK)))
 # ---- messages --------------------------------------------------------------------------------
 
 
-Variant = Literal["standard", "long"]
-VARIANTS: tuple[Variant, ...] = ("standard", "long")
-
-
-class Options(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """`long`: play on with reshuffles of all 100 cards until someone has ≥ 50."""
-
-    variant: Variant = "standard"
-
-
-class Card(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """One card: colour id 0–4 (see COLOURS) and value 1–6; value 1 is a rooster."""
-
-    colour: int
-    value: int
-
-
-class Play(msgspec.Struct, tag_field="type", tag="play", forbid_unknown_fields=True, frozen=True):
-    """The cards a seat puts face down this turn (2 in turn 1, else 1; fewer if it lacks them)."""
-
-    cards: tuple[Card, ...]
-
-
-Outcome = Literal["roosters", "majority", "none"]
-
-
-class RoundReport(msgspec.Struct, frozen=True):
-    """What the last scored round revealed: every seat's cards and what they scored."""
-
-    round: int
-    played: tuple[tuple[Card, ...], ...]
-    outcome: Outcome
-    colour: int | None
-    """The majority colour when `outcome` is "majority", else None."""
-    points: tuple[int, ...]
-
-
-class Observation(msgspec.Struct):
-    """Everything one seat may know; nothing of others' hands, the pile order or removed cards."""
-
-    seat: int
-    players: int
-    variant: Variant
-    deal: int
-    """1, then +1 at each reshuffle of the long variant."""
-    round: int
-    """Rounds counted from 1 over the whole game."""
-    turn: int
-    """1–3 within the round."""
-    last_round: bool
-    """This round started with an empty draw pile: no refills, the last card is discarded."""
-    to_play: int
-    """Cards this seat must choose now (0 when it is not asked)."""
-    hand: list[Card]
-    played: list[list[Card]]
-    """Per seat, the cards revealed so far this round, in play order (one turn's two sorted)."""
-    previous: RoundReport | None
-    scores: list[int]
-    """Running totals (in the long variant including the totals kept on paper)."""
-    score_piles: list[list[Card]]
-    """Per seat, the cards scored since the last shuffle."""
-    hand_sizes: list[int]
-    draw_pile: int
-    removed: int
-    discard: list[Card]
-    """The revealed cards discarded since the last shuffle."""
-    over: bool
-
-
 SeatObservation = Observation
 """Alias for annotations inside the game class, where `Observation` names the class attribute."""
+GameOptions = Options
+"""Alias for annotations inside the game class, where `Options` names the class attribute."""
 
 CARDS: tuple[Card | None, ...] = tuple(
     Card(kind_colour(k), kind_value(k)) if k in KINDS else None for k in range(KINDS[-1] + 1)
@@ -263,7 +235,7 @@ class State:
     over: bool
 
     def copy(self) -> State:
-        other = State.__new__(State)
+        other = State()
         other.players = self.players
         other.long = self.long
         other.seed = self.seed
@@ -412,24 +384,22 @@ def _name(kind: int) -> str:
 # ---- the game --------------------------------------------------------------------------------
 
 
-class FiveTwoOneOne(Game[State]):
+class FiveTwoOneOne(Game[State, Play, Observation]):
     """5211, Azul edition: see the module docstring for the rules and rulings."""
 
     id: ClassVar[str] = "5211"
     title: ClassVar[str] = "5211 (Azul edition)"
+    version: ClassVar[int] = 1
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     Options: ClassVar[type[msgspec.Struct]] = Options
     Action: ClassVar[Any] = Play
     Observation: ClassVar[type[msgspec.Struct]] = Observation
 
-    def new(self, players: int, seed: int, options: Any = None) -> State:
-        if not self.min_players <= players <= self.max_players:
-            raise ValueError(f"5211 is for 2-5 players, not {players}")
-        variant = options.variant if options is not None else "standard"
+    def setup(self, players: int, seed: int, options: GameOptions) -> State:
         state = State()
         state.players = players
-        state.long = variant == "long"
+        state.long = options.variant == "long"
         state.seed = seed
         state.totals = [0] * players
         state.scored = [0] * players
@@ -447,7 +417,7 @@ class FiveTwoOneOne(Game[State]):
             return ()
         return tuple(seat for seat, hand in enumerate(state.hands) if hand)
 
-    def legal(self, state: State, seat: int) -> list[Any]:
+    def legal(self, state: State, seat: int) -> list[Play]:
         hand = state.hands[seat]
         if state.over or not hand:
             return []
@@ -458,12 +428,10 @@ class FiveTwoOneOne(Game[State]):
         )
         return [_play(pair) for pair in pairs]
 
-    def apply(self, state: State, actions: Mapping[int, Any]) -> None:
+    def apply(self, state: State, actions: Mapping[int, Play]) -> None:
         acting = self.to_act(state)
         if set(actions) != set(acting):
-            raise ValueError(
-                f"5211 needs actions from exactly seats {acting}, got {sorted(actions)}"
-            )
+            raise WrongSeats(acting, actions)
         chosen = {
             seat: _action_kinds(seat, actions[seat], state.hands[seat], state.turn)
             for seat in acting
@@ -479,27 +447,32 @@ class FiveTwoOneOne(Game[State]):
         _advance(state)
 
     def observe(self, state: State, seat: int) -> SeatObservation:
-        acting = not state.over and bool(state.hands[seat])
-        return Observation(
-            seat=seat,
-            players=state.players,
-            variant="long" if state.long else "standard",
-            deal=state.deal,
-            round=state.round,
-            turn=state.turn + 1,
-            last_round=state.last_round,
-            to_play=min(TURN_CARDS[state.turn], len(state.hands[seat])) if acting else 0,
-            hand=_cards(state.hands[seat]),
-            played=[_cards(cards) for cards in state.played],
-            previous=state.previous,
-            scores=state.totals.copy(),
-            score_piles=[_cards(sorted(pile)) for pile in state.piles],
-            hand_sizes=[len(hand) for hand in state.hands],
-            draw_pile=len(state.pile),
-            removed=len(state.removed),
-            discard=_cards(sorted(state.discard)),
-            over=state.over,
-        )
+        hand = state.hands[seat]
+        to_play = min(TURN_CARDS[state.turn], len(hand)) if hand and not state.over else 0
+        return _observation(state, seat, hand, to_play)
+
+    def spectate(self, state: State) -> SeatObservation:
+        """Seat -1, with no hand: every hand is hidden from a spectator."""
+        return _observation(state, -1, [], 0)
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        """Re-deal what `seat` has not seen — the others' hands, the removed cards and the draw
+        pile (all one pool of unseen cards, in their sizes) — and the seed of later shuffles."""
+        twin = state.copy()
+        others = [other for other in range(state.players) if other != seat]
+        unseen = twin.removed + twin.pile
+        for other in others:
+            unseen += twin.hands[other]
+        rng.shuffle(unseen)
+        cut = len(twin.removed)
+        twin.removed = unseen[:cut]
+        for other in others:
+            size = len(twin.hands[other])
+            twin.hands[other] = sorted(unseen[cut : cut + size])
+            cut += size
+        twin.pile = unseen[cut:]
+        twin.seed = rng.getrandbits(64)
+        return twin
 
     def scores(self, state: State) -> list[int]:
         return state.totals.copy()
@@ -518,6 +491,28 @@ class FiveTwoOneOne(Game[State]):
 
     def clone(self, state: State) -> State:
         return state.copy()
+
+    def broken_invariants(self, state: State) -> list[str]:
+        problems = []
+        places = [
+            *state.hands,
+            *state.played,
+            *state.piles,
+            state.pile,
+            state.removed,
+            state.discard,
+            state.hidden_discard,
+        ]
+        cards = sorted(card for place in places for card in place)
+        if cards != sorted(DECK):
+            problems.append(f"{len(cards)} cards, not the 100 of the deck")
+        if any(len(hand) > HAND_SIZE for hand in state.hands):
+            problems.append(f"a hand over {HAND_SIZE}: {[len(h) for h in state.hands]}")
+        if any(hand != sorted(hand) for hand in state.hands):
+            problems.append("a hand is not sorted")
+        if any(score < 0 for score in state.totals):
+            problems.append(f"a negative score: {state.totals}")
+        return problems
 
     def render(self, state: State) -> str:
         variant = "long" if state.long else "standard"
@@ -549,6 +544,29 @@ class FiveTwoOneOne(Game[State]):
             gains = ", ".join(str(p) for p in report.points)
             lines.append(f"round {report.round}: {what} (points {gains})")
         return "\n".join(lines)
+
+
+def _observation(state: State, seat: int, hand: list[int], to_play: int) -> Observation:
+    return Observation(
+        seat=seat,
+        players=state.players,
+        variant="long" if state.long else "standard",
+        deal=state.deal,
+        round=state.round,
+        turn=state.turn + 1,
+        last_round=state.last_round,
+        to_play=to_play,
+        hand=_cards(hand),
+        played=[_cards(cards) for cards in state.played],
+        previous=state.previous,
+        scores=state.totals.copy(),
+        score_piles=[_cards(sorted(pile)) for pile in state.piles],
+        hand_sizes=[len(hand) for hand in state.hands],
+        draw_pile=len(state.pile),
+        removed=len(state.removed),
+        discard=_cards(sorted(state.discard)),
+        over=state.over,
+    )
 
 
 def _names(kinds: Sequence[int]) -> str:

@@ -1,5 +1,5 @@
-"""Tile-drafting mechanics shared by the Azul family: a bag with its lid, factories around a
-centre, and a floor line whose penalties are data.
+"""Tile-drafting mechanics shared by the Azul family: a bag with its lid, the offer (factories
+around a centre, with the first-player marker), and a floor line whose penalties are data.
 
 Tiles are counted, not kept as objects: a group of tiles (the bag, the lid, one factory, the
 centre) is a list of ints indexed by colour id. Nothing in these games depends on the order of
@@ -63,22 +63,6 @@ class Bag:
         self.lid[colour] += count
 
 
-def fill_factories(
-    factories: list[list[int]], bag: Bag, per_factory: int, rng: random.Random
-) -> int:
-    """Fill the (empty) factories in order with `per_factory` tiles each; the number drawn.
-
-    Filling stops where bag and lid run out, so later factories may be short or empty.
-    """
-    total = 0
-    for factory in factories:
-        drawn = bag.draw_into(factory, per_factory, rng)
-        total += drawn
-        if drawn < per_factory:
-            break
-    return total
-
-
 def take_colour(group: list[int], colour: int) -> int:
     """Remove every tile of `colour` from `group` and return how many there were."""
     count = group[colour]
@@ -86,12 +70,84 @@ def take_colour(group: list[int], colour: int) -> int:
     return count
 
 
-def move_all(source: list[int], target: list[int]) -> None:
-    """Move every tile of `source` onto `target` (a factory's leftovers to the centre)."""
-    for colour, count in enumerate(source):
-        if count:
-            target[colour] += count
-            source[colour] = 0
+CENTRE = -1
+"""The source index of the centre in `Offer.take` (factories are 0, 1, ...)."""
+
+
+class Offer:
+    """The factory offer: factory displays around a centre, and the first-player marker that
+    the first seat to take from the centre gets.
+
+    A turn takes every tile of one colour from one source (`take`). What becomes of a
+    factory's leftovers is the game's: Azul sends them to the centre (`to_centre`) unless a
+    special factory says otherwise. Callers check a take is legal first; `take` only does it.
+    """
+
+    __slots__ = ("centre", "factories", "marker", "table")
+
+    def __init__(self, factories: int, colours: int) -> None:
+        self.factories = [empty(colours) for _ in range(factories)]
+        self.centre = empty(colours)
+        self.marker = -1
+        """-1 while the first-player marker is in the centre, else the seat that took it."""
+        self.table = 0
+        """Tiles on the factories and in the centre: the offer phase ends at 0."""
+
+    def copy(self) -> Offer:
+        new = Offer(0, 0)  # not __new__ alone: a class compiled with mypyc must be initialised
+        new.factories = [group[:] for group in self.factories]
+        new.centre = self.centre[:]
+        new.marker = self.marker
+        new.table = self.table
+        return new
+
+    def fill(self, bag: Bag, per_factory: int, rng: random.Random) -> int:
+        """A new round: the marker back in the centre, and the (empty) factories filled in order
+        with `per_factory` tiles each; the number drawn.
+
+        Filling stops where bag and lid run out, so later factories may be short or empty.
+        """
+        self.marker = -1
+        drawn = 0
+        for factory in self.factories:
+            got = bag.draw_into(factory, per_factory, rng)
+            drawn += got
+            if got < per_factory:
+                break
+        self.table = drawn
+        return drawn
+
+    def recount(self) -> None:
+        """Recompute `table` after the groups were edited by hand."""
+        self.table = sum(map(sum, self.factories)) + sum(self.centre)
+
+    def source(self, index: int) -> list[int] | None:
+        """The group a take from `index` (a factory, or CENTRE) draws on; None if no such one."""
+        if index == CENTRE:
+            return self.centre
+        if 0 <= index < len(self.factories):
+            return self.factories[index]
+        return None
+
+    def take(self, source: int, colour: int, seat: int) -> tuple[int, bool]:
+        """`seat` takes every tile of `colour` from `source`: how many, and whether it took the
+        first-player marker with them (the first take from the centre of a round)."""
+        group = self.centre if source == CENTRE else self.factories[source]
+        count = take_colour(group, colour)
+        self.table -= count
+        if source == CENTRE and self.marker < 0:
+            self.marker = seat
+            return count, True
+        return count, False
+
+    def to_centre(self, factory: int) -> None:
+        """Move every tile left on `factory` to the centre."""
+        centre = self.centre
+        group = self.factories[factory]
+        for colour, count in enumerate(group):
+            if count:
+                centre[colour] += count
+                group[colour] = 0
 
 
 class FloorLine:

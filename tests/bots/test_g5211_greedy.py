@@ -40,6 +40,7 @@ def greedy_rank(players: int, seed: int) -> tuple[int, float]:
 
 
 @pytest.mark.parametrize(("players", "games", "min_win_rate"), [(2, 300, 0.85), (4, 200, 0.45)])
+@pytest.mark.slow
 def test_greedy_beats_random(players: int, games: int, min_win_rate: float) -> None:
     outcomes = [greedy_rank(players, seed) for seed in range(games)]
     win_rate = sum(rank == 1 for rank, _ in outcomes) / games

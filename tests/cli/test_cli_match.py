@@ -31,7 +31,7 @@ def test_games_lists_every_game_with_its_options(tmp_path: Path) -> None:
     assert by_id["5211"]["players"] == "2-5"
     assert by_id["5211"]["options"]["variant"]["default"] == "standard"
     table = arena("games", cwd=tmp_path).stdout
-    assert "azul" in table and "special_factories=False" in table
+    assert "azul" in table and "special_factories = false" in table
 
 
 def test_match_json_then_replay_reproduces_it(tmp_path: Path) -> None:

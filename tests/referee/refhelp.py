@@ -23,11 +23,12 @@ class Bots:
         self.marker = f"--marker=arena-test-{uuid.uuid4().hex}"
 
     def healthy(self, *options: str, name: str = "healthy") -> BotSpec:
-        return BotSpec(name, [sys.executable, str(BOTS / "healthy.py"), *options, self.marker])
+        command = [sys.executable, str(BOTS / "healthy.py"), *options, self.marker]
+        return BotSpec(name, command, files=(str(BOTS / "healthy.py"),))
 
     def broken(self, mode: str, *options: str) -> BotSpec:
         command = [sys.executable, str(BOTS / "broken.py"), mode, *options, self.marker]
-        return BotSpec(mode, command)
+        return BotSpec(mode, command, files=(str(BOTS / "broken.py"),))
 
     def processes(self) -> list[int]:
         """Pids of live processes whose command line carries this marker."""

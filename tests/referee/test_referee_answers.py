@@ -32,7 +32,8 @@ def test_index_and_action_answers() -> None:
     ("line", "kind", "reason"),
     [
         (b"hello", "malformed", "sent 'hello', which is not a JSON message"),
-        (b"\xff\xfe{", "malformed", "not a JSON message"),
+        (b"\xff\xfe{", "malformed", "not UTF-8 (byte 0xff at offset 0: invalid start byte)"),
+        (b'{"type":"action","id":4,"index":0,"id":4}', "malformed", "the key 'id' twice"),
         (b"[1, 2]", "schema", "Expected `object`, got `array`"),
         (b'{"type":"ready"}', "schema", "in answer to `act` 4; expected an `action` message"),
         (b'{"type":"action","id":4,"index":0,"foo":1}', "schema", "unknown field `foo`"),

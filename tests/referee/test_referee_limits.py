@@ -3,6 +3,7 @@ matrix in tests/tournaments/test_broken_matrix.py covers each limit inside a tou
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -19,11 +20,11 @@ async def test_cpu_time_mode_charges_cpu_not_waiting(bots: Bots, tmp_path: Path)
     """A bot that sleeps 250 ms per decision uses almost no CPU: fine in cpu mode, a timeout
     by the wall clock."""
     specs = [bots.healthy("sleep_ms=250", "slow_decisions=3"), bots.healthy()]
-    cpu = Limits(log_dir=str(tmp_path), time_mode="cpu")
+    cpu = Limits(sandbox="none", log_dir=str(tmp_path), time_mode="cpu")
     outcome = await run_match("azul", {}, 1, specs, SLOW_SLEEPER, limits=cpu)
     assert outcome.faults == []
     assert outcome.think_ms[0] < 3 * 100
-    wall = Limits(log_dir=str(tmp_path))
+    wall = Limits(sandbox="none", log_dir=str(tmp_path))
     outcome = await run_match("azul", {}, 1, specs, SLOW_SLEEPER, limits=wall)
     [fault] = outcome.faults
     assert (fault.seat, fault.kind) == (0, "timeout")
@@ -51,15 +52,24 @@ async def test_a_process_that_left_the_group_is_killed_through_the_cgroup(
     )
     spec = BotSpec("escaper", [sys.executable, "-c", escape, bots.marker])
     outcome = await run_match(
-        "azul", {}, 1, [spec, bots.healthy()], TimeControl(), limits=Limits(log_dir=str(tmp_path))
+        "azul",
+        {},
+        1,
+        [spec, bots.healthy()],
+        TimeControl(),
+        limits=Limits(sandbox="none", log_dir=str(tmp_path)),
     )
     assert outcome.faults == []
     bots.assert_none_left()
 
 
 def test_a_death_is_blamed_on_a_limit_only_with_evidence() -> None:
-    limits = ResourceLimits(memory_mb=100, file_mb=1)
-    assert limit_hit(1, ["MemoryError"], limits) == "memory: ran out of its 100 MB address space"
-    assert limit_hit(1, ["OSError: [Errno 27] File too large"], limits) is not None
-    assert limit_hit(-9, ["Traceback", "ValueError: mine"], limits) is None
-    assert limit_hit(1, ["MemoryError"], ResourceLimits(memory_mb=0)) is None
+    limits = ResourceLimits(memory_mb=100, file_mb=1, disk_mb=64)
+    hit = functools.partial(limit_hit, limits=limits, sandboxed=True)
+    assert hit(1, ["MemoryError"]) == "memory: ran out of its 100 MB address space (per process)"
+    assert hit(1, ["OSError: [Errno 27] File too large"]) is not None
+    assert hit(-9, ["Traceback", "ValueError: mine"]) is None
+    assert limit_hit(1, ["MemoryError"], ResourceLimits(memory_mb=0), sandboxed=True) is None
+    full = "OSError: [Errno 28] No space left on device"
+    assert (hit(1, [full]) or "").startswith("disk: filled its 64 MB")
+    assert limit_hit(1, [full], limits, sandboxed=False) is None, "the host's disk, not ours"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 
 import pytest
 import trio
@@ -10,6 +11,7 @@ import trio.testing
 from hypothesis import given
 from hypothesis import strategies as st
 
+from protocol.messages import DEFAULT_MAX_LINE_BYTES
 from referee.lines import LineReader, LineTooLong
 
 
@@ -35,10 +37,48 @@ async def test_lines_split_at_newlines_and_unterminated_tail_is_dropped() -> Non
 
 
 async def test_a_line_of_exactly_the_limit_passes_and_one_more_byte_fails() -> None:
-    reader = await reader_over([b"x" * 10 + b"\n" + b"y" * 11 + b"\n"], 10)
-    assert await reader.readline() == b"x" * 10
+    reader = await reader_over([b"x" * 9 + b"\n" + b"y" * 10 + b"\n"], 10)
+    assert await reader.readline() == b"x" * 9
     with pytest.raises(LineTooLong, match="longer than 10 bytes"):
         await reader.readline()
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+@pytest.mark.parametrize("cut", ["none", "before_newline", "after_limit"])
+async def test_the_limit_counts_the_newline(extra: int, cut: str) -> None:
+    """A line of max_line_bytes bytes, its newline included, passes; one more byte is too long,
+    wherever the chunks end."""
+    limit = 10
+    data = b"x" * (limit - 1 + extra) + b"\n"
+    at = {"none": len(data), "before_newline": limit - 1 + extra, "after_limit": limit}[cut]
+    reader = await reader_over([data[:at], data[at:]], limit)
+    if extra:
+        with pytest.raises(LineTooLong):
+            await reader.readline()
+    else:
+        assert await reader.readline() == b"x" * (limit - 1)
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+async def test_the_default_limit_on_a_real_pipe(extra: int) -> None:
+    """A line of 1 MiB with its newline (1,048,576 bytes on the wire) passes; 1,048,577 fail."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    content = b"y" * (DEFAULT_MAX_LINE_BYTES - 1 + extra)
+    async with (
+        trio.lowlevel.FdStream(read_fd) as stream,
+        trio.lowlevel.FdStream(write_fd) as writer,
+        trio.open_nursery() as nursery,
+    ):
+        nursery.start_soon(writer.send_all, content + b"\n" + b"next\n")
+        reader = LineReader(stream, DEFAULT_MAX_LINE_BYTES)
+        if extra:
+            with pytest.raises(LineTooLong, match=f"longer than {DEFAULT_MAX_LINE_BYTES} bytes"):
+                await reader.readline()
+            nursery.cancel_scope.cancel()
+        else:
+            assert await reader.readline() == content
+            assert await reader.readline() == b"next"
 
 
 async def test_an_endless_line_fails_without_reading_it_all() -> None:

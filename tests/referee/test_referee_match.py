@@ -53,7 +53,8 @@ async def test_a_normal_game(bots: Bots, tmp_path: Path) -> None:
 async def test_a_bot_is_charged_the_time_it_takes(bots: Bots, tmp_path: Path) -> None:
     specs = [bots.healthy("sleep_ms=200", "slow_decisions=2"), bots.healthy()]
     time = TimeControl(move_ms=1000)
-    outcome = await run_match("azul", {}, 1, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
+    outcome = await run_match("azul", {}, 1, specs, time, limits=limits)
     assert outcome.faults == []
     seat0 = [line["ms"]["0"] for line in decisions_of(outcome.record) if "0" in line["ms"]]
     assert all(200 <= ms <= 250 for ms in seat0[:2]), seat0
@@ -68,7 +69,8 @@ async def test_the_bank_pays_for_overruns_and_grows_by_the_increment(
     acts = tmp_path / "acts"
     specs = [bots.healthy("sleep_ms=250", "slow_decisions=2", f"act_file={acts}"), bots.healthy()]
     time = TimeControl(move_ms=100, bank_ms=300, increment_ms=50)
-    outcome = await run_match("azul", {}, 1, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
+    outcome = await run_match("azul", {}, 1, specs, time, limits=limits)
     assert outcome.faults == []
     clocks = [json.loads(line)["clock"] for line in acts.read_text().splitlines()]
     banks = [clock["bank_ms"] for clock in clocks]
@@ -83,7 +85,8 @@ async def test_the_bank_runs_out(bots: Bots, tmp_path: Path) -> None:
     # every answer takes 200 ms: 100 from the move, 100 (and the jitter) from the bank
     specs = [bots.healthy("sleep_ms=200"), bots.healthy()]
     time = TimeControl(move_ms=100, bank_ms=300)
-    outcome = await run_match("azul", {}, 1, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
+    outcome = await run_match("azul", {}, 1, specs, time, limits=limits)
     [fault] = outcome.faults
     assert (fault.seat, fault.kind, fault.decision) == (0, "timeout", 5)
     assert re.fullmatch(
@@ -178,7 +181,8 @@ async def test_simultaneous_decisions_each_on_its_own_clock_and_blind(
         bots.healthy("sleep_ms=400", "slow_decisions=3", f"act_file={acts}", name="slow"),
     ]
     time = TimeControl(move_ms=600)
-    outcome = await run_match("5211", {}, 7, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
+    outcome = await run_match("5211", {}, 7, specs, time, limits=limits)
     assert outcome.faults == []
     lines = decisions_of(outcome.record)
     assert all(set(line["actions"]) == {"0", "1"} for line in lines), "every decision is joint"
@@ -271,4 +275,18 @@ async def test_bad_setups_are_refused_before_any_bot_starts(bots: Bots, tmp_path
         await run_match("chess", {}, 1, [bots.healthy()] * 2, TimeControl())
     with pytest.raises(Exception, match="bad options for azul"):
         await run_match("azul", {"colour": 3}, 1, [bots.healthy()] * 2, TimeControl())
+    bots.assert_none_left()
+
+
+async def test_time_odds_give_each_seat_its_own_clock(bots: Bots, tmp_path: Path) -> None:
+    """Per-seat time controls (time odds): the same slow answer is a timeout on the short clock
+    only; each bot is told its own clock, and the record keeps both."""
+    specs = [bots.healthy("sleep_ms=300", "slow_decisions=1", name=f"s{seat}") for seat in (0, 1)]
+    short, long = TimeControl(move_ms=100), TimeControl(move_ms=3000)
+    outcome = await run_match(
+        "azul", {}, 1, specs, [short, long], limits=Limits(log_dir=str(tmp_path))
+    )
+    assert [(fault.seat, fault.kind) for fault in outcome.faults] == [(0, "timeout")]
+    header = json.loads(outcome.record.splitlines()[0])
+    assert header["seat_times"] == [msgspec.to_builtins(short), msgspec.to_builtins(long)]
     bots.assert_none_left()

@@ -3,6 +3,7 @@ and that nothing of a bot survives the referee — children, grandchildren, canc
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import resource
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from refhelp import Bots, gone
+from refhelp import BOTS, Bots, gone
 
 from protocol.messages import TimeControl
 from referee import BotSpec, Limits, bot_spec, open_bots, play_match, run_match
@@ -46,6 +47,16 @@ def test_commands_are_split_and_existing_paths_made_absolute(
     assert bot_spec("./bin/engine").name == "engine"
 
 
+def test_the_paths_made_absolute_are_the_bots_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "mybot.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert bot_spec("python3 mybot.py --depth 2 ./run").files == (str(tmp_path / "mybot.py"),)
+    assert bot_spec(f"python3 {tmp_path / 'mybot.py'}").files == (str(tmp_path / "mybot.py"),)
+    assert bot_spec("random").files == ()
+
+
 @pytest.mark.parametrize("text", ["", "   ", "''"])
 def test_empty_commands_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="empty bot command"):
@@ -67,7 +78,9 @@ async def test_environment_is_scrubbed_and_the_working_directory_private(
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     env_file = tmp_path / "env.json"
     specs = [bots.healthy(f"env_file={env_file}"), bots.healthy()]
-    outcome = await run_match("azul", {}, 1, specs, FAST, limits=Limits(log_dir=str(tmp_path)))
+    outcome = await run_match(
+        "azul", {}, 1, specs, FAST, limits=Limits(sandbox="none", log_dir=str(tmp_path))
+    )
     assert outcome.faults == []
     seen = json.loads(env_file.read_text())
     env, cwd = seen["env"], seen["cwd"]
@@ -82,7 +95,7 @@ async def test_environment_is_scrubbed_and_the_working_directory_private(
 async def test_processes_are_reused_across_games(bots: Bots, tmp_path: Path) -> None:
     pid_files = [tmp_path / "pids0", tmp_path / "pids1"]
     specs = [bots.healthy(f"pid_file={path}") for path in pid_files]
-    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+    async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
         assert [handle.pid for handle in handles] == [None, None], "started lazily"
         first: list[int | None] = []
         for seed in range(3):
@@ -101,7 +114,7 @@ async def test_a_faulty_bot_is_killed_and_restarted_for_the_next_game(
     bots: Bots, tmp_path: Path
 ) -> None:
     specs = [bots.healthy(), bots.broken("crash_mid", "after=1")]
-    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+    async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
         healthy_pid = None
         for seed in range(2):
             outcome = await play_match("azul", {}, seed, handles, FAST)
@@ -117,7 +130,7 @@ async def test_a_faulty_bot_is_killed_and_restarted_for_the_next_game(
 async def test_children_and_grandchildren_die_with_the_bot(bots: Bots, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     specs = [bots.healthy(), bots.healthy(f"children={pids}")]
-    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+    async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
         outcome = await play_match("azul", {}, 3, handles, FAST)
         assert outcome.faults == []
         family = [int(pid) for pid in pids.read_text().split()]
@@ -130,7 +143,7 @@ async def test_children_and_grandchildren_die_with_the_bot(bots: Bots, tmp_path:
 async def test_children_of_a_faulty_bot_die_at_the_fault(bots: Bots, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     specs = [bots.healthy(), bots.broken("hang", f"children={pids}")]
-    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+    async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
         time = TimeControl(move_ms=200, startup_ms=5000)
         outcome = await play_match("azul", {}, 3, handles, time)
         assert [fault.kind for fault in outcome.faults] == ["timeout"]
@@ -146,7 +159,7 @@ async def test_a_death_is_seen_at_once_while_a_child_holds_stdout(
     the referee calls the crash at once rather than waiting out the 30 s allowance."""
     pids = tmp_path / "pids"
     specs = [bots.healthy(), bots.broken("crash_mid", "after=1", f"children={pids}")]
-    async with open_bots(specs, Limits(log_dir=str(tmp_path))) as handles:
+    async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
         began = trio.current_time()
         outcome = await play_match("azul", {}, 3, handles, TimeControl(move_ms=30_000))
         took = trio.current_time() - began
@@ -162,7 +175,12 @@ async def test_cancellation_kills_every_process(bots: Bots, tmp_path: Path) -> N
     specs = [bots.healthy(f"children={pids}"), bots.broken("hang")]
     with trio.move_on_after(1.0) as scope:
         await run_match(
-            "azul", {}, 1, specs, TimeControl(move_ms=60_000), limits=Limits(log_dir=str(tmp_path))
+            "azul",
+            {},
+            1,
+            specs,
+            TimeControl(move_ms=60_000),
+            limits=Limits(sandbox="none", log_dir=str(tmp_path)),
         )
     assert scope.cancelled_caught
     assert all(gone(int(pid)) for pid in pids.read_text().split())
@@ -171,7 +189,9 @@ async def test_cancellation_kills_every_process(bots: Bots, tmp_path: Path) -> N
 
 async def test_an_error_in_the_block_propagates_as_itself(bots: Bots, tmp_path: Path) -> None:
     with pytest.raises(KeyError, match="mine"):
-        async with open_bots([bots.healthy(), bots.healthy()], Limits(log_dir=str(tmp_path))) as h:
+        async with open_bots(
+            [bots.healthy(), bots.healthy()], Limits(sandbox="none", log_dir=str(tmp_path))
+        ) as h:
             await play_match("azul", {}, 1, h, FAST)
             assert len(bots.processes()) == 2
             raise KeyError("mine")
@@ -179,7 +199,9 @@ async def test_an_error_in_the_block_propagates_as_itself(bots: Bots, tmp_path: 
 
 
 async def test_a_handle_plays_one_seat_at_a_time(bots: Bots, tmp_path: Path) -> None:
-    async with open_bots([bots.healthy()], Limits(log_dir=str(tmp_path))) as handles:
+    async with open_bots(
+        [bots.healthy()], Limits(sandbox="none", log_dir=str(tmp_path))
+    ) as handles:
         with pytest.raises(ValueError, match="only one seat"):
             await play_match("azul", {}, 1, [handles[0], handles[0]], FAST)
     bots.assert_none_left()
@@ -187,7 +209,7 @@ async def test_a_handle_plays_one_seat_at_a_time(bots: Bots, tmp_path: Path) -> 
 
 async def test_stderr_flood_is_capped_and_never_held_in_memory(bots: Bots, tmp_path: Path) -> None:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    limits = Limits(log_dir=str(tmp_path), stderr_cap_bytes=64 * 1024)
+    limits = Limits(sandbox="none", log_dir=str(tmp_path), stderr_cap_bytes=64 * 1024)
     specs = [bots.healthy(), bots.broken("flood")]
     outcome = await run_match("azul", {}, 1, specs, FAST, limits=limits)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -202,9 +224,14 @@ async def test_stderr_flood_is_capped_and_never_held_in_memory(bots: Bots, tmp_p
     bots.assert_none_left()
 
 
-async def test_a_missing_command_is_a_spawn_fault(bots: Bots, tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandbox", ["none", "auto"])
+async def test_a_missing_command_is_a_spawn_fault(bots: Bots, tmp_path: Path, sandbox: str) -> None:
     specs = [bots.healthy(), BotSpec("ghost", ["/nonexistent/arena-bot"])]
-    outcome = await run_match("azul", {}, 1, specs, FAST, limits=Limits(log_dir=str(tmp_path)))
+    limits = Limits(sandbox="none", log_dir=str(tmp_path))
+    if sandbox == "auto":  # the healthy bot must be able to run in the sandbox too
+        specs[0] = BotSpec("healthy", specs[0].command, files=(str(BOTS),))
+        limits = Limits(log_dir=str(tmp_path))
+    outcome = await run_match("azul", {}, 1, specs, FAST, limits=limits)
     [fault] = outcome.faults
     assert (fault.seat, fault.kind, fault.decision) == (1, "spawn", -1)
     assert "could not start `/nonexistent/arena-bot`: No such file or directory" in fault.reason
@@ -213,8 +240,53 @@ async def test_a_missing_command_is_a_spawn_fault(bots: Bots, tmp_path: Path) ->
 
 
 async def test_default_log_dir_is_created(bots: Bots) -> None:
-    outcome = await run_match("azul", {}, 1, [bots.healthy(), bots.healthy()], FAST)
+    specs = [bots.healthy(), bots.healthy()]
+    outcome = await run_match("azul", {}, 1, specs, FAST, limits=Limits(sandbox="none"))
     assert all(os.path.exists(path) for path in outcome.logs)
     for path in outcome.logs:
         os.remove(path)
     os.rmdir(os.path.dirname(outcome.logs[0]))
+
+
+CWD_BOT = """
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import botlib
+try:
+    open("scratch", "w").close()
+    wrote = "ok"
+except OSError as exc:
+    wrote = str(exc.errno)
+with open("data.txt") as file:
+    data = file.read()
+sys.stderr.write(f"cwd={os.getcwd()} home={os.environ['HOME']} data={data} write={wrote}\\n")
+sys.stderr.flush()
+botlib.play(botlib.index, [])
+"""
+
+
+@pytest.mark.parametrize("sandbox", ["auto", "none"])
+async def test_a_bot_runs_in_its_cwd_read_only_in_the_sandbox(
+    bots: Bots, tmp_path: Path, sandbox: str
+) -> None:
+    """`BotSpec.cwd` replaces the private working directory (HOME stays private); the
+    sandbox binds it read-only."""
+    own = tmp_path / "mybot"
+    own.mkdir()
+    (own / "data.txt").write_text("weights")
+    command = [sys.executable, "-c", CWD_BOT, str(BOTS), bots.marker]
+    spec = BotSpec("cwd", command, files=(str(BOTS),), cwd=str(own))
+    limits = Limits(log_dir=str(tmp_path), sandbox=sandbox)  # type: ignore[arg-type]
+    async with open_bots([spec], limits) as handles:
+        await handles[0].ensure_started()
+        with trio.fail_after(20):
+            while not (lines := handles[0].stderr.tail_lines()):
+                await trio.sleep(0.02)
+    words = dict(word.split("=", 1) for word in lines[0].split())
+    assert (words["cwd"], words["data"]) == (str(own), "weights")
+    assert words["home"] != str(own)
+    if sandbox == "none":
+        assert words["write"] == "ok" and (own / "scratch").exists()
+    else:
+        assert words["write"] == str(errno.EROFS) and not (own / "scratch").exists()
+    bots.assert_none_left()

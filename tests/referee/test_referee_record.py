@@ -48,6 +48,8 @@ def test_the_record_format(outcome: MatchOutcome) -> None:
         "names": ["a", "b"],
         "commands": [header["commands"][0], header["commands"][1]],
         "time": {"move_ms": 1000, "bank_ms": 0, "increment_ms": 0, "startup_ms": 10000},
+        "rules": find_game("azul").version,
+        "seat_times": None,
     }
     assert header["commands"][0][0] == sys.executable
     assert [line["n"] for line in middle] == list(range(1, outcome.decisions + 1))

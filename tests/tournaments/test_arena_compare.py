@@ -5,8 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
+from pathlib import Path
 
 from tourhelp import arena
+
+BOTS = Path(__file__).resolve().parents[1] / "bots"
 
 
 def compare(*args: str) -> str:
@@ -46,3 +50,12 @@ def test_undecided_at_max_deals() -> None:
     assert result["deals"] == 2
     assert "no decision after 2 deals" in result["verdict"]
     assert result["b"] == "random#2"
+
+
+def test_strict_exits_3_when_a_bot_faulted() -> None:
+    crasher = f"{sys.executable} {BOTS}/broken.py crash_mid after=1"
+    args = ("random", crasher, "--game", "azul", "--max-deals", "2", "--json")
+    lenient = arena("compare", *args, "--move-ms", "5000")
+    assert json.loads(lenient.stdout)["faulty_games"] == 4
+    strict = arena("compare", *args, "--move-ms", "5000", "--strict", code=3)
+    assert "4 games had a faulty bot" in strict.stderr

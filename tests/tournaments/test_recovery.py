@@ -59,11 +59,13 @@ async def play(tmp_path: Path, third: str) -> tuple[RunReport, Path, list[tuple[
     return report, file.with_suffix(".sqlite"), on_probation
 
 
+@pytest.mark.slow
 def test_an_engine_bug_voids_the_game_and_prints_how_to_reproduce_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     azul = type(find_game("azul"))
-    buggy_seed = deal_seed(5, 1)
+    with Store(tmp_path / "cup.sqlite") as store:  # the store `play` will use: its secret
+        buggy_seed = deal_seed(store.secret(), 5, 1)
     buggy: list[Any] = []  # the states themselves: their ids are not reused while they live
     new, apply = azul.new, azul.apply
 
@@ -98,6 +100,7 @@ def test_an_engine_bug_voids_the_game_and_prints_how_to_reproduce_it(
         main(words[1:])
 
 
+@pytest.mark.slow
 async def test_a_bot_faulting_game_after_game_is_put_on_probation(tmp_path: Path) -> None:
     report, db, on_probation = await play(tmp_path, "broken.py crash_start")
     assert report.probation == ["c"]

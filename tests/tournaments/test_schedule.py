@@ -9,7 +9,9 @@ from collections import Counter
 import pytest
 
 from tournaments.schedule import (
+    bot_seeds,
     deal_seed,
+    owner_secret,
     full_count,
     pieces_per_seat_set,
     seat_set_count,
@@ -28,10 +30,9 @@ def games(bots: list[str], players: int, deals: int, candidate: str | None = Non
     """(seat-set, deal, rotation, seating) of every game, as the runner plays them."""
     sets = seat_sets(bots, players, candidate=candidate, limit=10**6, seed=1)
     return [
-        (unit.seat_set, deal, rotation, seating(unit.seat_set, rotation))
+        (unit.seat_set, deal, unit.rotation, seating(unit.seat_set, unit.rotation))
         for unit in units(sets, deals, pieces=2)
         for deal in unit.deals
-        for rotation in range(players)
     ]
 
 
@@ -57,12 +58,39 @@ def test_every_deal_in_every_rotation_once() -> None:
     assert len(keys) == len(set(keys))
 
 
+def test_a_unit_holds_one_rotation_so_its_processes_never_meet_a_deal_twice() -> None:
+    split = list(units(iter([("a", "b", "c")]), 6, 2))
+    assert [(list(u.deals), u.rotation) for u in split] == [
+        ([0, 1, 2], 0),
+        ([0, 1, 2], 1),
+        ([0, 1, 2], 2),
+        ([3, 4, 5], 0),
+        ([3, 4, 5], 1),
+        ([3, 4, 5], 2),
+    ]
+
+
 def test_deal_seeds_shared_by_seat_sets_and_reproducible() -> None:
-    seeds = [deal_seed(7, deal) for deal in range(1000)]
+    secret = bytes(range(32))
+    seeds = [deal_seed(secret, 7, deal) for deal in range(1000)]
     assert len(set(seeds)) == 1000
-    assert all(0 <= seed < 2**31 for seed in seeds)
-    assert seeds == [deal_seed(7, deal) for deal in range(1000)]
-    assert seeds != [deal_seed(8, deal) for deal in range(1000)]
+    assert all(0 <= seed < 2**63 for seed in seeds)
+    assert max(seeds) >= 2**40  # 63-bit: no longer searchable by trying every seed
+    assert seeds == [deal_seed(secret, 7, deal) for deal in range(1000)]
+    assert seeds != [deal_seed(secret, 8, deal) for deal in range(1000)]
+    assert seeds != [deal_seed(bytes(32), 7, deal) for deal in range(1000)]
+
+
+def test_bot_seeds_differ_per_game_and_seat_and_are_not_the_deal_seed() -> None:
+    secret = bytes(range(32))
+    seeds = [s for deal in range(50) for r in range(3) for s in bot_seeds(secret, 7, deal, r, 3)]
+    assert len(set(seeds)) == len(seeds) == 450
+    assert not {deal_seed(secret, 7, deal) for deal in range(50)} & set(seeds)
+
+
+def test_owner_secret_is_random_unless_a_seed_is_given() -> None:
+    assert owner_secret(None) != owner_secret(None)
+    assert owner_secret(5) == owner_secret(5) != owner_secret(6)
 
 
 def test_gauntlet() -> None:
@@ -112,7 +140,9 @@ def test_units_split_deals_for_idle_workers() -> None:
     assert pieces_per_seat_set(deals=20, seat_sets=3, workers=4) == 2
     assert pieces_per_seat_set(deals=100, seat_sets=3, workers=4) == 3
     split = list(units(iter([("a", "b")]), 10, 3))
-    assert [list(u.deals) for u in split] == [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]
+    assert [list(u.deals) for u in split if u.rotation == 0] == [[0, 1, 2], [3, 4, 5], [6, 7, 8, 9]]
+    # Each block is a unit per rotation, so the rotations count when splitting for workers.
+    assert pieces_per_seat_set(deals=40, seat_sets=1, workers=4, rotations=2) == 4
     # Many pairings, or few deals: one unit per pairing, its processes reused for all.
     assert pieces_per_seat_set(deals=10, seat_sets=100, workers=8) == 1
     assert pieces_per_seat_set(deals=3, seat_sets=1, workers=8) == 1

@@ -48,13 +48,54 @@ def test_standings_of_multiplayer_games_add_plackett_luce() -> None:
 
 def test_crosstable() -> None:
     table = crosstable(GAMES, ["a", "b", "c"])
-    assert table.keys == ["bot", "a", "b", "c"]
-    assert table.rows == [
+    headers, shown = table.for_people()
+    assert headers == ["bot", "a", "b", "c"]
+    assert shown == [
         ["a", "—", "75% (4)", "100% (4)"],
         ["b", "25% (4)", "—", "75% (4)"],
         ["c", "0% (4)", "25% (4)", "—"],
     ]
-    assert crosstable(series("a", "b", 1, 0), ["a", "b", "z"]).rows[2] == ["z", "", "", "—"]
+    assert crosstable(series("a", "b", 1, 0), ["a", "b", "z"]).for_people()[1][2] == [
+        "z",
+        "",
+        "",
+        "—",
+    ]
+
+
+def test_crosstable_gives_numbers_to_machines() -> None:
+    table = crosstable(GAMES, ["a", "b", "c"])
+    assert table.keys == ["bot", "a", "a games", "b", "b games", "c", "c games"]
+    assert table.records()[0] == {
+        "bot": "a",
+        "a": None,
+        "a games": 0,
+        "b": 75.0,
+        "b games": 4,
+        "c": 100.0,
+        "c games": 4,
+    }
+
+
+def test_wins_losses_draws_and_pentanomial_counts() -> None:
+    # One deal per pair of games (both seatings): a scores 2, 1½, 1 and ½ points in four deals.
+    outcomes = [((1, 2), (2, 1)), ((1, 2), (1, 1)), ((1, 2), (1, 2)), ((1, 1), (1, 2))]
+    games = []
+    for deal, (first, second) in enumerate(outcomes):
+        games.append(game(["a", "b"], list(first), deal=deal, rotation=0, seat_set="a,b"))
+        games.append(game(["b", "a"], list(second), deal=deal, rotation=1, seat_set="a,b"))
+    table = build(["standings", "pairs"], games, bootstrap=0)
+    ladder, head = table[0].records(), table[1].records()
+    assert [(r["bot"], r["wins"], r["losses"], r["draws"]) for r in ladder] == [
+        ("a", 4, 2, 2),
+        ("b", 2, 4, 2),
+    ]
+    (pair,) = head
+    assert (pair["bot"], pair["wins"], pair["losses"], pair["draws"]) == ("a", 4, 2, 2)
+    penta = [pair[key] for key in ("deals_0", "deals_0_5", "deals_1", "deals_1_5", "deals_2")]
+    assert penta == [0, 1, 1, 1, 1]
+    three = build(["pairs"], [game(["a", "b", "c"], [1, 2, 3])], bootstrap=0)[0]
+    assert "deals_0" not in three.keys  # pentanomial counts are for two-player deals
 
 
 def test_seats_show_seat_advantage() -> None:

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.limits import ResourceLimits
+from protocol import TimeControl
+from referee import ResourceLimits
 from tournaments.config import ConfigError, db_path, decode, fixed_settings, load, override
+from tournaments.entrants import entrant
 
 EXAMPLE = """
 game = "azul"
@@ -143,3 +145,66 @@ def test_a_missing_bwrap_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(ConfigError, match="apt-get install bubblewrap"):
         decode(EXAMPLE.replace("seed = 7", 'seed = 7\nsandbox = "bwrap"'))
+
+
+@pytest.mark.parametrize(
+    ("time", "message"),
+    [
+        ("move_ms = -1", "move_ms = -1: must be from 1 to 3600000 ms (0 would forfeit at once)"),
+        ("move_ms = 0", "move_ms = 0: must be from 1"),
+        ("bank_ms = -3", "bank_ms = -3: must be from 0"),
+        ("increment_ms = -1", "increment_ms = -1: must be from 0"),
+        ("startup_ms = 0", "startup_ms = 0: must be from 1"),
+    ],
+)
+def test_impossible_times_are_refused(time: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=r"tournament file: \[time\]") as error:
+        decode(EXAMPLE.replace("move_ms = 500", time))
+    assert message in str(error.value)
+
+
+def test_impossible_times_from_flags_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"command line: .*move_ms = 0"):
+        override(decode(EXAMPLE), move_ms=0)
+    assert override(decode(EXAMPLE), bank_ms=0).time.bank_ms == 0  # 0: no bank
+
+
+def test_per_participant_time_odds() -> None:
+    text = EXAMPLE.replace(
+        'mine = "python3 my_bot.py --depth 2"',
+        '[participants.mine]\ncommand = "python3 my_bot.py"\ntime = {move_ms = 200, bank_ms = 50}',
+    )
+    tournament = decode(text)
+    assert tournament.time_for("random") == tournament.time
+    assert tournament.time_for("mine").move_ms == 200
+    assert tournament.time_for("mine").bank_ms == 50
+    assert tournament.time_for("mine").startup_ms == tournament.time.startup_ms
+    assert tournament.time_for("added-later") == tournament.time  # not in the file: the default
+    with pytest.raises(ConfigError, match="participant 'mine': time: move_ms = 0"):
+        decode(text.replace("move_ms = 200", "move_ms = 0"))
+    with pytest.raises(ConfigError, match="did you mean `move_ms`"):
+        decode(text.replace("move_ms = 200", "mov_ms = 200"))
+
+
+@pytest.mark.parametrize(
+    ("text", "suggestion"),
+    [
+        (EXAMPLE.replace("concurrency = 2", "concurency = 2"), "did you mean `concurrency`?"),
+        (EXAMPLE.replace("move_ms = 500", "move_sm = 500"), "did you mean `move_ms`?"),
+        (EXAMPLE + "\n[limits]\nmemory = 1\n", "did you mean `memory_mb`?"),
+    ],
+)
+def test_misspelt_keys_get_a_suggestion(text: str, suggestion: str) -> None:
+    with pytest.raises(ConfigError) as error:
+        decode(text)
+    assert suggestion in str(error.value)
+    with pytest.raises(ConfigError) as error:
+        decode(EXAMPLE + "\nzzzzzz = 1\n")
+    assert "did you mean" not in str(error.value)
+
+
+def test_time_odds_make_a_bot_a_new_entry() -> None:
+    """Games at other odds are other games: the odds are part of the bot's identity (hash)."""
+    even = entrant("mine", "random")
+    assert entrant("mine", "random", time=TimeControl(move_ms=200)).hash != even.hash
+    assert entrant("mine", "random", time=None).hash == even.hash

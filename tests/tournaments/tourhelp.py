@@ -10,8 +10,7 @@ from pathlib import Path
 from tournaments.results import FaultRow, FinishedGame, Played
 
 ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
-"""The real `arena` entry point in a fresh interpreter (`-m tournaments.cli` would run cli.py as
-`__main__`, whose UsageError is not the one the commands raise)."""
+"""The real `arena` entry point in a fresh interpreter, as the console script calls it."""
 
 
 def arena(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:

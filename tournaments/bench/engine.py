@@ -1,22 +1,36 @@
-"""Engine speed: uniformly random playouts, the workload of a search bot's simulations.
+"""Engine speed: uniformly random playouts, the primitives search bots live on, a Python bot's
+start-up, and the `azul-game-engine` peer under a harness that plays its complete games.
 
-Every decision asks the engine for the full legal list and applies a uniform choice from it,
-so the figure covers legal-move generation, validation and the rules, exactly as a bot or the
-referee uses them. Time is CPU time of this process (one core), which the other load of a noisy
-machine disturbs far less than wall time.
+Every playout decision asks the engine for the full legal list and applies a uniform choice
+from it, so the figure covers legal-move generation, validation and the rules, exactly as a bot
+or the referee uses them. Time is CPU time of this process (one core), which the other load of
+a noisy machine disturbs far less than wall time; the start-up figure is wall time (it is a
+latency, and includes the operating system starting a process).
 """
 
 from __future__ import annotations
 
 import random
+import resource
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 from msgspec import Struct
 
-from referee.games import find_game
+from protocol.messages import PROTOCOL_VERSION, Start, TimeControl
+from referee.games import find_game, simulate
+
+
+def build() -> str:
+    """Which build of the engines runs: "mypyc" (compiled, see setup.py) or "pure Python"."""
+    import referee.games.azul
+
+    return "pure Python" if str(referee.games.azul.__file__).endswith(".py") else "mypyc"
 
 
 class Playouts(Struct, frozen=True):
@@ -34,20 +48,12 @@ def playout(game_id: str) -> Callable[[int, int, random.Random], int]:
     from its own full legal list; the actions are applied together.
     """
     game = find_game(game_id)
-    new, to_act, legal, apply, result = game.new, game.to_act, game.legal, game.apply, game.result
     options = game.Options()
 
     def play(players: int, seed: int, rng: random.Random) -> int:
-        state = new(players, seed, options)
-        decisions = 0
-        while seats := to_act(state):
-            choices = {}
-            for seat in seats:
-                actions = legal(state, seat)
-                choices[seat] = actions[int(rng.random() * len(actions))]
-            apply(state, choices)
-            decisions += 1
-        assert result(state) is not None
+        state = game.new(players, seed, options)
+        decisions = simulate(game, state, rng)
+        assert game.result(state) is not None
         return decisions
 
     return play
@@ -73,6 +79,137 @@ def measure(
     )
 
 
+class Comparison(Struct, frozen=True):
+    """Two playouts timed in alternation: medians of games/s and of the per-pair ratio."""
+
+    ours: float
+    theirs: float
+    ratio: float
+
+
+def interleaved(
+    ours: Callable[[int, int, random.Random], int],
+    theirs: Callable[[int, int, random.Random], int],
+    players: int,
+    games: int,
+    repeats: int,
+) -> Comparison:
+    """Time `games` playouts of each, alternately, `repeats` times: a change in the machine's
+    load between two sections of a run then cannot pass for a difference in speed."""
+    pairs = [
+        (
+            measure(ours, players, games, 1).games_per_s,
+            measure(theirs, players, games, 1).games_per_s,
+        )
+        for _ in range(repeats)
+    ]
+    return Comparison(
+        ours=statistics.median(a for a, _ in pairs),
+        theirs=statistics.median(b for _, b in pairs),
+        ratio=statistics.median(a / b for a, b in pairs),
+    )
+
+
+# ---- primitives: what a search bot calls millions of times ------------------------------------
+
+
+class Primitives(Struct, frozen=True):
+    """Per call, in µs (medians over repetitions), on one mid-game state."""
+
+    clone_us: float
+    clone_apply_us: float
+    clone_apply_game_us: float
+    """clone + apply averaged over every state of a whole game (round ends included)."""
+    legal_us: float
+    rollout_us: float
+    """A clone played out to the end with uniformly random choices."""
+
+
+MIDGAME = 15
+"""Decisions played from the start to reach the measured state: in Azul 2p (seed 7), round 2
+with 13 of its 20 tiles left, so applying a take neither ends the round nor deals a new one."""
+
+
+def primitives(game_id: str, players: int, calls: int, repeats: int) -> Primitives:
+    """clone, clone + apply of one legal action per acting seat, legal, and a rollout, on the
+    state MIDGAME decisions into a seeded random game; and clone + apply over all its states."""
+    game = find_game(game_id)
+    clone, apply, legal = game.clone, game.apply, game.legal
+    whole = []
+    state = game.new(players, 7, game.Options())
+    rng = random.Random(7)
+    while seats := game.to_act(state):
+        whole.append((clone(state), {seat: legal(state, seat)[0] for seat in seats}))
+        simulate(game, state, rng, limit=1)
+    state, actions = whole[min(MIDGAME, len(whole) - 1)]
+    seat = next(iter(actions))
+
+    def per_call(body: Callable[[], object], n: int) -> float:
+        times = []
+        for _ in range(repeats):
+            began = time.process_time()
+            for _ in range(n):
+                body()
+            times.append((time.process_time() - began) / n * 1e6)
+        return statistics.median(times)
+
+    return Primitives(
+        clone_us=per_call(lambda: clone(state), calls),
+        clone_apply_us=per_call(lambda: apply(clone(state), actions), calls),
+        clone_apply_game_us=per_call(
+            lambda: [apply(clone(s), a) for s, a in whole],
+            max(1, calls // len(whole)),
+        )
+        / len(whole),
+        legal_us=per_call(lambda: legal(state, seat), calls),
+        rollout_us=per_call(lambda: simulate(game, clone(state), rng), max(1, calls // 200)),
+    )
+
+
+# ---- start-up: a Python bot from spawn to `ready` ---------------------------------------------
+
+
+class Startup(Struct, frozen=True):
+    """Medians over repeated starts of a bot, in ms."""
+
+    wall_ms: float
+    """From starting the process to reading its `ready` line (after writing `start`)."""
+    cpu_ms: float
+    """The process's own CPU time (user + system) over its whole life: what the start costs
+    on an idle machine, where waiting for a core adds nothing."""
+
+
+def startup(command: list[str], repeats: int) -> Startup:
+    """Start `command` `repeats` times, write `start`, read `ready`, then close its input."""
+    start = Start(
+        protocol=PROTOCOL_VERSION, game="azul", options={}, seat=0, players=2, time=TimeControl()
+    )
+    line = msgspec.json.encode(start) + b"\n"
+    walls, cpus = [], []
+    for _ in range(repeats):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        began = time.perf_counter()
+        child = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(line)
+        child.stdin.flush()
+        reply = child.stdout.readline()
+        walls.append((time.perf_counter() - began) * 1000)
+        child.stdin.close()
+        child.wait()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+        if b'"ready"' not in reply:
+            raise RuntimeError(f"{command} answered {reply!r} instead of ready")
+    return Startup(statistics.median(walls), statistics.median(cpus))
+
+
+SDK_RANDOM_BOT = [sys.executable, "-m", "bots.random"]
+BARE_INTERPRETER = [sys.executable, "-c", "import sys; sys.stdin.readline(); print('\"ready\"')"]
+
+
 # ---- the peer: the `azul-game-engine` package --------------------------------------------------
 
 
@@ -85,47 +222,128 @@ def peer_available() -> bool:
     return True
 
 
-def peer_playout(players: int, seed: int, rng: random.Random) -> int:
-    """One random game of `azul_game_engine`, over the legal list we enumerate from its state.
-
-    The package has no legal-move generator, so the enumeration below is part of its time:
-    every source (factories, then the centre) × every colour it holds × every pattern line that
-    may take the colour (not full, empty or of that colour, colour not yet in the wall row),
-    plus all to the floor. It draws from the global `random` module, seeded here per game. A
-    game with no legal move left (its floors leak tiles, so the bag can run dry) ends there.
-    """
+def peer_new(players: int, seed: int) -> Any:
+    """A game of `azul_game_engine` as its rules mean it: ONE lid shared by the game and every
+    floor. (`Board()` would give each floor a private lid, so floor tiles never went back to
+    the bag and most games stopped early with an empty bag.) The package draws from the global
+    `random` module, seeded here."""
     from azul_game_engine.board import Board
+    from azul_game_engine.floor import Floor
     from azul_game_engine.game import Game
+    from azul_game_engine.lid import Lid
     from azul_game_engine.player import Player
 
     random.seed(seed)
-    game: Any = Game([Player(Board(), name=str(p)) for p in range(players)], starting_player=0)
+    lid = Lid()
+    seats = [Player(Board(floor=Floor(lid)), name=str(p)) for p in range(players)]
+    return Game(seats, starting_player=0, lid=lid)
+
+
+def peer_actions(game: Any, colour_index: dict[Any, int]) -> list[tuple[int, Any, int, int]]:
+    """The legal takes of the seat to act, which the package cannot list: every source
+    (factories, then the centre) × colour it holds × pattern line that may take the colour
+    (not full, empty or of that colour, colour not yet in that wall row), plus all to the floor.
+    Each is (source, tile, tiles to the floor, line); the last source is the centre.
+
+    The wall is read directly (the package's `already_has` rebuilds the colour list per call,
+    a cost of the harness, not of the peer's rules)."""
+    board = game.players[game.current_player].board
+    lines = board.pattern_lines
+    wall = board.wall.tiles
+    sources = [display.tiles for display in game.factory_displays]
+    sources.append(game.center.tiles)
+    actions: list[tuple[int, Any, int, int]] = []
+    for index, tiles in enumerate(sources):
+        if not tiles:
+            continue
+        for tile in dict.fromkeys(tiles):  # distinct colours, in a stable order
+            colour = colour_index[tile]
+            for row, line in enumerate(lines):
+                if (
+                    line.tile_count < line.size
+                    and (line.tile_count == 0 or line.tile == tile)
+                    and not wall[row][(colour + row) % 5].is_placed
+                ):
+                    actions.append((index, tile, 0, row))
+            actions.append((index, tile, tiles.count(tile), 0))
+    return actions
+
+
+def peer_step(game: Any, action: tuple[int, Any, int, int]) -> None:
+    index, tile, to_floor, row = action
+    if index == len(game.factory_displays):
+        game.execute_factory_offer_phase_with_center(tile, to_floor, row)
+    else:
+        game.execute_factory_offer_phase_with_factory(index, tile, to_floor, row)
+
+
+def _colour_index() -> dict[Any, int]:
+    from azul_game_engine.tile import Tile
+
+    return {tile: index for index, tile in enumerate(Tile)}
+
+
+def peer_playout(players: int, seed: int, rng: random.Random) -> int:
+    """One random game of `azul_game_engine`, over the legal list of `peer_actions`."""
+    colours = _colour_index()
+    game = peer_new(players, seed)
     decisions = 0
     while game.is_running:
-        board = game.players[game.current_player].board
-        lines = board.pattern_lines
-        wall_has = board.wall.already_has
-        actions: list[tuple[int, Any, int, int]] = []
-        sources = [display.tiles for display in game.factory_displays]
-        sources.append(game.center.tiles)
-        centre = len(sources) - 1
-        for index, tiles in enumerate(sources):
-            for tile in dict.fromkeys(tiles):  # distinct colours, in a stable order
-                count = tiles.count(tile)
-                for row, line in enumerate(lines):
-                    if (
-                        line.tile_count < line.size
-                        and (line.tile_count == 0 or line.tile == tile)
-                        and not wall_has(tile, row)
-                    ):
-                        actions.append((index, tile, 0, row))
-                actions.append((index, tile, count, 0))
-        if not actions:
+        actions = peer_actions(game, colours)
+        if not actions:  # bag and lid empty: the peer cannot go on (see `peer_check`)
             break
-        index, tile, to_floor, row = actions[int(rng.random() * len(actions))]
-        if index == centre:
-            game.execute_factory_offer_phase_with_center(tile, to_floor, row)
-        else:
-            game.execute_factory_offer_phase_with_factory(index, tile, to_floor, row)
+        peer_step(game, actions[int(rng.random() * len(actions))])
         decisions += 1
     return decisions
+
+
+class PeerCheck(Struct, frozen=True):
+    """What the harness check found over `games` random peer games."""
+
+    games: int
+    ended: int
+    """Games the peer ended itself (a complete wall row), not stuck without a legal move."""
+    conserved: bool
+    """100 tiles, 20 per colour, after every decision of every game."""
+    decisions_per_game: float
+
+
+def peer_tiles(game: Any, colours: dict[Any, int]) -> list[int]:
+    """Tiles per colour over every place of the peer's game."""
+    counts = [0] * 5
+    groups = [game.bag.tiles, game.lid.tiles, game.center.tiles]
+    groups += [display.tiles for display in game.factory_displays]
+    for player in game.players:
+        board = player.board
+        groups.append(board.floor.tiles)
+        for line in board.pattern_lines:
+            if line.tile_count:
+                counts[colours[line.tile]] += line.tile_count
+        for row in board.wall.tiles:
+            for cell in row:
+                counts[colours[cell.tile]] += cell.is_placed
+    for group in groups:
+        for tile in group:
+            counts[colours[tile]] += 1
+    return counts
+
+
+def peer_check(players: int, games: int) -> PeerCheck:
+    """Play `games` random peer games as `peer_playout` does, checking tile conservation after
+    every decision and counting games that end by the peer's own rule (how the harness was
+    checked; outside the timed runs)."""
+    colours = _colour_index()
+    rng = random.Random(0)
+    ended = decisions = 0
+    conserved = True
+    for seed in range(games):
+        game = peer_new(players, seed)
+        while game.is_running:
+            actions = peer_actions(game, colours)
+            if not actions:
+                break
+            peer_step(game, actions[int(rng.random() * len(actions))])
+            decisions += 1
+            conserved = conserved and peer_tiles(game, colours) == [20] * 5
+        ended += not game.is_running
+    return PeerCheck(games, ended, conserved, decisions / games)

@@ -24,8 +24,9 @@ import msgspec
 import trio
 
 from protocol import TimeControl
-from referee import BotSpec, Limits, bot_spec, open_bots, play_match
+from referee import BotSpec, Limits, open_bots, play_match
 from tournaments.bench.children import command
+from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
 from tournaments.entrants import entrant
 from tournaments.runner import Player, Runner
@@ -57,7 +58,7 @@ async def _games(
     specs: list[BotSpec], games: int, log_dir: str, first_seed: int = 0
 ) -> list[tuple[float, float, int]]:
     """Play `games` Azul games on one set of processes: (wall ms, think ms, decisions) each."""
-    limits = Limits(log_dir=log_dir)
+    limits = Limits(log_dir=log_dir, sandbox="none")  # the bench's bots write reports on the host
     out = []
     async with open_bots(specs, limits) as handles:
         for n in range(games + 1):  # game 0 pays the process starts and is dropped
@@ -108,7 +109,7 @@ def referee_overhead_us(games: int) -> Overhead:
 
 
 def match_throughput(games: int, concurrency: int) -> Throughput:
-    specs = [bot_spec("random", name=f"random{seat}") for seat in range(2)]
+    specs = [parse_bot("random", name=f"random{seat}") for seat in range(2)]
 
     async def concurrent(logs: str) -> float:
         began = time.perf_counter()

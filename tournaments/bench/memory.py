@@ -21,16 +21,16 @@ SEAT_SETS = 6
 def schedule_peak_bytes(games: int, workers: int = 2) -> tuple[int, int]:
     """(games walked, tracemalloc peak in bytes) for a schedule of about `games` games."""
     deals = max(1, games // (SEAT_SETS * PLAYERS))
-    pieces = pieces_per_seat_set(deals, SEAT_SETS, workers)
+    pieces = pieces_per_seat_set(deals, SEAT_SETS, workers, PLAYERS)
+    secret = bytes(32)
     tracemalloc.start()
     try:
         walked = 0
         for unit in units(seat_sets(range(BOTS), PLAYERS, limit=1000, seed=0), deals, pieces):
             for deal in unit.deals:
-                deal_seed(0, deal)
-                for rotation in range(PLAYERS):
-                    seating(unit.seat_set, rotation)
-                    walked += 1
+                deal_seed(secret, 0, deal)
+                seating(unit.seat_set, unit.rotation)
+                walked += 1
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

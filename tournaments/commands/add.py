@@ -6,10 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-import trio
-
 from tournaments.admission import Rejected, check_bot
-from tournaments.cli import UsageError
+from tournaments.commands.common import EXIT_CODES, EXIT_ERROR, EXIT_OK, run_trio
 from tournaments.commands.run import (
     add_tournament_options,
     open_prepared,
@@ -18,6 +16,7 @@ from tournaments.commands.run import (
 from tournaments.commands.table import add_table_options
 from tournaments.config import ConfigError
 from tournaments.entrants import portable_command
+from tournaments.errors import UsageError
 from tournaments.prepare import resolve
 
 
@@ -28,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Check the bot (handshake and one game against random; a failing bot is "
         "rejected with the reason), add it to the tournament's store, and play the games it "
         "is in: the other games are already stored. Later runs of FILE include it.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", metavar="FILE", type=Path, help="tournament file (TOML)")
     parser.add_argument("name", metavar="NAME", help="the bot's name in tables")
@@ -52,10 +53,10 @@ def handle(args: argparse.Namespace) -> int:
         except (ConfigError, ValueError) as exc:
             raise UsageError(str(exc)) from None
         try:
-            trio.run(check_bot, tournament, candidate, prepared.limits)
+            run_trio(check_bot, tournament, candidate, prepared.limits)
         except Rejected as exc:
             print(f"arena add: {exc}", file=sys.stderr)
-            return 1
+            return EXIT_ERROR
         store = prepared.store
         store.bot(candidate.name, candidate.command, candidate.hash, added=True)
         if not args.quiet:
@@ -63,9 +64,9 @@ def handle(args: argparse.Namespace) -> int:
                 f"arena add: {args.name} passed its check and joins the tournament", file=sys.stderr
             )
         if args.no_run:
-            return 0
+            return EXIT_OK
     finally:
         prepared.close()
     # Open again: the new bot is now among the players (and an earlier version of it, if any,
     # is relabelled name@hash).
-    return play_and_report(args)
+    return play_and_report(args, checked={args.name})

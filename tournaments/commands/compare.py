@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
 import msgspec
-import trio
 from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
-from referee import Limits, bot_spec
-from tournaments.cli import UsageError
+from protocol import TimeControl
+from referee import Limits, SandboxUnavailable, choose
+from tournaments.botcommands import parse_bot
+from tournaments.botlogs import log_directory
+from tournaments.commands.common import (
+    EXIT_CODES,
+    EXIT_FAULT,
+    EXIT_OK,
+    add_sandbox_option,
+    add_time_options,
+    run_trio,
+)
 from tournaments.commands.match import parse_option_pairs
 from tournaments.compare import Comparison, compare
 from tournaments.config import ConfigError, Tournament, check
 from tournaments.entrants import Entrant, entrant
+from tournaments.errors import UsageError
 from tournaments.output import add_output_options, render_csv, render_json, render_table
+from tournaments.schedule import owner_secret
 from tournaments.sprt import SprtBounds
 
 
@@ -28,6 +41,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "generalised sequential probability ratio test on the per-deal scores accepts H1 "
         "(A is stronger by ELO1 or more) or H0 (by ELO0 or less), or MAX_DEALS is reached. "
         "For 3+ players the other seats are taken by the field.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("a", metavar="A", help="a built-in bot or a command line")
     parser.add_argument("b", metavar="B", help="a built-in bot or a command line")
@@ -54,13 +69,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     test.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default 0.05)")
     test.add_argument("--max-deals", type=int, default=1000, help="give up after (default 1000)")
     play = parser.add_argument_group("playing")
-    play.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    play.add_argument(
+        "--seed",
+        type=int,
+        help="makes the deals reproducible (default: fresh random deals); a seed a bot could "
+        "guess makes the deals guessable: use a long random one",
+    )
     play.add_argument("-j", "--concurrency", type=int, default=0, help="deals at once (0: cores)")
-    play.add_argument("--move-ms", type=int, default=1000, help="time per decision (ms)")
-    play.add_argument("--bank-ms", type=int, default=0, help="time bank (ms)")
-    play.add_argument("--increment-ms", type=int, default=0, help="bank increment (ms)")
-    play.add_argument("--startup-ms", type=int, default=10_000, help="time to `ready` (ms)")
+    add_time_options(play, TimeControl())
+    add_sandbox_option(play, "auto")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    parser.add_argument(
+        "--logs",
+        type=Path,
+        metavar="DIR",
+        help="keep the bots' stderr logs in DIR (default: a temporary directory, removed when "
+        "no bot wrote to stderr, else named at the end)",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit with code {EXIT_FAULT} when a bot faulted in a game of the test",
+    )
     add_output_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -70,7 +100,7 @@ def _entrants(texts: list[str]) -> list[Entrant]:
     result: list[Entrant] = []
     for text in texts:
         try:
-            base = bot_spec(text).name
+            base = parse_bot(text).name
             name, number = base, 1
             while name in {e.name for e in result}:
                 number += 1
@@ -93,7 +123,7 @@ def _setup(args: argparse.Namespace) -> tuple[Tournament, list[Entrant], SprtBou
                 "players": args.players,
                 "options": parse_option_pairs(args.option),
                 "participants": {e.name: e.command for e in entrants},
-                "seed": args.seed,
+                "seed": args.seed if args.seed is not None else 0,
                 "concurrency": args.concurrency,
                 "time": {
                     "move_ms": args.move_ms,
@@ -130,13 +160,20 @@ def handle(args: argparse.Namespace) -> int:
     task = progress.add_task(
         f"{a.name} vs {b.name}", total=None, llr=0.0, lower=bounds.lower, upper=bounds.upper
     )
-    limits = Limits()  # bot stderr logs go to a fresh temporary directory
+    try:
+        sandbox = choose(args.sandbox)
+    except SandboxUnavailable as exc:
+        raise UsageError(f"--sandbox bwrap: {exc}") from None
+    if sandbox.warning:
+        print(f"arena: {sandbox.warning}", file=sys.stderr)
+    limits = Limits(sandbox=sandbox.kind)
 
     def on_deal(deals: int, value: float) -> None:
         progress.update(task, completed=deals, llr=value)
 
-    with progress:
-        result = trio.run(
+    with progress, log_directory(args.logs) as log_dir:
+        logged = msgspec.structs.replace(limits, log_dir=log_dir)
+        result = run_trio(
             lambda: compare(
                 tournament,
                 a,
@@ -144,12 +181,16 @@ def handle(args: argparse.Namespace) -> int:
                 field,
                 bounds=bounds,
                 max_deals=args.max_deals,
-                limits=limits,
+                limits=logged,
+                secret=owner_secret(args.seed),
                 on_deal=on_deal,
             )
         )
     print(render(result, args))
-    return 0
+    if args.strict and result.faulty_games:
+        print(f"arena: {result.faulty_games} games had a faulty bot (--strict)", file=sys.stderr)
+        return EXIT_FAULT
+    return EXIT_OK
 
 
 def render(result: Comparison, args: argparse.Namespace) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import typing
 from typing import Any
 
@@ -23,8 +24,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _describe_type(annotation: Any) -> str:
     choices = typing.get_args(annotation)
     if typing.get_origin(annotation) is typing.Literal:
-        return " | ".join(repr(choice) for choice in choices)
+        return " | ".join(json.dumps(choice) for choice in choices)
     return getattr(annotation, "__name__", str(annotation))
+
+
+def toml_value(value: Any) -> str:
+    """A default as it is written in a tournament file's `options` (TOML: `false`, `"grey"`)."""
+    return json.dumps(msgspec.to_builtins(value))
 
 
 def game_rows() -> list[dict[str, Any]]:
@@ -51,14 +57,14 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print(render_json(rows))
         return 0
-    headers = ["game", "title", "players", "options (KEY=VALUE, default first)"]
+    headers = ["game", "title", "players", "options (KEY = default (type))"]
     table = [
         [
             row["id"],
             row["title"],
             row["players"],
             "\n".join(
-                f"{name}={spec['default']!r} ({spec['type']})"
+                f"{name} = {toml_value(spec['default'])} ({spec['type']})"
                 for name, spec in row["options"].items()
             ),
         ]

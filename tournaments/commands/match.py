@@ -3,30 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import functools
 import json
 import random
-import time
+import secrets
+import sys
 from pathlib import Path
 from typing import Any
 
 import msgspec
-import trio
 
 from protocol import DEFAULT_MAX_LINE_BYTES, TimeControl
-from referee import Limits, MatchOutcome, bot_spec, run_match
+from referee import Limits, MatchOutcome, ResourceLimits, SandboxUnavailable, choose, run_match
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
-from referee.limits import ResourceLimits
-from referee.sandbox import SandboxUnavailable, bwrap_path
-from tournaments.cli import UsageError
+from tournaments.botcommands import parse_bot
+from tournaments.botlogs import announce, log_directory
+from tournaments.commands.common import (
+    EXIT_CODES,
+    EXIT_FAULT,
+    EXIT_OK,
+    add_sandbox_option,
+    add_time_options,
+    positive,
+    run_trio,
+)
+from tournaments.errors import UsageError
 from tournaments.output import render_json, render_table
+from tournaments.schedule import bot_seeds, owner_secret
+
+RECORDS_DIR = Path("arena-records")
+"""Where records go without `--record` (relative to the current directory)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "match",
         help="play one game between bots",
-        description="Play one game between bots. The number of BOTs is the number of players.",
+        description="Play one game between bots. The number of BOTs is the number of players. "
+        f"Exits with code {EXIT_FAULT} when a bot faulted (it forfeited the game).",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", required=True, help="game id (see `arena games`)")
     parser.add_argument(
@@ -36,13 +53,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="KEY=VALUE",
         help="game option, repeatable; VALUE is read as JSON when it parses (true, 3), else text",
     )
-    parser.add_argument("--seed", type=int, help="deal seed (default: random, printed)")
-    parser.add_argument("--move-ms", type=int, default=1000, help="time per decision (ms)")
-    parser.add_argument("--bank-ms", type=int, default=0, help="time bank (ms)")
-    parser.add_argument("--increment-ms", type=int, default=0, help="bank increment (ms)")
-    parser.add_argument("--startup-ms", type=int, default=10_000, help="time to `ready` (ms)")
     parser.add_argument(
-        "--max-line-bytes", type=int, default=DEFAULT_MAX_LINE_BYTES, help="longest bot line"
+        "--seed",
+        type=int,
+        help="the game's seed: the same seed deals the same game (default: a fresh random one, "
+        "printed); a bot that can guess it knows every draw, so keep it secret and long",
+    )
+    parser.add_argument(
+        "--bot-seed",
+        type=int,
+        help="derive the seeds the bots get for their own randomness from this (default: 0 when "
+        "--seed is given, so the same command replays the same game, else random); never "
+        "derived from --seed, so a bot learns nothing of the draws from its own seed",
+    )
+    add_time_options(parser, TimeControl())
+    parser.add_argument(
+        "--max-line-bytes", type=positive, default=DEFAULT_MAX_LINE_BYTES, help="longest bot line"
     )
     defaults = ResourceLimits()
     for flag, default, meaning in [
@@ -52,16 +78,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ("--file-mb", defaults.file_mb, "largest file a bot may write"),
     ]:
         parser.add_argument(flag, type=amount, default=default, help=f"{meaning}; 0: unlimited")
-    parser.add_argument(
-        "--sandbox", choices=["none", "bwrap"], default="none", help="run bots in bubblewrap"
-    )
+    add_sandbox_option(parser, "auto")
     parser.add_argument(
         "--time-mode", choices=["wall", "cpu"], default="wall", help="charge wall or CPU time"
     )
     parser.add_argument(
         "--record",
         type=Path,
-        help="write the game record here (default: arena-records/<game>-<seed>-<time>.jsonl)",
+        help="write the game record here; an existing file is refused unless --force "
+        "(default: a new arena-records/<game>-<date>-<time>-<random>.jsonl)",
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite an existing --record")
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="also write the game's viewer here: one self-contained HTML file (board per step)",
+    )
+    parser.add_argument(
+        "--logs",
+        type=Path,
+        metavar="DIR",
+        help="keep the bots' stderr logs in DIR (default: a temporary directory, removed when "
+        "no bot wrote to stderr; the logs that hold something are named on stderr)",
     )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.add_argument(
@@ -75,7 +114,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def amount(text: str) -> int:
     """A resource limit: a whole number, 0 meaning unlimited."""
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 (unlimited) or more")
     return value
@@ -107,59 +149,152 @@ def handle(args: argparse.Namespace) -> int:
             f"got {len(args.bots)} bots"
         )
     try:
-        specs = [bot_spec(text) for text in args.bots]
+        specs = [parse_bot(text) for text in args.bots]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
     clock = TimeControl(
         move_ms=args.move_ms,
         bank_ms=args.bank_ms,
         increment_ms=args.increment_ms,
         startup_ms=args.startup_ms,
     )
-    if args.sandbox == "bwrap":
-        try:
-            bwrap_path()
-        except SandboxUnavailable as exc:
-            raise UsageError(str(exc)) from None
+    if args.record is not None and args.record.exists() and not args.force:
+        raise UsageError(f"--record {args.record} exists; add --force to overwrite it")
+    try:
+        sandbox = choose(args.sandbox)
+    except SandboxUnavailable as exc:
+        raise UsageError(f"--sandbox bwrap: {exc}") from None
+    if sandbox.warning:
+        print(f"arena: {sandbox.warning}", file=sys.stderr)
     resources = ResourceLimits(
         memory_mb=args.memory_mb,
         cpu_s=args.cpu_s,
         processes=args.processes,
         file_mb=args.file_mb,
     )
+    # Earlier records (their seeds, every draw) must not be readable by a sandboxed bot.
+    records = [RECORDS_DIR, *([] if args.record is None else [args.record])]
     limits = Limits(
         max_line_bytes=args.max_line_bytes,
         resources=resources,
-        sandbox=args.sandbox,
+        sandbox=sandbox.kind,
         time_mode=args.time_mode,
+        hidden=tuple(str(path.resolve()) for path in records),
     )
+    # A given --seed replays the same game, bots' own randomness included; else all is fresh.
+    # The bots' seeds come from --bot-seed alone: from --seed a bot could search its way back.
+    bot_seed = args.bot_seed if args.bot_seed is not None else 0 if args.seed is not None else None
+    seeds = None if bot_seed is None else bot_seeds(owner_secret(bot_seed), 0, 0, 0, len(specs))
     play = functools.partial(
-        run_match, game.id, msgspec.to_builtins(options), seed, specs, clock, limits=limits
+        run_match,
+        game.id,
+        msgspec.to_builtins(options),
+        seed,
+        specs,
+        clock,
+        limits=limits,
+        bot_seeds=seeds,
     )
-    outcome = trio.run(play)
-    record_path = args.record or Path(
-        "arena-records", f"{game.id}-{seed}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
-    )
-    record_path.parent.mkdir(parents=True, exist_ok=True)
-    record_path.write_bytes(outcome.record)
-    print(render_outcome(outcome, record_path, as_json=args.json))
-    return 0
+    with log_directory(args.logs) as log_dir:
+        logged = msgspec.structs.replace(limits, log_dir=log_dir)
+        outcome = run_trio(functools.partial(play, limits=logged))
+        announce(outcome.logs, outcome.names)
+    record_path = write_record(outcome, args.record, force=args.force)
+    if args.html is not None:
+        write_viewer(outcome, args.html)
+    settings = Settings(clock, limits, options=msgspec.to_builtins(options))
+    print(render_outcome(outcome, record_path, settings, as_json=args.json))
+    return EXIT_FAULT if outcome.faults else EXIT_OK
 
 
-def render_outcome(outcome: MatchOutcome, record_path: Path, *, as_json: bool) -> str:
+def write_record(outcome: MatchOutcome, path: Path | None, *, force: bool) -> Path:
+    """Write the record to `path`, or to a new file under `arena-records/`; never overwrite a
+    file silently (O_EXCL), unless `force` says to.
+
+    The default name has the time to the microsecond and a random suffix (not the seed, which
+    would tell a bot reading old records the deals): parallel matches never collide.
+    """
+    if path is None:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+        path = RECORDS_DIR / f"{outcome.game}-{stamp}-{secrets.token_hex(3)}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with path.open("wb" if force else "xb") as file:
+            file.write(outcome.record)
+    except FileExistsError:
+        raise UsageError(
+            f"--record {path} appeared while the game was played; not overwritten "
+            "(add --force to overwrite)"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write the record {path}: {exc.strerror}") from None
+    return path
+
+
+def write_viewer(outcome: MatchOutcome, path: Path) -> None:
+    """The one-game HTML viewer of `arena match --html` (the report's viewer, in one file)."""
+    from tournaments.report.page import game_page  # loaded only when asked for
+
+    title = f"{outcome.game}: {' vs '.join(outcome.names)} (seed {outcome.seed})"
+    try:
+        path.write_text(game_page(outcome.record, title), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write --html {path}: {exc.strerror}") from None
+    print(f"arena: wrote the game's viewer to {path}", file=sys.stderr)
+
+
+class Settings(msgspec.Struct, frozen=True):
+    """The options in effect for a match, shown in its header (and its JSON)."""
+
+    time: TimeControl
+    limits: Limits
+    options: dict[str, Any]
+
+    def header(self) -> str:
+        t, limits, res = self.time, self.limits, self.limits.resources
+        bank = (
+            f", bank {t.bank_ms} ms + {t.increment_ms} ms/decision"
+            if t.bank_ms or t.increment_ms
+            else ""
+        )
+        options = " ".join(f"{key}={json.dumps(value)}" for key, value in self.options.items())
+        return (
+            f"options: {options or 'none'} | time: {t.move_ms} ms/decision{bank}, "
+            f"startup {t.startup_ms} ms, {limits.time_mode} clock | limits: "
+            f"memory {res.memory_mb or 'unlimited'} MB, cpu {res.cpu_s or 'unlimited'} s, "
+            f"processes {res.processes or 'unlimited'}, files {res.file_mb or 'unlimited'} MB | "
+            f"sandbox: {limits.sandbox}"
+        )
+
+
+def ms_per_decision(outcome: MatchOutcome, seat: int) -> float | None:
+    """Mean thinking time of the seat's answered decisions; None when it answered none (the
+    time of a decision it timed out on, or of the startup wait, is no decision's)."""
+    moves = outcome.moves[seat]
+    return outcome.think_ms[seat] / moves if moves else None
+
+
+def render_outcome(
+    outcome: MatchOutcome, record_path: Path, settings: Settings, *, as_json: bool
+) -> str:
     if as_json:
         return render_json(
             {
                 "game": outcome.game,
                 "options": outcome.options,
                 "seed": outcome.seed,
+                "time": settings.time,
+                "sandbox": settings.limits.sandbox,
+                "time_mode": settings.limits.time_mode,
+                "resources": settings.limits.resources,
                 "bots": outcome.names,
                 "scores": outcome.result.scores,
                 "ranks": outcome.result.ranks,
                 "tiebreak": outcome.result.tiebreak,
                 "faults": outcome.faults,
                 "decisions": outcome.decisions,
+                "moves": outcome.moves,
                 "think_ms": outcome.think_ms,
                 "record": str(record_path),
             }
@@ -167,20 +302,25 @@ def render_outcome(outcome: MatchOutcome, record_path: Path, *, as_json: bool) -
     faults_by_seat: dict[int, list[str]] = {}
     for fault in outcome.faults:
         faults_by_seat.setdefault(fault.seat, []).append(f"{fault.kind}: {fault.reason}")
-    rows = [
-        [
-            seat,
-            name,
-            outcome.result.scores[seat],
-            outcome.result.ranks[seat],
-            outcome.moves[seat],
-            outcome.think_ms[seat] / max(outcome.moves[seat], 1),
-            "; ".join(faults_by_seat.get(seat, [])),
-        ]
-        for seat, name in enumerate(outcome.names)
-    ]
+    rows = []
+    for seat, name in enumerate(outcome.names):
+        mean = ms_per_decision(outcome, seat)
+        rows.append(
+            [
+                seat,
+                name,
+                outcome.result.scores[seat],
+                outcome.result.ranks[seat],
+                outcome.moves[seat],
+                "–" if mean is None else f"{mean:.1f}",
+                "; ".join(faults_by_seat.get(seat, [])),
+            ]
+        )
     table = render_table(
         ["seat", "bot", "score", "rank", "decisions", "ms/decision", "faults"], rows, "simple"
     )
     tiebreak = f", tie-break: {outcome.result.tiebreak}" if outcome.result.tiebreak else ""
-    return f"{outcome.game} seed {outcome.seed}{tiebreak}\n{table}\nrecord: {record_path}"
+    return (
+        f"{outcome.game} seed {outcome.seed}{tiebreak}\n{settings.header()}\n{table}\n"
+        f"record: {record_path}"
+    )

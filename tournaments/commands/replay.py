@@ -1,4 +1,5 @@
-"""`arena replay`: re-play a game record through the engine and check it reproduces."""
+"""`arena replay`: re-play a game record (a file, or a game of a store) through the engine and
+check it reproduces."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from pathlib import Path
 
 from referee import BadRecord, replay, replay_states
 from referee.games import UnknownGame
-from tournaments.cli import UsageError
+from tournaments.errors import UsageError
 from tournaments.output import render_json
+from tournaments.report.stored import is_store, stored_record
+from tournaments.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,22 +19,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "replay",
         help="re-play a game record and check the result is identical",
         description=(
-            "Re-play a game record (written by `arena match --record` or stored by a tournament) "
-            "through the rules engine and check that it reaches exactly the recorded result. "
-            "Exit code 0 when identical, 1 when the replay diverges."
+            "Re-play a game record (written by `arena match --record` or `arena export`, or a "
+            "game of a tournament's store) through the rules engine and check that it reaches "
+            "exactly the recorded result. Exit code 0 when identical, 1 when the replay diverges."
         ),
     )
-    parser.add_argument("record", type=Path, metavar="RECORD", help="a .jsonl game record")
+    parser.add_argument(
+        "record", type=Path, metavar="RECORD", help="a .jsonl game record, or a store (.sqlite)"
+    )
+    parser.add_argument(
+        "game",
+        type=int,
+        nargs="?",
+        metavar="GAME",
+        help="with a store: the game's id (`arena table STORE -t games` lists them)",
+    )
     parser.add_argument("--show", action="store_true", help="print the state after every decision")
     parser.add_argument("--json", action="store_true", help="print the replay report as JSON")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    try:
-        data = args.record.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {args.record}: {exc.strerror}") from None
+    data = read(args.record, args.game)
     try:
         if args.show:
             for decision, picture in replay_states(data):
@@ -52,3 +61,21 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print(f"{report.game} seed {report.seed}: replay DIVERGES: {report.divergence}")
     return 0 if report.identical else 1
+
+
+def read(path: Path, game: int | None) -> bytes:
+    """The record in file `path`, or of game `game` of the store at `path`."""
+    if is_store(path):
+        if game is None:
+            raise UsageError(
+                f"{path} is a store: name the game to replay (`arena replay {path} GAME`; "
+                f"`arena table {path} -t games` lists the ids)"
+            )
+        with Store(path, readonly=True) as store:
+            return stored_record(store, game)
+    if game is not None:
+        raise UsageError(f"GAME {game}: {path} is a record file, not a store")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None

@@ -7,35 +7,68 @@ import contextlib
 import os
 import sys
 import time
+from collections.abc import Collection
 from pathlib import Path
 
-import trio
 from rich.console import Console
 
-from tournaments.cli import UsageError
+from tournaments.admission import check_all
+from tournaments.commands.common import (
+    EXIT_CODES,
+    EXIT_ERROR,
+    EXIT_FAULT,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_TERMINATED,
+    Terminated,
+    add_sandbox_option,
+    add_time_options,
+    positive,
+    run_trio,
+)
 from tournaments.commands.table import add_table_options, print_tables, table_names
 from tournaments.config import ConfigError
-from tournaments.live import LiveView
+from tournaments.errors import UsageError
+from tournaments.exclusion import hidden, visible
+from tournaments.live import LiveView, TextProgress
 from tournaments.prepare import Prepared, prepare
-from tournaments.runner import Runner, RunReport, Voided
-from tournaments.store import StoreError
+from tournaments.results import FinishedGame
+from tournaments.runner import Runner, Voided
 
 
 def add_tournament_options(parser: argparse.ArgumentParser) -> None:
-    """Flags that override the tournament file (shared with `arena add`)."""
+    """Flags that override the tournament file, and how a run reports (shared with `arena add`)."""
     group = parser.add_argument_group("overriding the tournament file")
     group.add_argument("--db", type=Path, help="the SQLite store (default: FILE with .sqlite)")
     group.add_argument("-j", "--concurrency", type=int, help="matches at once (0: one per core)")
-    group.add_argument("--deals", type=int, help="deals per seat-set")
+    group.add_argument("--deals", type=positive, help="deals per seat-set")
     group.add_argument("--seed", type=int, help="tournament seed (all deal seeds derive from it)")
-    group.add_argument("--max-seat-sets", type=int, help="sample this many seat-sets at most")
-    group.add_argument("--move-ms", type=int, help="time per decision (ms)")
-    group.add_argument("--bank-ms", type=int, help="time bank (ms)")
-    group.add_argument("--increment-ms", type=int, help="bank increment per decision (ms)")
-    group.add_argument("--startup-ms", type=int, help="time from start to `ready` (ms)")
-    group.add_argument("--sandbox", choices=["none", "bwrap"], help="run bots in bubblewrap")
+    group.add_argument("--max-seat-sets", type=positive, help="sample this many seat-sets at most")
+    add_time_options(group, None)
+    add_sandbox_option(group, None)
     group.add_argument("--time-mode", choices=["wall", "cpu"], help="charge wall or CPU time")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
+    report = parser.add_argument_group("reporting")
+    report.add_argument(
+        "-q", "--quiet", action="store_true", help="print only warnings, errors and the tables"
+    )
+    report.add_argument(
+        "--progress-every",
+        type=positive,
+        metavar="N",
+        help="print a line every N finished games (and every faulty game) instead of the live "
+        "display; the default without a terminal, with N = 1",
+    )
+    report.add_argument(
+        "--ladder-every",
+        type=positive,
+        metavar="M",
+        help="print the ladder every M finished games (implies line output)",
+    )
+    report.add_argument(
+        "--strict",
+        action="store_true",
+        help=f"exit with code {EXIT_FAULT} when a bot faulted in a game of this run",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,7 +76,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "run",
         help="run or resume a tournament",
         description="Play every game of the tournament in FILE that its store does not hold "
-        "yet (so running it again resumes), then print the ladder and the crosstable.",
+        "yet (so running it again resumes), then print the ladder and the crosstable. "
+        "Participants without games in the store are checked first (handshake and one game "
+        "against random); if one fails, nothing is played.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", type=Path, metavar="FILE", help="tournament file (TOML)")
     add_tournament_options(parser)
@@ -51,10 +88,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=handle)
 
 
-def open_prepared(args: argparse.Namespace) -> Prepared:
-    """The tournament of `args.file` with the command-line overrides, its store open."""
+def open_prepared(args: argparse.Namespace, *, warn: bool = True) -> Prepared:
+    """The tournament of `args.file` with the command-line overrides, its store open; `warn`
+    prints the sandbox's warning, if any (once per command)."""
     try:
-        return prepare(
+        prepared = prepare(
             args.file,
             db=args.db,
             concurrency=args.concurrency,
@@ -68,17 +106,75 @@ def open_prepared(args: argparse.Namespace) -> Prepared:
             sandbox=args.sandbox,
             time_mode=args.time_mode,
         )
-    except (ConfigError, StoreError) as exc:
+    except ConfigError as exc:  # a StoreError goes on to `main`: exit 1, the store is unusable
         raise UsageError(str(exc)) from None
+    if warn and prepared.sandbox.warning:
+        print(f"arena: {prepared.sandbox.warning}", file=sys.stderr)
+    return prepared
 
 
-def play(prepared: Prepared, args: argparse.Namespace) -> RunReport | None:
-    """Run the tournament with a live view on a terminal; None when stopped by Ctrl-C.
+def check_playable(prepared: Prepared) -> None:
+    """The participants left after removals can still make up the games."""
+    t = prepared.tournament
+    labels = [player.label for player in prepared.players]
+    if len(labels) < t.players:
+        raise UsageError(
+            f"{t.players} players per game, but only {len(labels)} participants are left "
+            f"after removing {', '.join(prepared.removed)}"
+        )
+    names = {player.entrant.name for player in prepared.players}
+    if t.candidate is not None and t.candidate not in names:
+        raise UsageError(f"the gauntlet's candidate {t.candidate!r} was removed")
 
-    Games finished before the interrupt are stored; the ones in flight are dropped (their bot
-    processes are killed by the referee) and will be played by the next run.
-    """
+
+def check_newcomers(prepared: Prepared, args: argparse.Namespace, checked: Collection[str]) -> int:
+    """Check the participants with no games in the store (but those in `checked`); the exit
+    code: 0 when all pass, else EXIT_ERROR after naming each failing bot and why."""
+    played = {bot for game in prepared.store.games() for bot in game.bots}
+    newcomers = [
+        player.entrant
+        for player in prepared.players
+        if player.label not in played and player.entrant.name not in checked
+    ]
+    if not newcomers:
+        return EXIT_OK
+    if not args.quiet:
+        names = ", ".join(entrant.name for entrant in newcomers)
+        print(f"arena: checking {len(newcomers)} new participants: {names}", file=sys.stderr)
+    rejections = run_trio(check_all, prepared.tournament, newcomers, prepared.limits)
+    for rejection in rejections:
+        print(f"arena: {rejection}", file=sys.stderr)
+    if rejections:
+        print(
+            f"arena: nothing played; fix the participants above in {args.file} (or take them "
+            "out) and run again",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def progress(
+    prepared: Prepared, args: argparse.Namespace, stored: list[FinishedGame]
+) -> LiveView | TextProgress | None:
+    """The live display on a terminal, progress lines elsewhere (or when asked), or nothing."""
+    if args.quiet:
+        return None
     console = Console(stderr=True)
+    lines = args.progress_every is not None or args.ladder_every is not None
+    if console.is_terminal and not lines:
+        return LiveView(prepared.file.stem, stored, console)
+    return TextProgress(
+        stored, sys.stderr, every=args.progress_every or 1, ladder_every=args.ladder_every or 0
+    )
+
+
+def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
+    """Run the tournament; (exit code so far, games of this run in which a bot faulted).
+
+    Stopped by Ctrl-C or SIGTERM, games finished before are stored; the ones in flight are
+    dropped (their bot processes are killed by the referee) and will be played by the next run.
+    """
     cores = os.cpu_count() or 1
     if prepared.tournament.workers > cores:
         print(
@@ -87,9 +183,16 @@ def play(prepared: Prepared, args: argparse.Namespace) -> RunReport | None:
             f"Use --concurrency {cores} or less.",
             file=sys.stderr,
         )
-    view = None
-    if not args.quiet and console.is_terminal:
-        view = LiveView(prepared.file.stem, prepared.store.games(), console)
+    hide = hidden(prepared.store, args.exclude)
+    view = progress(prepared, args, visible(prepared.store.games(), hide))
+    faulty = 0
+
+    def on_game(game: FinishedGame) -> None:
+        nonlocal faulty
+        faulty += bool(game.played.faults)
+        if view is not None and hide.isdisjoint(game.bots):
+            view.on_game(game)
+
     began = time.monotonic()
     runner = Runner(
         prepared.tournament,
@@ -97,29 +200,31 @@ def play(prepared: Prepared, args: argparse.Namespace) -> RunReport | None:
         prepared.players,
         limits=prepared.limits,
         on_start=view.on_start if view else None,
-        on_game=view.on_game if view else None,
+        on_game=on_game,
         on_void=report_void,
         on_probation=report_probation,
     )
     try:
-        with view or contextlib.nullcontext():
-            report = trio.run(runner.run)
+        with view if isinstance(view, LiveView) else contextlib.nullcontext():
+            report = run_trio(runner.run)
     except BaseException as exc:
-        if not _interrupted(exc):
+        stopped = _stopped(exc)
+        if stopped is None:
             raise
+        how, code = stopped
         print(
-            f"arena: interrupted; {runner.played} games played and stored. "
+            f"arena: {how}; {runner.played} games played and stored. "
             f"Run `arena run {args.file}` again to resume.",
             file=sys.stderr,
         )
-        return None
+        return code, faulty
     if not args.quiet:
         print(
             f"arena: {report.played} games played, {report.stored_before} already stored, "
             f"{report.total} in the schedule ({time.monotonic() - began:.1f} s)",
             file=sys.stderr,
         )
-    return report
+    return EXIT_OK, faulty
 
 
 def report_void(voided: Voided) -> None:
@@ -135,30 +240,50 @@ def report_probation(label: str, fault: str) -> None:
     print(f"arena: {label} is on probation (faulty games in a row; last {fault})", file=sys.stderr)
 
 
-def _interrupted(exc: BaseException) -> bool:
-    """A Ctrl-C, possibly wrapped in exception groups by the nurseries it crossed."""
+def _stopped(exc: BaseException) -> tuple[str, int] | None:
+    """How a run was stopped from outside — Ctrl-C or SIGTERM, possibly wrapped in exception
+    groups by the nurseries it crossed — and its exit code; None for any other error."""
+    if isinstance(exc, Terminated):
+        return "terminated (SIGTERM)", EXIT_TERMINATED
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted", EXIT_INTERRUPTED
     if isinstance(exc, BaseExceptionGroup):
-        return all(_interrupted(inner) for inner in exc.exceptions)
-    return isinstance(exc, KeyboardInterrupt)
+        inner = [_stopped(part) for part in exc.exceptions]
+        if inner and all(inner):
+            return inner[0]
+    return None
 
 
 def print_results(prepared: Prepared, args: argparse.Namespace) -> None:
-    """The ladder and the crosstable, as `arena table` prints them by default."""
-    games = prepared.store.games()
+    """The ladder and the crosstable (as `arena table` prints them by default), without the
+    games of removed or `--exclude`d bots."""
+    games = visible(prepared.store.games(), hidden(prepared.store, args.exclude))
     if games:
         print_tables(games, table_names(args), args)
 
 
-def play_and_report(args: argparse.Namespace) -> int:
-    """Open the tournament, play what is left of it, print the tables; the exit code."""
-    prepared = open_prepared(args)
+def play_and_report(args: argparse.Namespace, checked: Collection[str] = ()) -> int:
+    """Open the tournament, check its new participants (but those `checked` already, by a
+    command that warned about the sandbox too), play what is left of it, print the tables; the
+    exit code."""
+    prepared = open_prepared(args, warn=not checked)
     try:
-        if play(prepared, args) is None:
-            return 130
+        if prepared.removed and not args.quiet:
+            print(f"arena: not playing removed {', '.join(prepared.removed)}", file=sys.stderr)
+        check_playable(prepared)
+        code = check_newcomers(prepared, args, checked)
+        if code != EXIT_OK:
+            return code
+        code, faulty = play(prepared, args)
+        if code != EXIT_OK:
+            return code
         print_results(prepared, args)
     finally:
         prepared.close()
-    return 0
+    if args.strict and faulty:
+        print(f"arena: {faulty} games of this run had a faulty bot (--strict)", file=sys.stderr)
+        return EXIT_FAULT
+    return EXIT_OK
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tournaments.cli import UsageError
 from tournaments.config import ConfigError, db_path, load
-from tournaments.output import add_output_options, render_tables
+from tournaments.errors import UsageError
+from tournaments.exclusion import hidden, visible
+from tournaments.output import add_output_options, render_tables, write_csv_files
 from tournaments.results import FinishedGame
-from tournaments.store import Store, StoreError
-from tournaments.tables import TABLE_NAMES, build
+from tournaments.store import GameKey, Store
+from tournaments.tables import GAMES_TABLE, TABLE_NAMES, build
 
 DEFAULT_TABLES = ("standings", "crosstable")
 
@@ -22,9 +24,16 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
         "-t",
         "--table",
         action="append",
-        choices=(*TABLE_NAMES, "all"),
+        choices=(*TABLE_NAMES, GAMES_TABLE, "all"),
         help=f"a table to print, repeatable: {', '.join(TABLE_NAMES)} or all "
-        f"(default: {' and '.join(DEFAULT_TABLES)}; standings alone with --csv)",
+        f"(default: {' and '.join(DEFAULT_TABLES)}; standings alone with --csv); "
+        f"{GAMES_TABLE}: every game with its id (for `arena replay STORE GAME`), not in all",
+    )
+    parser.add_argument(
+        "--csv-dir",
+        type=Path,
+        metavar="DIR",
+        help="write every table asked (default: all) as DIR/<table>.csv instead of printing",
     )
     parser.add_argument(
         "--anchor",
@@ -37,6 +46,14 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
         default=200,
         metavar="N",
         help="bootstrap resamples for the 95%% intervals (default 200; 0: none)",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="NAME[@HASH]",
+        help="leave out every game this bot sat in, repeatable (as `arena remove` does for "
+        "good: whole games, so its opponents keep no wins against it)",
     )
     add_output_options(parser)
 
@@ -75,10 +92,14 @@ def store_path(path: Path) -> Path:
 
 
 def table_names(args: argparse.Namespace) -> list[str]:
-    asked = args.table or (["standings"] if args.csv else list(DEFAULT_TABLES))
+    default = ["all"] if args.csv_dir else ["standings"] if args.csv else list(DEFAULT_TABLES)
+    asked = args.table or default
     names = list(TABLE_NAMES) if "all" in asked else list(dict.fromkeys(asked))
     if args.csv and len(names) > 1:
-        raise UsageError("--csv prints one table; choose it with --table")
+        raise UsageError(
+            "--csv prints one table; choose it with --table, or write each table to its own "
+            "file with --csv-dir DIR"
+        )
     return names
 
 
@@ -87,21 +108,36 @@ def handle(args: argparse.Namespace) -> int:
     path = store_path(args.db)
     if not path.is_file():
         raise UsageError(f"no store at {path} (run the tournament first: arena run FILE)")
-    try:
-        with Store(path) as store:
-            games = store.games()
-    except StoreError as exc:
-        raise UsageError(str(exc)) from None
+    with Store(path, readonly=True) as store:  # a StoreError goes on to `main`: exit 1
+        everything = store.games()
+        games = visible(everything, hidden(store, args.exclude))
+        keys = store.game_keys() if GAMES_TABLE in names else None
     if not games:
         raise UsageError(f"{path} holds no finished games yet")
-    print_tables(games, names, args)
+    if keys is not None:  # the keys of the games shown, in their order
+        shown = {id(game) for game in games}
+        keys = [key for game, key in zip(everything, keys, strict=True) if id(game) in shown]
+    print_tables(games, names, args, keys=keys)
     return 0
 
 
-def print_tables(games: Sequence[FinishedGame], names: list[str], args: argparse.Namespace) -> None:
+def print_tables(
+    games: Sequence[FinishedGame],
+    names: list[str],
+    args: argparse.Namespace,
+    *,
+    keys: Sequence[GameKey] | None = None,
+) -> None:
+    """Print (or write as CSV) the named tables; `keys` (the store's) for the games table."""
     anchor, anchor_elo = anchor_of(args)
     try:
-        tables = build(names, games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=args.bootstrap)
+        tables = build(
+            names, games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=args.bootstrap, keys=keys
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if args.csv_dir:
+        for path in write_csv_files(tables, args.csv_dir):
+            print(f"arena: wrote {path}", file=sys.stderr)
+        return
     print(render_tables(tables, args))

@@ -1,0 +1,238 @@
+"""Single-observer information-set MCTS with determinization and decoupled UCT.
+
+One search for every game, through the engine interface only (`determinize`, `to_act`,
+`legal`, `apply`, `returns`, `simulate`):
+
+- Each iteration samples a world with `Game.determinize(root, seat, rng)`: the hidden parts
+  (others' hands, the deck, the bag's future draws) are re-dealt, so the tree never uses what the
+  searching seat cannot see, and chance (refills, draws) is whatever that world's seed makes it.
+- The tree is keyed by the actions taken, as the searching seat sees them (one tree for all
+  worlds: SO-ISMCTS). Because an action may be legal in one world and not in another, UCB counts
+  how often an action was *available* rather than how often its node was visited (ISUCT).
+- Simultaneous decisions (5211) use decoupled UCT: every seat asked at a node selects its own
+  action from its own statistics, by UCB on its own returns, and the joint action leads to the
+  child. Chosen over EXP3 or regret matching because it needs no extra tuning and learns from a
+  few hundred iterations, which is what a 100 ms budget gives a Python search; its known
+  weakness (it may not converge to a mixed equilibrium) matters little against opponents that
+  do not exploit it, and its root choice is the most played action.
+- Where the game has a heuristic (`policies.HEURISTICS`), a node first widens to its best
+  actions by that heuristic and admits more as its visits grow (progressive widening), and the
+  "greedy" rollout plays the heuristic's best action, with some randomness. Rollouts stop after
+  `depth` decisions and are valued by the game's evaluation (or its scores): every seat gets the
+  mean, over the other seats, of a logistic of its score margin, mixed with `Game.returns` once
+  the game is over.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bots.search.policies import DEPTHS, EVALUATIONS, HEURISTICS, SCALES
+from referee.games import Game, simulate
+
+Rollout = Literal["greedy", "random"]
+
+
+@dataclass(frozen=True)
+class Params:
+    """What a user may tune per participant (`python -m bots.mcts --help` lists them)."""
+
+    c: float = 0.7
+    """UCB exploration constant (values are in [0, 1])."""
+    rollout: Rollout = "greedy"
+    """"greedy": the heuristic's best of `sample` random legal actions; "random": uniform (also
+    what "greedy" means for a game without a heuristic)."""
+    depth: int | None = None
+    """Decisions played by a rollout before its leaf is evaluated (0: to the end; None: the
+    game's default in `policies.DEPTHS`)."""
+    sample: int = 8
+    """A greedy rollout picks the best of this many random legal actions: random enough to
+    sample many futures, cheap (a handful of heuristic calls), and still mostly sensible."""
+    widen: float = 2.0
+    """Progressive widening: a node with n visits considers its best 2 + widen·√n actions."""
+
+
+class Node:
+    """One node of the tree: per seat asked here, [visits, total value, times available] per
+    action; children keyed by the action (one seat) or the tuple of actions (several)."""
+
+    __slots__ = ("children", "order", "stats", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Any, Node] = {}
+        self.stats: dict[int, dict[Any, list[float]]] = {}
+        self.order: dict[int, list[Any]] = {}
+        """Per seat, the actions seen here by heuristic value, best first (widening order)."""
+        self.visits = 0
+
+
+class Search:
+    """A search for one game; `run` answers one decision."""
+
+    def __init__(self, game: Game[Any], params: Params) -> None:
+        self.game = game
+        self.params = params
+        self.heuristic = HEURISTICS.get(game.id)
+        self.evaluation = EVALUATIONS.get(game.id, game.scores)
+        self.scale = SCALES.get(game.id, 5.0)
+        depth = DEPTHS.get(game.id, 0) if params.depth is None else params.depth
+        self.depth = depth or None
+        self.iterations = 0
+        """Iterations of the last `run`."""
+
+    def run(
+        self,
+        root: Any,
+        seat: int,
+        rng: random.Random,
+        deadline: float,
+        iterations: int | None = None,
+    ) -> Any:
+        """The action for `seat` in `root`, after `iterations` (None: as many as fit) iterations,
+        stopping at `deadline` (a `time.perf_counter()` value) in any case."""
+        game = self.game
+        tree = Node()
+        done = 0
+        clock = time.perf_counter
+        while (iterations is None or done < iterations) and clock() < deadline:
+            self._iterate(tree, game.determinize(root, seat, rng), rng)
+            done += 1
+        self.iterations = done
+        return self._best(tree, root, seat, rng)
+
+    def _iterate(self, tree: Node, world: Any, rng: random.Random) -> None:
+        game = self.game
+        path: list[tuple[Node, dict[int, Any]]] = []
+        node = tree
+        while True:
+            seats = game.to_act(world)
+            if not seats:
+                break
+            choices = {s: self._select(node, s, game.legal(world, s), world, rng) for s in seats}
+            node.visits += 1
+            path.append((node, choices))
+            game.apply(world, choices)
+            key = choices[seats[0]] if len(seats) == 1 else tuple(choices[s] for s in seats)
+            child = node.children.get(key)
+            if child is None:
+                node.children[key] = Node()
+                break
+            node = child
+        self._rollout(world, rng)
+        values = self._values(world)
+        for node, choices in path:
+            for s, action in choices.items():
+                stat = node.stats[s][action]
+                stat[0] += 1
+                stat[1] += values[s]
+
+    def _select(
+        self, node: Node, seat: int, legal: list[Any], world: Any, rng: random.Random
+    ) -> Any:
+        """Decoupled ISUCT for one seat: an untried admitted action first, else the best UCB."""
+        stats = node.stats.get(seat)
+        if stats is None:
+            stats = node.stats[seat] = {}
+        candidates = self._admitted(node, seat, legal, world, rng)
+        best, best_value, untried = None, -math.inf, None
+        c = self.params.c
+        for action in candidates:
+            stat = stats.get(action)
+            if stat is None:
+                if untried is None:
+                    untried = action
+                continue
+            stat[2] += 1
+            visits = stat[0]
+            value = stat[1] / visits + c * math.sqrt(math.log(stat[2]) / visits)
+            if value > best_value:
+                best, best_value = action, value
+        if untried is not None:
+            stats[untried] = [0, 0.0, 1]
+            return untried
+        return best
+
+    def _admitted(
+        self, node: Node, seat: int, legal: list[Any], world: Any, rng: random.Random
+    ) -> Sequence[Any]:
+        """The actions a node considers now: all of them without a heuristic; with one, the best
+        few by heuristic value (ranked in the first world that reached the node), more as the
+        node's visits grow."""
+        heuristic = self.heuristic
+        if heuristic is None:
+            return legal
+        order = node.order.get(seat)
+        if order is None:
+            keyed = sorted(
+                ((heuristic(world, seat, a), rng.random(), a) for a in legal), reverse=True
+            )
+            order = node.order[seat] = [action for _, _, action in keyed]
+        width = 2 + int(self.params.widen * math.sqrt(node.visits))
+        if width >= len(order):
+            return legal
+        here = set(legal)
+        admitted = [action for action in order if action in here][:width]
+        return admitted or legal
+
+    def _rollout(self, world: Any, rng: random.Random) -> None:
+        params = self.params
+        limit = self.depth
+        heuristic = self.heuristic
+        if params.rollout == "random" or heuristic is None:
+            simulate(self.game, world, rng, None, limit)
+            return
+        sample = params.sample
+
+        def greedy(state: Any, seat: int, legal: list[Any]) -> Any:
+            size = len(legal)
+            if size <= sample:
+                picks = legal
+            else:
+                picks = [legal[int(rng.random() * size)] for _ in range(sample)]
+            best, best_value = picks[0], -math.inf
+            for action in picks:
+                value = heuristic(state, seat, action)
+                if value > best_value:
+                    best, best_value = action, value
+            return best
+
+        simulate(self.game, world, rng, greedy, limit)
+
+    def _values(self, world: Any) -> list[float]:
+        """Per seat in [0, 1]: the mean over the others of a logistic of the score margin,
+        averaged with the rank-based `returns` once the game is over."""
+        game = self.game
+        scores = self.evaluation(world)
+        others = len(scores) - 1
+        scale = self.scale
+        values = [
+            sum(
+                1.0 / (1.0 + math.exp((other - mine) / scale))
+                for j, other in enumerate(scores)
+                if j != i
+            )
+            / others
+            for i, mine in enumerate(scores)
+        ]
+        if game.is_over(world):
+            returns = game.returns(world)
+            values = [(v + r) / 2 for v, r in zip(values, returns, strict=True)]
+        return values
+
+    def _best(self, tree: Node, root: Any, seat: int, rng: random.Random) -> Any:
+        """The most played root action (the best mean breaks ties); before any iteration, the
+        heuristic's favourite or a random one."""
+        legal = self.game.legal(root, seat)
+        stats = tree.stats.get(seat, {})
+        played = [(s[0], s[1] / s[0], a) for a, s in stats.items() if s[0]]
+        if played:
+            return max(played, key=lambda entry: entry[:2])[2]
+        heuristic = self.heuristic
+        if heuristic is not None:
+            return max(legal, key=lambda action: heuristic(root, seat, action))
+        return legal[int(rng.random() * len(legal))]

@@ -1,0 +1,139 @@
+"""The optional per-game parts of the search: a cheap action heuristic and a leaf evaluation.
+
+A game without an entry here is still searched: its rollouts are uniformly random and its
+leaves are valued by `Game.scores`. A heuristic scores one action of a seat in a state (higher
+is better); the search uses it twice, to play its "greedy" rollouts and to order the actions a
+node widens to first. An evaluation gives every seat's expected final score from a state, so a
+rollout cut short still has a value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from referee.games.azul import (
+    CENTRE,
+    FLOOR,
+    FLOOR_LINE,
+    AzulState,
+    Place,
+    Take,
+    end_bonus,
+    tile_points,
+    wall_column,
+)
+from referee.games.g5211 import State
+
+Heuristic = Callable[[Any, int, Any], float]
+"""(state, seat, action) -> how promising the action looks; higher is better."""
+Evaluation = Callable[[Any], list[float]]
+"""state -> every seat's estimated final score."""
+
+_PROGRESS = 0.6
+"""Azul: what filling a whole pattern line is worth before it completes."""
+_KEEP = 0.35
+"""5211: what a card played without scoring costs, per point of its value."""
+_PENALTY, _FULL = FLOOR.totals, FLOOR.capacity
+"""Azul: the summed floor penalty of the first k spaces, and the spaces there are."""
+_GREY_TILE = 1.5
+"""Azul, grey wall: what a complete line is worth before its wall space is chosen."""
+
+
+def azul_heuristic(state: AzulState, seat: int, action: Any) -> float:
+    """Points a take or a wall space earns now, less the floor penalty of the tiles it drops."""
+    kind = type(action)
+    if kind is Take:
+        offer = state.offer
+        source = action.source
+        group = offer.centre if source == CENTRE else offer.factories[source]
+        count = group[action.colour]
+        value = 0.0
+        line = action.line
+        if line != FLOOR_LINE:
+            room = line + 1 - state.line_count[seat][line]
+            if count >= room:
+                value = 1.0 + (line + 1) * 0.25
+                count -= room
+            else:
+                value = _PROGRESS * count / (line + 1)
+                count = 0
+        if source == CENTRE and offer.marker < 0:
+            count += 1
+        if not count:
+            return value
+        floor = len(state.floor[seat])
+        return value + _PENALTY[min(floor + count, _FULL)] - _PENALTY[floor]
+    if kind is Place:
+        return float(tile_points(state.wall[seat], action.row, action.column))
+    return 0.0  # a split: no cheap way to tell one from another
+
+
+def azul_evaluation(state: AzulState) -> list[float]:
+    """Score now, plus what the complete pattern lines will score at wall-tiling, the floor
+    penalty due then and the end bonuses already earned: Azul's score moves in jumps at the end
+    of a round, so the plain score of a state cut mid-round misleads."""
+    values = []
+    for seat in range(state.players):
+        value = float(state.score[seat] + end_bonus(state, seat))
+        cells = state.wall[seat]
+        counts = state.line_count[seat]
+        for row in range(5):
+            if counts[row] == row + 1:
+                if state.grey:
+                    value += _GREY_TILE
+                else:
+                    column = wall_column(row, state.line_colour[seat][row])
+                    value += tile_points(cells, row, column)
+            elif counts[row]:
+                value += _PROGRESS * counts[row] / (row + 1)
+        value += FLOOR.penalty(len(state.floor[seat]))
+        values.append(value)
+    return values
+
+
+def g5211_heuristic(state: State, seat: int, action: Any) -> float:
+    """The points the play adds if the round's cards so far (its own included) decided the
+    majority, less `_KEEP` of the value of each card that does not score: high cards follow the
+    leading colour, and low cards are dumped when nothing leads."""
+    counts = [0] * 5
+    for cards in state.played:
+        for kind in cards:
+            counts[kind >> 3] += 1
+    for card in action.cards:
+        counts[card.colour] += 1
+    limit = state.players + 3
+    top, leader = 0, -1
+    for colour, count in enumerate(counts):
+        if count >= limit:
+            continue
+        if count > top:
+            top, leader = count, colour
+        elif count == top:
+            leader = -1
+    value = 0.0
+    for card in action.cards:
+        value += card.value if card.colour == leader else -_KEEP * card.value
+    return value
+
+
+def g5211_evaluation(state: State) -> list[float]:
+    """Running totals, plus `_KEEP` of the value of the cards in hand (they may score in a later
+    round, unless this is the last one): what the greedy heuristic also counts a card as."""
+    if state.over or state.last_round:
+        return [float(total) for total in state.totals]
+    return [
+        total + _KEEP * sum(kind & 7 for kind in hand)
+        for total, hand in zip(state.totals, state.hands, strict=True)
+    ]
+
+
+HEURISTICS: dict[str, Heuristic] = {"azul": azul_heuristic, "5211": g5211_heuristic}
+EVALUATIONS: dict[str, Evaluation] = {"azul": azul_evaluation, "5211": g5211_evaluation}
+DEPTHS: dict[str, int] = {"azul": 30, "5211": 3}
+"""Rollout decisions before a leaf is evaluated, by game; default 0 (to the end). Azul: about
+two rounds, through the wall-tiling where its points are scored; 5211: one round (three
+turns) — the leaves of later rounds are mostly the noise of unseen draws (measured: 0.64 of the
+points against greedy at 400 iterations, against 0.48 with two rounds)."""
+SCALES: dict[str, float] = {"azul": 6.0, "5211": 4.0}
+"""A score margin of one scale is worth 73% (a logistic curve) at a leaf; default 5."""

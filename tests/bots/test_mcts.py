@@ -1,0 +1,211 @@
+"""The `mcts` bot: it sees only its observation, answers legally in time, and beats random."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from bots import builtin_command
+from bots.mcts import MctsBot, parse_args, search_seconds
+from bots.sdk import Context
+from bots.search.ismcts import Params
+from bots.search.worlds import NoWorldModel, state_from_observation
+from protocol import Clock, TimeControl
+from referee.games import Game, find_game, simulate
+
+VARIANTS = [
+    ("azul", 2, {}),
+    ("azul", 3, {"variant": "grey", "special_factories": True}),
+    ("azul", 4, {"special_factories": True}),
+    ("5211", 3, {}),
+    ("5211", 5, {}),
+    ("5211", 2, {"variant": "long"}),
+]
+"""Every game and variant, with every kind of decision: take, place (grey wall), split (special
+factories), a simultaneous play of 2 cards and of 1."""
+
+
+def _wire(game: Game[Any], state: Any, seat: int) -> tuple[Any, list[Any]]:
+    """Observation and legal actions exactly as the bot decodes them from the protocol."""
+    decoder = msgspec.json.Decoder(tuple[game.Observation, list[game.Action]])  # type: ignore[name-defined]
+    return decoder.decode(msgspec.json.encode((game.observe(state, seat), game.legal(state, seat))))
+
+
+def _context(game: Game[Any], seat: int, players: int, seed: int, move_ms: int) -> Context:
+    return Context(
+        game=game.id,
+        seat=seat,
+        players=players,
+        options={},
+        time=TimeControl(move_ms=move_ms),
+        rng=random.Random(seed),
+        clock=Clock(move_ms=move_ms, bank_ms=0),
+    )
+
+
+def _mid_game(game: Game[Any], players: int, seed: int, options: Any, steps: int) -> Any:
+    rng = random.Random(seed)
+    state = game.new(players, seed, options)
+    for _ in range(steps):
+        seats = game.to_act(state)
+        game.apply(state, {s: rng.choice(game.legal(state, s)) for s in seats})
+    return state
+
+
+@pytest.mark.parametrize(("game_id", "players", "options"), VARIANTS)
+def test_world_from_an_observation_gives_back_that_observation(
+    game_id: str, players: int, options: dict[str, Any]
+) -> None:
+    """The search starts from a state rebuilt from what the seat saw: at every decision of whole
+    games, for every seat, that state observes the same and offers the same legal actions."""
+    game = find_game(game_id)
+    rng = random.Random(7)
+    for seed in range(3):
+        state = game.new(players, seed, game.Options(**options))
+        while game.to_act(state):
+            for seat in range(players):
+                observation, legal = _wire(game, state, seat)
+                world = state_from_observation(game_id, observation, rng)
+                assert game.observe(world, seat) == observation
+                assert game.legal(world, seat) == legal
+                assert game.broken_invariants(world) == []
+            seats = game.to_act(state)
+            game.apply(state, {s: rng.choice(game.legal(state, s)) for s in seats})
+
+
+def _hidden_parts_differ(game: Game[Any], state: Any, twin: Any) -> bool:
+    """Some hidden part differs: the states (others' hands) or their futures (Azul's draws:
+    the same random play from both reaches different ends)."""
+    if game.render(state) != game.render(twin):
+        return True
+    ends = []
+    for start in (state, twin):
+        end = game.clone(start)
+        simulate(game, end, random.Random(0))
+        ends.append(game.render(end))
+    return ends[0] != ends[1]
+
+
+@pytest.mark.parametrize(("game_id", "players", "steps"), [("azul", 2, 7), ("5211", 3, 2)])
+def test_choices_are_identical_when_the_hidden_parts_are_redealt(
+    game_id: str, players: int, steps: int
+) -> None:
+    """Re-deal what the seat cannot see (others' hands, deck, bag order) in the true state: the
+    bot, given the same seed, makes the same choice, decision after decision."""
+    game = find_game(game_id)
+    for seed in range(3):
+        state = _mid_game(game, players, seed, game.Options(), steps)
+        seat = game.to_act(state)[0]
+        twin = game.determinize(state, seat, random.Random(1000 + seed))
+        assert _hidden_parts_differ(game, state, twin), "the re-deal changed nothing hidden"
+        choices = []
+        for true_state in (state, twin):
+            bot = MctsBot(Params(), None, iterations=60)
+            observation, legal = _wire(game, true_state, seat)
+            context = _context(game, seat, players, seed, move_ms=60_000)
+            choices.append(legal[bot.choose(observation, legal, context)])
+        assert choices[0] == choices[1]
+
+
+@pytest.mark.parametrize(("game_id", "players", "options"), VARIANTS)
+def test_a_legal_action_in_time_at_every_decision(
+    game_id: str, players: int, options: dict[str, Any]
+) -> None:
+    """A whole game with mcts in every seat on a 40 ms clock: every answer is one of `legal`,
+    and none takes longer than the search budget plus a few milliseconds."""
+    game = find_game(game_id)
+    state = game.new(players, 11, game.Options(**options))
+    bots = [MctsBot(Params(), None, None) for _ in range(players)]
+    kinds: set[str] = set()
+    budget = search_seconds(Clock(move_ms=40, bank_ms=0))
+    worst = 0.0
+    while game.to_act(state):
+        actions = {}
+        for seat in game.to_act(state):
+            observation, legal = _wire(game, state, seat)
+            kinds.add(getattr(getattr(observation, "decision", None), "kind", "play"))
+            context = _context(game, seat, players, seat, move_ms=40)
+            started = time.perf_counter()
+            index = bots[seat].choose(observation, legal, context)
+            worst = max(worst, time.perf_counter() - started)
+            assert 0 <= index < len(legal)
+            actions[seat] = legal[index]
+        game.apply(state, actions)
+    assert game.result(state) is not None
+    assert worst < budget + 0.025, f"a decision took {worst * 1000:.1f} ms"
+    if options.get("variant") == "grey":
+        assert {"take", "place", "split"} <= kinds
+
+
+def _margin_against_random(seed: int) -> int:
+    game = find_game("azul")
+    state = game.new(2, seed)
+    me = seed % 2
+    bot = MctsBot(Params(), None, iterations=40)
+    rng = random.Random(seed)
+    while game.to_act(state):
+        (seat,) = game.to_act(state)
+        observation, legal = _wire(game, state, seat)
+        if seat == me:
+            action = legal[bot.choose(observation, legal, _context(game, me, 2, seed, 60_000))]
+        else:
+            action = rng.choice(legal)
+        game.apply(state, {seat: action})
+    scores = game.scores(state)
+    return scores[me] - scores[1 - me]
+
+
+def test_mcts_beats_random_by_a_wide_margin_at_a_tiny_budget() -> None:
+    margins = [_margin_against_random(seed) for seed in range(4)]
+    # Measured: 4 wins of 4, by 50-70 points each, at 40 iterations a decision.
+    assert all(margin > 20 for margin in margins), margins
+
+
+def test_search_time_leaves_a_margin_under_every_clock() -> None:
+    assert search_seconds(Clock(move_ms=100, bank_ms=0)) == pytest.approx(0.045)
+    assert search_seconds(Clock(move_ms=100, bank_ms=0), cap_ms=20) == pytest.approx(0.020)
+    assert search_seconds(Clock(move_ms=100, bank_ms=2000)) == pytest.approx(0.105)
+    assert search_seconds(Clock(move_ms=10, bank_ms=0)) == 0.0
+    for move_ms in (1, 30, 100, 1000, 10_000):
+        assert search_seconds(Clock(move_ms=move_ms, bank_ms=0)) < move_ms / 1000
+
+
+def test_parameters_reach_the_bot_through_its_builtin_name() -> None:
+    words = ["--ms", "50", "--rollout", "random", "--c", "1.2"]
+    command = builtin_command(" ".join(["mcts", *words]))
+    assert command is not None
+    assert command[1:] == ["-m", "bots.mcts", *words]
+    args = parse_args(command[3:])
+    assert (args.ms, args.rollout, args.c, args.iterations) == (50, "random", 1.2, None)
+    assert builtin_command("mcts") is not None
+    assert builtin_command("./mcts --ms 5") is None
+    with pytest.raises(SystemExit):
+        parse_args(["--rollout", "smart"])
+    with pytest.raises(SystemExit):
+        parse_args(["--iterations", "0"])
+
+
+def test_a_real_match_with_parameters_on_the_command_line(tmp_path: Path) -> None:
+    """`mcts` with arguments as `arena match` runs it: a subprocess through the SDK, no fault."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tournaments", "match", "--game", "5211", "mcts --ms 5 --c 1",
+         "greedy", "random", "--seed", "3", "--move-ms", "200", "--json"],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["faults"] == []
+    assert outcome["bots"][0] == "mcts --ms 5 --c 1"
+
+
+def test_a_game_without_a_world_model_is_refused_by_name() -> None:
+    with pytest.raises(NoWorldModel, match="cannot play chess"):
+        state_from_observation("chess", None, random.Random(0))

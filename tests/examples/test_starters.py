@@ -1,0 +1,77 @@
+"""The starter kits in examples/ play real games: `arena match` against `random`, no fault.
+
+Node.js and g++ must be installed (.ci/run installs them when they are missing).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+GAMES = [("azul", 2), ("5211", 3)]
+
+
+def play(bot: str, game: str, players: int, tmp_path: Path) -> dict[str, object]:
+    """One `arena match` of `bot` against random bots; its JSON outcome."""
+    seats = [bot, *["random"] * (players - 1)]
+    done = subprocess.run(
+        [sys.executable, "-m", "tournaments", "match", "--game", game, "--seed", "11", *seats,
+         "--record", str(tmp_path / f"{game}.jsonl"), "--json"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr + done.stdout  # the outcome says which fault
+    outcome: dict[str, object] = json.loads(done.stdout)
+    return outcome
+
+
+def assert_normal_end(outcome: dict[str, object], players: int) -> None:
+    assert outcome["faults"] == []
+    assert outcome["tiebreak"] != "forfeit"
+    assert isinstance(outcome["ranks"], list) and len(outcome["ranks"]) == players
+    assert isinstance(outcome["decisions"], int) and outcome["decisions"] > 10
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+@pytest.mark.slow
+def test_the_node_starter_plays_a_whole_game(game: str, players: int, tmp_path: Path) -> None:
+    bot = f"node {EXAMPLES / 'starter-node' / 'bot.js'}"
+    assert_normal_end(play(bot, game, players, tmp_path), players)
+
+
+@pytest.fixture(scope="module")
+def cpp_bot() -> Iterator[Path]:
+    """The C++ starter, compiled with warnings as errors.
+
+    Into a directory of its own that any user may enter: a root referee runs sandboxed bots as
+    an unprivileged uid, which cannot reach into pytest's private temporary directories.
+    """
+    directory = Path(tempfile.mkdtemp(prefix="arena-starter-cpp-"))
+    directory.chmod(0o755)
+    binary = directory / "bot"
+    source = EXAMPLES / "starter-cpp" / "bot.cpp"
+    flags = ["-std=c++17", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
+    done = subprocess.run(
+        ["g++", *flags, "-o", str(binary), str(source)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    try:
+        assert done.returncode == 0, done.stderr
+        yield binary
+    finally:
+        shutil.rmtree(directory)
+
+
+@pytest.mark.parametrize(("game", "players"), GAMES)
+@pytest.mark.slow
+def test_the_cpp_starter_plays_a_whole_game(
+    game: str, players: int, cpp_bot: Path, tmp_path: Path
+) -> None:
+    assert_normal_end(play(str(cpp_bot), game, players, tmp_path), players)

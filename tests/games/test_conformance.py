@@ -1,0 +1,515 @@
+"""The conformance suite every registered game and variant passes; a new game is done when it
+passes it too (docs/games/adding.md). Nothing here names a game: the games, their variants (every
+combination of the options' Literal and bool fields) and their player counts come from the
+registry, and each game's own invariants from its `broken_invariants` hook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import random
+import typing
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+import pytest
+
+from referee.games import (
+    GAME_IDS,
+    BadPlayerCount,
+    Game,
+    IllegalAction,
+    WrongSeats,
+    find_game,
+    simulate,
+)
+
+MAX_DECISIONS = 5000
+"""Far beyond any game of ours (Azul's 100-round cap is the longest): a playout that reaches it
+does not end."""
+
+
+def variants(game: Game[Any]) -> list[dict[str, Any]]:
+    """Every combination of the values of the options' Literal and bool fields."""
+    names, choices = [], []
+    for field in msgspec.structs.fields(game.Options):
+        if field.type is bool:
+            values: tuple[Any, ...] = (False, True)
+        elif typing.get_origin(field.type) is typing.Literal:
+            values = typing.get_args(field.type)
+        else:
+            continue
+        names.append(field.name)
+        choices.append(values)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*choices)]
+
+
+CASES = [
+    pytest.param(
+        game_id, options, players, id=f"{game_id}-{players}p-{'-'.join(map(str, options.values()))}"
+    )
+    for game_id in GAME_IDS
+    for options in variants(find_game(game_id))
+    for players in range(find_game(game_id).min_players, find_game(game_id).max_players + 1)
+]
+SEEDS = (1, 2)
+conformance = pytest.mark.parametrize(("game_id", "options", "players"), CASES)
+
+
+def start(game_id: str, options: dict[str, Any], players: int, seed: int) -> tuple[Game[Any], Any]:
+    game = find_game(game_id)
+    return game, game.new(players, seed, game.Options(**options))
+
+
+def states(game: Game[Any], state: Any, rng: random.Random) -> Iterator[Any]:
+    """Every state of a random playout of `state` (which it plays on), the last one over."""
+    for _ in range(MAX_DECISIONS):
+        yield state
+        if not simulate(game, state, rng, limit=1):
+            return
+    raise AssertionError(f"no end after {MAX_DECISIONS} decisions")
+
+
+def snapshot(value: Any) -> Any:
+    """Every field of a state, recursively, as plain comparable data."""
+    if isinstance(value, list | tuple):
+        return [snapshot(item) for item in value]
+    if isinstance(value, dict):
+        return {key: snapshot(item) for key, item in value.items()}
+    slots = fields(value)
+    if slots:
+        return {slot: snapshot(getattr(value, slot)) for slot in slots}
+    return value
+
+
+def fields(value: Any) -> list[str]:
+    """The fields of a state object: its `__slots__`, or the attributes mypyc compiled."""
+    if isinstance(value, msgspec.Struct):
+        return []  # immutable messages kept in a state (a round report) are shared safely
+    compiled = getattr(type(value), "__mypyc_attrs__", ())
+    return list(compiled) or [
+        slot for cls in type(value).__mro__ for slot in getattr(cls, "__slots__", ())
+    ]
+
+
+def mutable_parts(value: Any) -> Iterator[Any]:
+    """The lists, dicts and slotted objects inside a state (what a clone must not share)."""
+    if isinstance(value, list | dict):
+        yield value
+    items = value.values() if isinstance(value, dict) else value
+    if isinstance(value, list | tuple | dict):
+        for item in items:
+            yield from mutable_parts(item)
+        return
+    slots = fields(value)
+    if slots:
+        yield value
+        for slot in slots:
+            yield from mutable_parts(getattr(value, slot))
+
+
+def seen(game: Game[Any], state: Any) -> list[bytes]:
+    return [
+        msgspec.json.encode(game.observe(state, seat)) for seat in range(players_of(game, state))
+    ]
+
+
+def players_of(game: Game[Any], state: Any) -> int:
+    return len(game.scores(state))
+
+
+# ---- the rules' own promises ----------------------------------------------------------------
+
+
+@conformance
+def test_the_interface_basics(game_id: str, options: dict[str, Any], players: int) -> None:
+    game = find_game(game_id)
+    assert isinstance(game.version, int) and game.version >= 1
+    assert game.id == game_id and game.title
+    for wrong in (game.min_players - 1, game.max_players + 1):
+        with pytest.raises(BadPlayerCount, match=f"{game_id} is for"):
+            game.new(wrong, 1, game.Options(**options))
+
+
+@conformance
+def test_playouts_keep_the_invariants_and_end(
+    game_id: str, options: dict[str, Any], players: int
+) -> None:
+    for seed in SEEDS:
+        game, state = start(game_id, options, players, seed)
+        for current in states(game, state, random.Random(seed)):
+            assert game.broken_invariants(current) == []
+            acting = game.to_act(current)
+            for seat in range(players):
+                legal = game.legal(current, seat)
+                assert bool(legal) == (seat in acting)
+                assert len(set(map(msgspec.json.encode, legal))) == len(legal)
+        result = game.result(state)
+        assert result is not None and result.scores == game.scores(state)
+        returns = game.returns(state)
+        assert all(0.0 <= value <= 1.0 for value in returns)
+        assert sum(returns) == pytest.approx(players / 2)
+        best = min(result.ranks)
+        assert {returns[s] for s in range(players) if result.ranks[s] == best} == {max(returns)}
+
+
+@conformance
+def test_clones_share_nothing(game_id: str, options: dict[str, Any], players: int) -> None:
+    game, state = start(game_id, options, players, 3)
+    rng = random.Random(3)
+    simulate(game, state, rng, limit=rng.randrange(5, 30))
+    clone = game.clone(state)
+    assert snapshot(clone) == snapshot(state)
+    shared = {id(part) for part in mutable_parts(state)} & {id(p) for p in mutable_parts(clone)}
+    assert not shared, "the clone shares mutable parts with the original"
+    before = snapshot(state)
+    simulate(game, clone, rng)
+    assert snapshot(state) == before
+
+
+@conformance
+def test_same_seed_and_actions_replay_the_same_game(
+    game_id: str, options: dict[str, Any], players: int
+) -> None:
+    def play(recorded: list[dict[int, Any]] | None) -> tuple[list[list[bytes]], list[Any], Any]:
+        game, state = start(game_id, options, players, 4)
+        plays = iter(recorded or [])
+        history: list[dict[int, Any]] = []
+        observations = []
+        while seats := game.to_act(state):
+            observations.append(seen(game, state))
+            rng = random.Random(len(history))
+            actions = (
+                next(plays) if recorded else {s: rng.choice(game.legal(state, s)) for s in seats}
+            )
+            game.apply(state, actions)
+            history.append(actions)
+        return observations, history, msgspec.json.encode(game.result(state))
+
+    first = play(None)
+    assert play(first[1]) == first
+
+
+@conformance
+def test_illegal_actions_are_refused_and_change_nothing(
+    game_id: str, options: dict[str, Any], players: int
+) -> None:
+    game, other = start(game_id, options, players, 6)
+    pool: list[Any] = []  # actions legal somewhere in another game: mostly illegal here
+    for current in states(game, other, random.Random(6)):
+        for seat in game.to_act(current):
+            pool.extend(game.legal(current, seat))
+    pool = list({msgspec.json.encode(a): a for a in pool}.values())
+    game, state = start(game_id, options, players, 5)
+    rng = random.Random(5)
+    refused = 0
+    for current in states(game, state, rng):
+        acting = game.to_act(current)
+        if not acting:
+            with pytest.raises(IllegalAction):
+                game.apply(current, {0: pool[0]})
+            continue
+        before = snapshot(current)
+        fine = {s: game.legal(current, s)[0] for s in acting}
+        for seat in acting:
+            legal = {msgspec.json.encode(a) for a in game.legal(current, seat)}
+            for action in rng.sample(pool, min(len(pool), 6)):
+                if msgspec.json.encode(action) not in legal:
+                    with pytest.raises(IllegalAction):
+                        game.apply(current, {**fine, seat: action})
+                    refused += 1
+                    assert snapshot(current) == before
+        outsider = next(s for s in range(players + 1) if s not in acting)
+        for wrong in ({**fine, outsider: fine[acting[0]]}, {s: fine[s] for s in acting[1:]}):
+            with pytest.raises(WrongSeats):
+                game.apply(current, wrong)
+            assert snapshot(current) == before
+    assert refused > 0
+
+
+@conformance
+def test_determinize_hides_nothing_seen_and_resamples_the_rest(
+    game_id: str, options: dict[str, Any], players: int
+) -> None:
+    """For every seat: the determinized state looks the same to it (secrecy: its observation
+    does not depend on the hidden parts) and to a spectator (who sees only what is public), is
+    sound, plays on to an end, and — so the test can fail — the hidden parts do change
+    somewhere along the game."""
+    game, state = start(game_id, options, players, 7)
+    rng = random.Random(7)
+    changed = 0
+    for current in states(game, state, rng):
+        for seat in range(players):
+            twin = game.determinize(current, seat, random.Random(rng.random()))
+            assert msgspec.json.encode(game.observe(twin, seat)) == msgspec.json.encode(
+                game.observe(current, seat)
+            )
+            assert msgspec.json.encode(game.spectate(twin)) == msgspec.json.encode(
+                game.spectate(current)
+            )
+            assert game.broken_invariants(twin) == []
+            assert game.to_act(twin) == game.to_act(current)
+            assert game.legal(twin, seat) == game.legal(current, seat)
+            changed += snapshot(twin) != snapshot(current)
+    assert changed > 0
+    twin = game.determinize(game.new(players, 8, game.Options(**options)), 0, rng)
+    simulate(game, twin, rng)
+    assert game.result(twin) is not None
+
+
+# ---- perft-style pinned counts --------------------------------------------------------------
+
+PERFT: list[tuple[str, int, dict[str, Any], int, int, str, list[int]]] = [
+    # (game, players, options, seed, decisions, hash of the legal counts, final scores)
+    # Pinned on the engines as they were before the shared-layer refactor: never edit a row;
+    # a rules change that moves one is a new rules `version`, with new rows beside the old.
+    (
+        "azul",
+        2,
+        {"variant": "standard", "special_factories": False},
+        1,
+        63,
+        "9a0578b900df48c3",
+        [7, 0],
+    ),
+    (
+        "azul",
+        2,
+        {"variant": "standard", "special_factories": False},
+        2,
+        73,
+        "8726d00301ad10cf",
+        [5, 4],
+    ),
+    (
+        "azul",
+        2,
+        {"variant": "standard", "special_factories": True},
+        1,
+        72,
+        "686a422096539a3d",
+        [2, 5],
+    ),
+    (
+        "azul",
+        2,
+        {"variant": "standard", "special_factories": True},
+        2,
+        69,
+        "4ec9e5fabe7b7211",
+        [2, 7],
+    ),
+    ("azul", 2, {"variant": "grey", "special_factories": False}, 1, 83, "a31e920a7ad44176", [0, 2]),
+    ("azul", 2, {"variant": "grey", "special_factories": False}, 2, 79, "e8cfc633fa801368", [1, 2]),
+    ("azul", 2, {"variant": "grey", "special_factories": True}, 1, 95, "5a2a0e7248bdadf4", [2, 0]),
+    ("azul", 2, {"variant": "grey", "special_factories": True}, 2, 99, "4c1660f1edaac26c", [5, 0]),
+    (
+        "azul",
+        3,
+        {"variant": "standard", "special_factories": False},
+        1,
+        128,
+        "87127548e70a748e",
+        [2, 0, 0],
+    ),
+    (
+        "azul",
+        3,
+        {"variant": "standard", "special_factories": False},
+        2,
+        65,
+        "e8d9165607a915ce",
+        [0, 2, 0],
+    ),
+    (
+        "azul",
+        3,
+        {"variant": "standard", "special_factories": True},
+        1,
+        70,
+        "4197892dae9a1eb4",
+        [6, 5, 0],
+    ),
+    (
+        "azul",
+        3,
+        {"variant": "standard", "special_factories": True},
+        2,
+        70,
+        "96a6fba0a145cc4f",
+        [0, 0, 2],
+    ),
+    (
+        "azul",
+        3,
+        {"variant": "grey", "special_factories": False},
+        1,
+        121,
+        "f1e96c1af38613b3",
+        [2, 0, 7],
+    ),
+    (
+        "azul",
+        3,
+        {"variant": "grey", "special_factories": False},
+        2,
+        123,
+        "e65a135ea03211d9",
+        [14, 0, 0],
+    ),
+    (
+        "azul",
+        3,
+        {"variant": "grey", "special_factories": True},
+        1,
+        165,
+        "c236930a3f76b712",
+        [0, 3, 0],
+    ),
+    (
+        "azul",
+        3,
+        {"variant": "grey", "special_factories": True},
+        2,
+        101,
+        "c721df2243f6fb08",
+        [0, 2, 9],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "standard", "special_factories": False},
+        1,
+        97,
+        "f3d5065489229ca1",
+        [0, 12, 0, 0],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "standard", "special_factories": False},
+        2,
+        113,
+        "d2bfec93268edff0",
+        [8, 8, 2, 0],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "standard", "special_factories": True},
+        1,
+        148,
+        "30a5566596a21f43",
+        [2, 0, 2, 0],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "standard", "special_factories": True},
+        2,
+        110,
+        "14de8a2ac5214e50",
+        [0, 0, 0, 2],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "grey", "special_factories": False},
+        1,
+        171,
+        "9a607881b14f0972",
+        [2, 0, 0, 0],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "grey", "special_factories": False},
+        2,
+        138,
+        "0ab8d2d66d13ab72",
+        [0, 0, 6, 2],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "grey", "special_factories": True},
+        1,
+        136,
+        "26bdd0ceb845cef0",
+        [0, 2, 2, 0],
+    ),
+    (
+        "azul",
+        4,
+        {"variant": "grey", "special_factories": True},
+        2,
+        139,
+        "80d59fe4225b3de1",
+        [0, 2, 0, 0],
+    ),
+    ("5211", 2, {"variant": "standard"}, 1, 66, "41e9265f2b7f13bc", [42, 33]),
+    ("5211", 2, {"variant": "standard"}, 2, 66, "6e1f426b16c925bc", [30, 37]),
+    ("5211", 2, {"variant": "long"}, 1, 78, "f36ed32423b1fd84", [50, 40]),
+    ("5211", 2, {"variant": "long"}, 2, 102, "8d6e8a82bf37e88e", [45, 53]),
+    ("5211", 3, {"variant": "standard"}, 1, 63, "1229b2fc9f6b4f2d", [16, 8, 18]),
+    ("5211", 3, {"variant": "standard"}, 2, 63, "82717582f136dcb2", [26, 15, 6]),
+    ("5211", 3, {"variant": "long"}, 1, 171, "6b062690ce7bf5cb", [42, 44, 52]),
+    ("5211", 3, {"variant": "long"}, 2, 162, "79c37046b45cab71", [50, 41, 31]),
+    ("5211", 4, {"variant": "standard"}, 1, 72, "8680657f9333c149", [12, 9, 13, 6]),
+    ("5211", 4, {"variant": "standard"}, 2, 72, "9e13a2f06334bebe", [12, 23, 7, 11]),
+    ("5211", 4, {"variant": "long"}, 1, 228, "92ff4a6c577121bf", [43, 48, 50, 48]),
+    ("5211", 4, {"variant": "long"}, 2, 192, "4a94e680d54b53b2", [39, 50, 38, 35]),
+    ("5211", 5, {"variant": "standard"}, 1, 60, "4f4b5f0ff3a02c73", [10, 5, 21, 10, 11]),
+    ("5211", 5, {"variant": "standard"}, 2, 60, "583a6e89aca46f9b", [6, 6, 18, 2, 12]),
+    ("5211", 5, {"variant": "long"}, 1, 195, "eb0c68cacf962a40", [51, 20, 39, 31, 41]),
+    ("5211", 5, {"variant": "long"}, 2, 195, "c2ebb591d6cf46cd", [27, 19, 52, 24, 42]),
+]
+
+
+def perft(
+    game_id: str, players: int, options: dict[str, Any], seed: int
+) -> tuple[int, str, list[int]]:
+    """A fixed deterministic playout: each seat asked at step k plays its legal action at index
+    (k * 7919 + seat) mod the list's length. The legal-list lengths along it, hashed, pin move
+    generation; the final scores pin the rules."""
+    game, state = start(game_id, options, players, seed)
+    counts: list[int] = []
+    step = 0
+    while seats := game.to_act(state):
+        actions = {}
+        for seat in seats:
+            legal = game.legal(state, seat)
+            counts.append(len(legal))
+            actions[seat] = legal[(step * 7919 + seat) % len(legal)]
+        game.apply(state, actions)
+        step += 1
+    result = game.result(state)
+    assert result is not None
+    digest = hashlib.sha256(",".join(map(str, counts)).encode()).hexdigest()[:16]
+    return len(counts), digest, result.scores
+
+
+@pytest.mark.parametrize(
+    ("game_id", "players", "options", "seed", "decisions", "digest", "scores"), PERFT
+)
+def test_perft_counts_are_unchanged(
+    game_id: str,
+    players: int,
+    options: dict[str, Any],
+    seed: int,
+    decisions: int,
+    digest: str,
+    scores: list[int],
+) -> None:
+    assert perft(game_id, players, options, seed) == (decisions, digest, scores)
+
+
+@conformance
+def test_every_game_variant_and_player_count_has_pinned_counts(
+    game_id: str, options: dict[str, Any], players: int
+) -> None:
+    """A new game is not done before its perft rows are pinned (run `perft` and paste them)."""
+    pinned = {(row[0], row[1], tuple(sorted(row[2].items()))) for row in PERFT}
+    assert (game_id, players, tuple(sorted(options.items()))) in pinned

@@ -1,0 +1,145 @@
+"""The report and the one-game viewer opened in a real headless Chromium, from file://.
+
+Skipped only where Chromium or its driver is not installed (CI installs them: .ci/run).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reporthelp import MISSING, TOURNAMENTS, arena, chromium, console_errors
+
+from tournaments.report.page import write_report
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
+
+CLUMSY = """\
+import json, sys
+asked = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready", "name": "clumsy"}), flush=True)
+    elif message["type"] == "act":
+        asked += 1
+        index = 999 if asked == 3 else 0
+        print(json.dumps({"type": "action", "id": message["id"], "index": index}), flush=True)
+"""
+"""A bot that answers its third decision with an index out of range (a fault)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as driver:
+        yield driver
+
+
+def wait_for(driver: Any, script: str, timeout: float = 10.0) -> Any:
+    """Poll a JavaScript expression until it is truthy (a game loads asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = driver.execute_script(f"return {script};")
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {script}")
+
+
+BOARD_DRAWN = "document.querySelector('#board svg')"
+
+
+def step_label(driver: Any) -> str:
+    return str(driver.execute_script("return document.getElementById('step-label').textContent;"))
+
+
+def board(driver: Any) -> str:
+    return str(driver.execute_script("return document.getElementById('board').innerHTML;"))
+
+
+def press(driver: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
+@pytest.mark.parametrize("name", list(TOURNAMENTS))
+def test_report_loads_and_the_viewer_steps_with_the_arrow_keys(
+    browser: Any, stores: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    index = write_report(stores[name], tmp_path / "report")
+    browser.get(index.as_uri())
+    wait_for(browser, "document.getElementById('games-table')")
+    bots = len(TOURNAMENTS[name][1])
+    assert (
+        browser.execute_script("return document.querySelectorAll('#ladder-plot circle').length;")
+        == bots
+    )
+    assert (
+        browser.execute_script("return document.querySelectorAll('#ladder-plot .errorbar').length;")
+        == bots
+    )
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('#crosstable td')]"
+        ".filter(td => td.style.background).length;"
+    )
+    assert cells == bots * (bots - 1)  # every pair met: every off-diagonal cell is coloured
+    browser.find_element(By.CSS_SELECTOR, "#games-table a.game").click()
+    wait_for(browser, BOARD_DRAWN)
+    assert step_label(browser).startswith("step 0 /")
+    start = board(browser)
+    press(browser, Keys.ARROW_RIGHT)
+    assert step_label(browser).startswith("step 1 /")
+    assert board(browser) != start
+    actions = browser.find_element(By.ID, "actions").text
+    assert "seat " in actions and "(" in actions
+    press(browser, Keys.ARROW_LEFT)
+    assert step_label(browser).startswith("step 0 /") and board(browser) == start
+    press(browser, Keys.END)
+    assert "game over" in browser.find_element(By.ID, "actions").text
+    assert console_errors(browser) == []
+
+
+def test_match_html_shows_a_fault_where_it_happened(browser: Any, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    bot = tmp_path / "clumsy.py"
+    bot.write_text(CLUMSY)
+    page = tmp_path / "game.html"
+    arena(
+        "match",
+        "--game",
+        "5211",
+        f"{sys.executable} {bot}",
+        "greedy",
+        "random",
+        "--seed",
+        "5",
+        "--sandbox",
+        "none",
+        "--record",
+        tmp_path / "game.jsonl",
+        "--html",
+        page,
+        code=3,
+    )
+    browser.get(page.as_uri())
+    wait_for(browser, BOARD_DRAWN)
+    seen = []
+    for _ in range(40):
+        faults = browser.find_elements(By.CSS_SELECTOR, "#faults .fault")
+        if faults:
+            seen.append((step_label(browser), faults[0].text))
+        press(browser, Keys.ARROW_RIGHT)
+    assert len(seen) == 1, seen  # shown at one step: where the fault's decision was applied
+    label, text = seen[0]
+    assert "seat 0 (clumsy" in text and "decision 3" in label
+    assert console_errors(browser) == []

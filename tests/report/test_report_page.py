@@ -1,0 +1,140 @@
+"""The report's data: steps re-played through the engines, the page's tables and game index,
+the games table, and the bots' log directories."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from reporthelp import TOURNAMENTS, arena
+from tourhelp import game as made_game
+
+from referee.games import find_game, parse_options
+from tournaments.botlogs import log_directory
+from tournaments.report.page import write_report
+from tournaments.report.viewer import game_data
+from tournaments.store import GameKey, Store
+from tournaments.tables import game_list
+
+
+def page_data(index: Path) -> dict[str, Any]:
+    text = index.read_text()
+    found = re.search(r"const ARENA_DATA = (.*?);\n", text)
+    assert found is not None
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def unpack_script(path: Path) -> tuple[int, dict[str, Any]]:
+    found = re.fullmatch(r'arenaGame\((\d+),"([A-Za-z0-9+/=]+)"\);\n', path.read_text())
+    assert found is not None
+    return int(found.group(1)), json.loads(zlib.decompress(base64.b64decode(found.group(2))))
+
+
+@pytest.mark.parametrize("name", list(TOURNAMENTS))
+def test_steps_are_the_engine_states_after_each_decision(
+    stores: dict[str, Path], name: str
+) -> None:
+    with Store(stores[name], readonly=True) as store:
+        key = store.game_keys()[0]
+        record = store.game_record(key.id)
+    assert record is not None
+    data = game_data(record)
+    assert data["error"] is None
+    steps = data["steps"]
+    assert len(steps) == key.decisions + 1
+    game = find_game(data["game"])
+    state = game.new(len(data["names"]), int(data["seed"]), parse_options(game, data["options"]))
+    assert steps[0]["state"] == msgspec.to_builtins(game.spectate(state))
+    assert steps[0]["actions"] is None
+    first = {int(s): msgspec.convert(a, type=game.Action) for s, a in steps[1]["actions"].items()}
+    game.apply(state, first)
+    assert steps[1]["state"] == msgspec.to_builtins(game.spectate(state))
+    assert steps[1]["state"] != steps[0]["state"]
+    assert steps[-1]["to_act"] == [] and steps[-1]["scores"] == data["result"]["scores"]
+
+
+def test_a_record_that_does_not_replay_is_shown_up_to_where_it_breaks(
+    stores: dict[str, Path],
+) -> None:
+    with Store(stores["azul"], readonly=True) as store:
+        record = store.game_record(store.game_keys()[0].id)
+    assert record is not None
+    lines = record.splitlines()
+    third = json.loads(lines[3])
+    assert third["type"] == "decision"
+    third["actions"] = {
+        seat: {"type": "take", "source": 0, "colour": 9, "line": 0} for seat in third["actions"]
+    }
+    lines[3] = json.dumps(third).encode()
+    data = game_data(b"\n".join(lines) + b"\n")
+    assert data["error"] is not None and "decision 3" in data["error"]
+    assert len(data["steps"]) == 3  # the start and the two decisions before
+
+
+@pytest.mark.parametrize("name", list(TOURNAMENTS))
+def test_the_report_holds_the_tables_of_arena_table_and_every_game(
+    stores: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    store = stores[name]
+    index = write_report(store, tmp_path / "report")
+    data = page_data(index)
+    printed = json.loads(arena("table", store, "-t", "all", "--json").stdout)
+    tables = {table["name"]: table for table in data["tables"]}
+    assert set(printed) <= set(tables)
+    for table_name, rows in printed.items():
+        table = tables[table_name]
+        assert [dict(zip(table["keys"], row, strict=True)) for row in table["rows"]] == rows
+    with Store(store, readonly=True) as opened:
+        keys = opened.game_keys()
+    assert [entry["id"] for entry in data["games"]] == [key.id for key in keys]
+    for key in keys:
+        game_id, game = unpack_script(tmp_path / "report" / "games" / f"{key.id}.js")
+        assert game_id == key.id and len(game["steps"]) == key.decisions + 1
+    assert "http://" not in index.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_the_games_table_names_each_game_by_its_store_id() -> None:
+    games = [
+        made_game(["a", "b"], [1, 2]),
+        made_game(["b", "a"], [2, 1], faults=[]),
+    ]
+    keys = [GameKey(7, 11, 40), GameKey(3, 12, 41)]
+    table = game_list(games, keys)
+    assert [row["id"] for row in table.records()] == [7, 3]
+    assert table.records()[1]["bots"] == "b a" and table.records()[1]["decisions"] == 41
+    with pytest.raises(ValueError, match="key of every game"):
+        game_list(games, keys[:1])
+
+
+def test_an_unused_temporary_log_directory_is_removed(capsys: pytest.CaptureFixture[str]) -> None:
+    with log_directory(None) as empty:
+        (Path(empty) / "seat0.log").write_bytes(b"")
+    assert not Path(empty).exists()
+    with log_directory(None) as used:
+        (Path(used) / "seat0.log").write_bytes(b"thinking\n")
+    assert Path(used).is_dir()
+    assert used in capsys.readouterr().err
+    (Path(used) / "seat0.log").unlink()
+    Path(used).rmdir()
+
+
+def test_worker_processes_write_the_same_games(
+    stores: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tournaments.report.page as page
+
+    store = stores["5211"]
+    write_report(store, tmp_path / "one", workers=1)
+    monkeypatch.setattr(page, "PARALLEL_FROM", 1)
+    write_report(store, tmp_path / "two", workers=2)
+    one = sorted((tmp_path / "one" / "games").iterdir())
+    two = sorted((tmp_path / "two" / "games").iterdir())
+    assert [p.name for p in one] == [p.name for p in two] and len(one) == 3
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(one, two, strict=True))

@@ -1,0 +1,65 @@
+"""`arena report STORE`: a static HTML report of a tournament, with a viewer for every game."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from tournaments.commands.table import store_path
+from tournaments.errors import UsageError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write an HTML report: ladder, tables, game lists and a viewer for every game",
+        description="Write a static, self-contained HTML report of a tournament's store "
+        "(opens from file://, no network): the ladder with its 95%% intervals, the crosstable "
+        "as a heat map, head-to-head, seats, faults and timing (the numbers of `arena table`), "
+        "a filterable list of the games and a step-by-step viewer for each. The page is "
+        "OUT/index.html; each game's steps are in OUT/games/<id>.js, loaded when opened.",
+    )
+    parser.add_argument(
+        "db", type=Path, metavar="STORE", help="the tournament's store (or its TOML file)"
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        metavar="DIR",
+        help="the report's directory (default: the store's name with -report)",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=200,
+        metavar="N",
+        help="bootstrap resamples for the 95%% intervals (default 200, as `arena table`)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="processes re-playing the games for the viewer (default 0: one per core)",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from tournaments.report.page import write_report  # the report's code loads only here
+
+    path = store_path(args.db)
+    if not path.is_file():
+        raise UsageError(f"no store at {path} (run the tournament first: arena run FILE)")
+    out = args.output or path.with_name(path.stem + "-report")
+    started = time.monotonic()
+    try:
+        index = write_report(path, out, bootstrap=args.bootstrap, workers=args.jobs)
+    except OSError as exc:
+        raise UsageError(f"cannot write the report into {out}: {exc}") from None
+    print(f"arena: wrote {index} in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    return 0

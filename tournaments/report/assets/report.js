@@ -1,0 +1,276 @@
+// The report's page: tables, the ladder plot, the crosstable heat map, the game list and the
+// game viewer. Everything is drawn from ARENA_DATA; a game's steps come from games/<id>.js,
+// a script that calls arenaGame(id, packed) (script elements work from file://, fetch does not).
+"use strict";
+
+const viewers = window.ARENA_VIEWERS || {};  // game id -> {draw, describe}: viewers/*.js
+const loadedGames = new Map();   // id -> promise of the unpacked game
+const waiting = new Map();       // id -> resolve function of a game being loaded
+let current = null;              // {id, game, step}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (key === "text") node.textContent = value;
+    else if (key === "on") for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child != null) node.append(child);
+  return node;
+}
+
+function esc(text) {
+  return String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+}
+
+// ---- tables ----------------------------------------------------------------------------------
+
+function tableOf(table) {
+  const [headers, rows] = table.display || [table.headers, table.rows];
+  const head = el("tr", {}, ...headers.map(h => el("th", {text: h})));
+  const body = rows.map(row => el("tr", {}, ...row.map(cell =>
+    el("td", {text: cell == null ? "" : String(cell), class: typeof cell === "number" ? "" : "text"}))));
+  return el("table", {id: "table-" + table.name}, el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+function ladderPlot(standings) {
+  const keys = standings.keys, rows = standings.rows;
+  const at = name => keys.indexOf(name);
+  const bots = rows.filter(r => r[at("elo")] != null);
+  const lo = Math.min(...bots.map(r => r[at("elo")] - (r[at("ci")] || 0)));
+  const hi = Math.max(...bots.map(r => r[at("elo")] + (r[at("ci")] || 0)));
+  const pad = Math.max(20, (hi - lo) * 0.08);
+  const left = 150, width = 560, rowH = 26, top = 20;
+  const x = v => left + (v - (lo - pad)) / ((hi + pad) - (lo - pad)) * width;
+  const h = top + rowH * bots.length + 30;
+  let svg = `<svg id="ladder-plot" xmlns="http://www.w3.org/2000/svg" width="${left + width + 20}" height="${h}" viewBox="0 0 ${left + width + 20} ${h}">`;
+  const ticks = 6;
+  for (let i = 0; i <= ticks; i++) {
+    const v = (lo - pad) + i * ((hi + pad) - (lo - pad)) / ticks;
+    svg += `<line x1="${x(v)}" x2="${x(v)}" y1="${top - 8}" y2="${h - 24}" stroke="#eee"/>`;
+    svg += `<text x="${x(v)}" y="${h - 8}" font-size="11" text-anchor="middle" fill="#555">${Math.round(v)}</text>`;
+  }
+  bots.forEach((r, i) => {
+    const y = top + rowH * i + rowH / 2, elo = r[at("elo")], ci = r[at("ci")] || 0;
+    svg += `<text x="${left - 8}" y="${y + 4}" font-size="12" text-anchor="end">${esc(r[at("bot")])}</text>`;
+    svg += `<line class="errorbar" x1="${x(elo - ci)}" x2="${x(elo + ci)}" y1="${y}" y2="${y}" stroke="#2b6cb0" stroke-width="2"/>`;
+    for (const end of [elo - ci, elo + ci]) svg += `<line x1="${x(end)}" x2="${x(end)}" y1="${y - 6}" y2="${y + 6}" stroke="#2b6cb0" stroke-width="2"/>`;
+    svg += `<circle cx="${x(elo)}" cy="${y}" r="5" fill="#c53030"><title>${esc(r[at("bot")])}: ${elo} ± ${ci}</title></circle>`;
+  });
+  return svg + "</svg>";
+}
+
+function heatMap(table) {
+  const [headers, rows] = table.display;
+  const bots = headers.slice(1);
+  const pct = new Map();
+  for (const row of table.rows) bots.forEach((b, i) => pct.set(row[0] + "\u0000" + b, row[1 + 2 * i]));
+  const head = el("tr", {}, ...headers.map(h => el("th", {text: h})));
+  const body = rows.map(row => el("tr", {}, el("th", {text: row[0], class: "text"}),
+    ...row.slice(1).map((cell, i) => {
+      const value = pct.get(row[0] + "\u0000" + bots[i]);
+      const td = el("td", {text: cell});
+      if (value != null) td.style.background = `hsl(${Math.round(value * 1.2)}, 65%, 78%)`;
+      return td;
+    })));
+  return el("table", {id: "crosstable"}, el("thead", {}, head), el("tbody", {}, ...body));
+}
+
+function overview() {
+  const root = document.getElementById("overview");
+  const tables = Object.fromEntries(ARENA_DATA.tables.map(t => [t.name, t]));
+  if (!tables.standings) { root.append(el("p", {text: "No games stored yet."})); return; }
+  root.append(el("h2", {id: "ladder", text: "Ladder (Elo, 95% interval)"}));
+  const plot = el("div"); plot.innerHTML = ladderPlot(tables.standings); root.append(plot);
+  root.append(tableOf(tables.standings));
+  root.append(el("h2", {text: "Crosstable (row's score %, games)"}), heatMap(tables.crosstable));
+  for (const name of ["pairs", "seats", "faults", "timing"]) {
+    if (!tables[name]) continue;
+    root.append(el("h2", {text: tables[name].title}));
+    root.append(tables[name].rows.length ? tableOf(tables[name]) : el("p", {class: "note", text: "none"}));
+  }
+}
+
+// ---- game list -------------------------------------------------------------------------------
+
+const LIST_LIMIT = 500;
+
+function resultOf(game, bot) {
+  const seats = game.bots.map((b, s) => b === bot ? s : -1).filter(s => s >= 0);
+  if (!seats.length) return null;
+  const rank = Math.min(...seats.map(s => game.ranks[s]));
+  if (rank > 1) return "loss";
+  return game.ranks.filter(r => r === 1).length > 1 ? "draw" : "win";
+}
+
+function gameList() {
+  const root = document.getElementById("games-section");
+  const games = ARENA_DATA.games;
+  const bots = [...new Set(games.flatMap(g => g.bots))].sort();
+  const select = (id, label, options) => el("label", {}, label + " ",
+    el("select", {id, on: {change: drawList}}, ...options.map(([v, t]) => el("option", {value: v, text: t}))));
+  const botOptions = [["", "any"], ...bots.map(b => [b, b])];
+  root.append(el("h2", {id: "games", text: `Games (${games.length})`}),
+    el("div", {class: "filters"},
+      select("f-bot", "bot", botOptions), select("f-opponent", "opponent", botOptions),
+      select("f-result", "result for the bot", [["", "any"], ["win", "win"], ["loss", "loss"], ["draw", "draw"]]),
+      select("f-fault", "faults", [["", "any"], ["yes", "with a fault"], ["bot", "the bot faulted"], ["no", "none"]])),
+    el("p", {id: "games-count", class: "note"}), el("div", {id: "games-list"}));
+  drawList();
+}
+
+function drawList() {
+  const value = id => document.getElementById(id).value;
+  const bot = value("f-bot"), opponent = value("f-opponent"), result = value("f-result"), fault = value("f-fault");
+  const shown = ARENA_DATA.games.filter(g =>
+    (!bot || g.bots.includes(bot)) &&
+    (!opponent || g.bots.some((b, s) => b === opponent && (!bot || b !== bot || g.bots.filter(x => x === b).length > 1))) &&
+    (!result || !bot || resultOf(g, bot) === result) &&
+    (!fault || (fault === "yes" ? g.faults.length > 0 : fault === "no" ? g.faults.length === 0 :
+      g.faults.some(f => !bot || g.bots[f[0]] === bot))));
+  document.getElementById("games-count").textContent =
+    `${shown.length} games match` + (shown.length > LIST_LIMIT ? `; the first ${LIST_LIMIT} are listed (narrow the filters)` : "");
+  const head = el("tr", {}, ...["id", "bots (by seat)", "scores", "ranks", "decisions", "deal", "seed", "faults", ""]
+    .map(h => el("th", {text: h})));
+  const rows = shown.slice(0, LIST_LIMIT).map(g => el("tr", {},
+    el("td", {text: g.id}), el("td", {class: "text", text: g.bots.join(", ")}),
+    el("td", {text: g.scores.join(" ")}), el("td", {text: g.ranks.join(" ")}),
+    el("td", {text: g.decisions}), el("td", {text: `${g.deal}.${g.rotation}`}), el("td", {text: g.seed}),
+    el("td", {class: "text", text: g.faults.map(f => `${g.bots[f[0]]} ${f[1]}`).join("; ")}),
+    el("td", {}, el("a", {class: "game", href: "#game-" + g.id, text: "view"}))));
+  const list = document.getElementById("games-list");
+  list.replaceChildren(el("table", {id: "games-table"}, el("thead", {}, head), el("tbody", {}, ...rows)));
+}
+
+// ---- loading a game --------------------------------------------------------------------------
+
+async function unpack(packed) {
+  const bytes = Uint8Array.from(atob(packed), c => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+// Called by every games/<id>.js (and by the inline game of a one-game page).
+window.arenaGame = function (id, packed) {
+  const done = unpack(packed);
+  loadedGames.set(id, done);
+  const resolve = waiting.get(id);
+  if (resolve) { waiting.delete(id); resolve(done); }
+};
+
+function loadGame(id) {
+  if (loadedGames.has(id)) return loadedGames.get(id);
+  return new Promise((resolve, reject) => {
+    waiting.set(id, resolve);
+    const script = el("script", {src: `games/${id}.js`});
+    script.onerror = () => { waiting.delete(id); reject(new Error(`games/${id}.js could not be loaded (is the report's games/ directory next to this page?)`)); };
+    document.body.append(script);
+  });
+}
+
+// ---- the viewer ------------------------------------------------------------------------------
+
+function seatName(game, seat) { return `seat ${seat} (${game.names[seat]})`; }
+
+async function openGame(id) {
+  const view = document.getElementById("viewer");
+  view.hidden = false;
+  view.replaceChildren(el("h2", {text: `Game ${id}`}), el("p", {text: "loading…"}));
+  let game;
+  try { game = await loadGame(id); } catch (error) {
+    view.replaceChildren(el("h2", {text: `Game ${id}`}), el("p", {class: "error", text: String(error.message || error)}));
+    return;
+  }
+  current = {id, game, step: 0};
+  const parts = [
+    el("h2", {id: "viewer-title", text: ARENA_DATA.mode === "game" ? `Game of ${game.game}` : `Game ${id}: ${game.game || ""}`}),
+    el("p", {class: "note", id: "viewer-info"}),
+    game.error ? el("p", {class: "error", id: "viewer-error", text: "This record does not replay: " + game.error}) : null,
+    el("div", {class: "controls"},
+      el("button", {id: "first", text: "|◀", title: "start (Home)", on: {click: () => go(0)}}),
+      el("button", {id: "prev", text: "◀", title: "previous (←)", on: {click: () => go(current.step - 1)}}),
+      el("span", {id: "step-label"}),
+      el("button", {id: "next", text: "▶", title: "next (→)", on: {click: () => go(current.step + 1)}}),
+      el("button", {id: "last", text: "▶|", title: "end (End)", on: {click: () => go(current.game.steps.length - 1)}}),
+      el("span", {class: "note", text: " arrow keys step; Home/End jump"})),
+    el("div", {id: "actions", class: "actions"}),
+    el("div", {id: "faults"}),
+    el("div", {id: "board", class: "board"})];
+  view.replaceChildren(...parts.filter(part => part != null));
+  const options = Object.entries(game.options || {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ");
+  document.getElementById("viewer-info").textContent =
+    `${(game.names || []).map((n, s) => `seat ${s}: ${n}`).join(", ")} | seed ${game.seed} | options ${options || "none"}` +
+    (game.result ? ` | final scores ${game.result.scores.join(" ")}, ranks ${game.result.ranks.join(" ")}` +
+      (game.result.tiebreak ? ` (tie-break: ${game.result.tiebreak})` : "") : "");
+  go(0);
+  view.scrollIntoView();
+}
+
+function go(step) {
+  if (!current || !current.game.steps.length) return;
+  const steps = current.game.steps;
+  current.step = Math.max(0, Math.min(steps.length - 1, step));
+  const game = current.game, here = steps[current.step];
+  document.getElementById("step-label").textContent =
+    `step ${current.step} / ${steps.length - 1}` + (current.step ? ` (decision ${here.n})` : " (start)");
+  const viewer = viewers[game.game];
+  const before = current.step ? steps[current.step - 1].state : null;
+  const actions = document.getElementById("actions");
+  actions.replaceChildren();
+  if (here.actions) for (const [seat, action] of Object.entries(here.actions)) {
+    const text = viewer && viewer.describe ? viewer.describe(action, before, Number(seat)) : JSON.stringify(action);
+    const ms = here.ms && here.ms[seat] != null ? ` in ${here.ms[seat]} ms` : "";
+    const fallback = here.fallback.includes(Number(seat)) ? " — played by the fallback policy (the bot had faulted)" : "";
+    actions.append(el("div", {class: "action", text: `${seatName(game, Number(seat))}: ${text}${ms}${fallback}`}));
+  } else actions.append(el("div", {text: "the start of the game"}));
+  actions.append(el("div", {text: `scores: ${here.scores.join(" ")}` +
+    (here.to_act.length ? ` | to act: ${here.to_act.map(s => seatName(game, s)).join(", ")}` : " | game over")}));
+  // A fault at decision n was made while the referee asked for decision n: it shows where that
+  // decision was applied (by the fallback policy), or at the last step when it ended the game.
+  const stepOf = f => {
+    const found = steps.findIndex((step, k) => k > 0 && step.n === f.decision);
+    return found < 0 ? steps.length - 1 : found;
+  };
+  const faults = document.getElementById("faults");
+  faults.replaceChildren(...game.faults.filter(f => stepOf(f) === current.step).map(f =>
+    el("div", {class: "fault", text: `fault at decision ${f.decision}: ${seatName(game, f.seat)} — ${f.kind}: ${f.reason}`})));
+  const board = document.getElementById("board");
+  if (viewer) board.innerHTML = viewer.draw(here.state, {names: game.names, toAct: here.to_act, scores: here.scores});
+  else board.replaceChildren(el("pre", {class: "state", text: JSON.stringify(here.state, null, 1)}));
+}
+
+document.addEventListener("keydown", event => {
+  if (!current || document.getElementById("viewer").hidden) return;
+  if (event.target instanceof HTMLSelectElement || event.target instanceof HTMLInputElement) return;
+  const moves = {ArrowRight: 1, ArrowLeft: -1};
+  if (event.key in moves) go(current.step + moves[event.key]);
+  else if (event.key === "Home") go(0);
+  else if (event.key === "End") go(current.game.steps.length - 1);
+  else return;
+  event.preventDefault();
+});
+
+function route() {
+  const match = /^#game-(\d+)$/.exec(location.hash);
+  if (match) openGame(Number(match[1]));
+}
+
+function start() {
+  document.title = ARENA_DATA.title;
+  document.getElementById("title").textContent = ARENA_DATA.title;
+  if (ARENA_DATA.mode === "game") {
+    document.getElementById("nav").remove();
+    openGame(0);
+    return;
+  }
+  const s = ARENA_DATA.settings || {};
+  document.getElementById("settings").textContent =
+    `game ${s.game} | ${s.players} players | options ${JSON.stringify(s.options || {})} | time ${JSON.stringify(s.time || {})}`;
+  document.getElementById("nav").append(el("a", {href: "#ladder", text: "ladder"}), el("a", {href: "#games", text: "games"}));
+  overview();
+  gameList();
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+window.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,122 @@
+// Azul's drawing hook: the spectator state (referee/games/azul_messages.py AzulObservation) as
+// SVG — factories with their powers, the centre and the first-player marker, then each
+// player's pattern lines, wall, floor and score. Registered under the game's id.
+(function () {
+  "use strict";
+  const COLOURS = ["#2f6fb5", "#e8b923", "#c8423b", "#2d2d2d", "#e6e0d2"];
+  const NAMES = ["blue", "yellow", "red", "black", "white"];
+  const FLOOR = [-1, -1, -2, -2, -2, -3, -3];
+  const T = 22;  // tile size
+  const esc = s => String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+
+  function tile(x, y, colour, opts) {
+    const o = opts || {};
+    if (colour === 5) {  // the first-player marker
+      return `<rect x="${x}" y="${y}" width="${T - 2}" height="${T - 2}" rx="3" fill="#fff" stroke="#7a4b1f" stroke-width="2"/>` +
+        `<text x="${x + T / 2 - 1}" y="${y + T / 2 + 4}" font-size="12" font-weight="bold" text-anchor="middle" fill="#7a4b1f">1</text>`;
+    }
+    if (colour == null || colour < 0) {
+      const fill = o.ghost != null ? COLOURS[o.ghost] : "#fff";
+      return `<rect x="${x}" y="${y}" width="${T - 2}" height="${T - 2}" rx="3" fill="${fill}" fill-opacity="${o.ghost != null ? 0.22 : 1}" stroke="#bbb" stroke-dasharray="3 2"/>`;
+    }
+    return `<rect class="tile" x="${x}" y="${y}" width="${T - 2}" height="${T - 2}" rx="3" fill="${COLOURS[colour]}" stroke="#555"/>`;
+  }
+
+  function text(x, y, s, opts) {
+    const o = opts || {};
+    return `<text x="${x}" y="${y}" font-size="${o.size || 12}" text-anchor="${o.anchor || "start"}" font-weight="${o.bold ? "bold" : "normal"}" fill="${o.fill || "#222"}">${esc(s)}</text>`;
+  }
+
+  function counted(counts) { return counts.flatMap((n, colour) => Array(n).fill(colour)); }
+
+  function factory(cx, cy, counts, power, index) {
+    let s = `<circle cx="${cx}" cy="${cy}" r="${T * 1.35}" fill="#f3e6d3" stroke="#a58a66"/>`;
+    const tiles = counted(counts), across = tiles.length > 4 ? 3 : 2;  // "+1" factories hold 5
+    const k = across === 3 ? 0.75 : 1, size = T * k;
+    tiles.forEach((colour, i) => {
+      const x = cx - (across * size) / 2 + (i % across) * size + 1;
+      const y = cy - size + Math.floor(i / across) * size + 1;
+      s += `<g transform="translate(${x} ${y}) scale(${k})">${tile(0, 0, colour)}</g>`;
+    });
+    s += text(cx, cy + T * 1.35 + 13, `F${index}${power ? " " + power : ""}`, {anchor: "middle", size: 11});
+    return s;
+  }
+
+  function board(x, y, player, seat, state, ctx) {
+    const grey = state.variant === "grey";
+    const acting = state.decision && state.decision.seat === seat;
+    let s = `<rect x="${x}" y="${y}" width="${13 * T}" height="${8.6 * T}" rx="6" fill="${acting ? "#fff8dc" : "#fdfbf7"}" stroke="${acting ? "#d69e2e" : "#bbb"}" stroke-width="${acting ? 3 : 1}"/>`;
+    const name = ctx.names && ctx.names[seat] != null ? ctx.names[seat] : "";
+    const marker = state.marker === seat ? " · took the marker" : "";
+    s += text(x + 8, y + 16, `seat ${seat} ${name}: ${player.score} points${marker}`, {bold: true});
+    for (let row = 0; row < 5; row++) {
+      const ly = y + 26 + row * T;
+      for (let k = 0; k <= row; k++) {  // pattern lines fill from the right
+        const tx = x + 6 + (5 - 1 - k) * T;
+        s += tile(tx, ly, k < player.lines[row].length ? player.lines[row][k] : -1);
+      }
+      for (let col = 0; col < 5; col++) {
+        const ghost = grey ? null : (col - row + 5) % 5;
+        s += tile(x + 6.5 * T + col * T, ly, player.wall[row][col], {ghost});
+      }
+    }
+    const fy = y + 26 + 5 * T + 8;
+    s += text(x + 6, fy + 12, "floor");
+    for (let i = 0; i < 7; i++) {
+      const fx = x + 2.2 * T + i * T;
+      s += tile(fx, fy, i < player.floor.length ? player.floor[i] : -1);
+      s += text(fx + T / 2 - 1, fy + T + 10, FLOOR[i], {anchor: "middle", size: 9, fill: "#888"});
+    }
+    if (player.floor.length > 7) s += text(x + 9.4 * T, fy + 14, `+${player.floor.length - 7}`, {size: 11});
+    if (player.extra_floor != null) {
+      s += text(x + 10.2 * T, fy + 12, "extra:", {size: 10});
+      s += tile(x + 11.8 * T, fy, player.extra_floor.length ? player.extra_floor[0] : -1);
+    }
+    return s;
+  }
+
+  function draw(state, ctx) {
+    const n = state.factories.length, perRow = Math.min(n, 9);
+    const fw = T * 3.3, width = Math.max(perRow * fw + 40, 2 * 13.5 * T + 20, 14 * T * 2);
+    let s = "";
+    const d = state.decision || {};
+    const what = d.kind === "over" ? "game over" : `seat ${d.seat} to ${d.kind}` +
+      (d.kind === "place" ? ` (row ${d.row + 1}, ${NAMES[d.colour]})` : "") +
+      (d.kind === "split" ? ` (factory F${d.factory}: leftovers to F${d.left} or F${d.right})` : "");
+    s += text(10, 18, `Azul${state.variant === "grey" ? " (grey wall)" : ""}${state.special_factories ? ", special factories" : ""} — round ${state.round}: ${what}`, {bold: true, size: 13});
+    state.factories.forEach((counts, i) => {
+      const cx = 20 + T * 1.4 + (i % perRow) * fw, cy = 40 + T * 1.4 + Math.floor(i / perRow) * (fw + 6);
+      s += factory(cx, cy, counts, state.powers[i], i);
+    });
+    const rowsOfFactories = Math.ceil(n / perRow);
+    const cy = 40 + rowsOfFactories * (fw + 6) + 4;
+    s += text(10, cy + 14, "centre");
+    let cx = 60;
+    if (state.marker === -1) { s += tile(cx, cy, 5); cx += T + 4; }
+    counted(state.centre).forEach(colour => { s += tile(cx, cy, colour); cx += T; });
+    const bag = state.bag.reduce((a, b) => a + b, 0), lid = state.lid.reduce((a, b) => a + b, 0);
+    s += text(width - 10, cy + 14, `bag ${bag} · lid ${lid}`, {anchor: "end", size: 11, fill: "#555"});
+    const by = cy + T + 14, bw = 13.5 * T, perLine = Math.max(1, Math.floor(width / bw));
+    state.players.forEach((player, seat) => {
+      s += board(10 + (seat % perLine) * bw, by + Math.floor(seat / perLine) * 9 * T, player, seat, state, ctx);
+    });
+    const height = by + Math.ceil(state.players.length / perLine) * 9 * T + 10;
+    return `<svg xmlns="http://www.w3.org/2000/svg" class="azul" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${s}</svg>`;
+  }
+
+  function describe(action, before) {
+    if (action.type === "take") {
+      const from = action.source === -1 ? "the centre" : `factory F${action.source}`;
+      const to = action.line === 5 ? "the floor" : `pattern line ${action.line + 1}`;
+      return `takes ${NAMES[action.colour]} from ${from} to ${to}`;
+    }
+    if (action.type === "place") return `places row ${action.row + 1}'s tile in column ${action.column + 1}`;
+    if (action.type === "split") {
+      const list = cs => cs.map(c => NAMES[c]).join(" ") || "nothing";
+      return `splits the leftovers: ${list(action.left)} left, ${list(action.right)} right`;
+    }
+    return JSON.stringify(action);
+  }
+
+  (window.ARENA_VIEWERS = window.ARENA_VIEWERS || {}).azul = {draw, describe};
+})();
