@@ -12,7 +12,12 @@ from typing import Any
 
 from bots.sdk import Context, run
 
-_STRATEGY_MODULES = {"azul": "bots.strategies.azul", "5211": "bots.strategies.g5211"}
+_STRATEGY_MODULES = {
+    "azul": "bots.strategies.azul",
+    "5211": "bots.strategies.g5211",
+    "summer-pavilion": "bots.strategies.summer_pavilion",
+    "alhambra": "bots.strategies.alhambra",
+}
 
 
 @functools.cache

@@ -79,7 +79,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=None,
         help="iterations per decision (reproducible; still stopped by the clock)",
     )
-    parser.add_argument("--c", type=float, default=defaults.c, help="UCB exploration constant")
+    parser.add_argument(
+        "--c", type=float, default=None, help="UCB exploration constant (default: per game)"
+    )
     parser.add_argument("--rollout", choices=("greedy", "random"), default=defaults.rollout)
     parser.add_argument(
         "--depth",
@@ -92,7 +94,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         parser.error("--ms must be positive")
     if args.iterations is not None and args.iterations < 1:
         parser.error("--iterations must be at least 1")
-    if args.c < 0 or (args.depth is not None and args.depth < 0):
+    if (args.c is not None and args.c < 0) or (args.depth is not None and args.depth < 0):
         parser.error("--c and --depth must not be negative")
     return args
 
@@ -104,7 +106,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     # The tree has no reference cycles: reference counting frees it, and the cycle collector
     # would only add pauses in the middle of a timed search.
     gc.disable()
-    settings = [f"c={args.c}", f"rollout={args.rollout}"]
+    settings = [f"rollout={args.rollout}"]
+    if args.c is not None:
+        settings.append(f"c={args.c}")
     if args.depth is not None:
         settings.append(f"depth={args.depth}")
     if args.ms is not None:

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
         Limits,
         TimeMode,
         bot_environment,
-        bot_spec,
         open_bots,
     )
     from referee.record import (
@@ -73,7 +72,6 @@ _EXPORTS: dict[str, str] = {
     "SeatClock": "referee.clock",
     "TimeMode": "referee.process",
     "bot_environment": "referee.process",
-    "bot_spec": "referee.process",
     "bwrap_path": "referee.sandbox",
     "choose": "referee.sandbox",
     "forfeit_result": "referee.faults",
@@ -108,7 +106,6 @@ __all__ = [
     "SeatClock",
     "TimeMode",
     "bot_environment",
-    "bot_spec",
     "bwrap_path",
     "choose",
     "forfeit_result",

@@ -199,6 +199,11 @@ def _allowance(clock: SeatClock, limit_ms: float) -> str:
     return allowance
 
 
+def display_name(name: str) -> str:
+    """A bot's self-chosen name as shown in tables: printable, trimmed, at most 40 characters."""
+    return "".join(char for char in name if char.isprintable()).strip()[:40].strip()
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40] or "bot"
 
@@ -242,21 +247,21 @@ class _Match:
         self.applied = 0
         self.fallback_rng = random.Random(f"arena-fallback-{seed}")
         self.names = [handle.spec.name for handle in handles]
-        self.writer = RecordWriter(
-            Header(
-                record=1,
-                protocol=PROTOCOL_VERSION,
-                game=game.id,
-                options=self.options,
-                seed=seed,
-                match=match_id,
-                names=self.names,
-                commands=[list(handle.spec.command) for handle in handles],
-                time=times[0],
-                rules=game.version,
-                seat_times=None if len(set(times)) == 1 else times,
-            )
+        self.header = Header(
+            record=1,
+            protocol=PROTOCOL_VERSION,
+            game=game.id,
+            options=self.options,
+            seed=seed,
+            match=match_id,
+            names=self.names,
+            commands=[list(handle.spec.command) for handle in handles],
+            time=times[0],
+            rules=game.version,
+            seat_times=None if len(set(times)) == 1 else times,
         )
+        self.writer: RecordWriter | None = None
+        """Made once every seat has answered `ready` (a bot may name itself there)."""
         self.logs = []
         for seat, handle in enumerate(handles):
             if limits.log_dir is None:
@@ -276,13 +281,16 @@ class _Match:
         async with trio.open_nursery() as nursery:
             for seat in range(len(self.seats)):
                 nursery.start_soon(self.start_seat, seat)
+        self.writer = writer = RecordWriter(self.header)
+        for fault in self.faults:  # at startup
+            writer.fault(fault)
         self.decision = 0
         while self.healthy() >= 2 and (to_act := self.game.to_act(self.state)):
             self.decision += 1
             await self.decide(to_act)
         faulty = {fault.seat for fault in self.faults}
         result = forfeit_result(self.game.result(self.state), self.game.scores(self.state), faulty)
-        self.writer.result(result, self.applied)
+        writer.result(result, self.applied)
         await self.send_end(result)
         return MatchOutcome(
             game=self.game.id,
@@ -295,7 +303,7 @@ class _Match:
             think_ms=[round(seat.clock.used_ms, 3) for seat in self.seats],
             latency_ms=self.latency_ms,
             moves=[seat.moves for seat in self.seats],
-            record=self.writer.data(),
+            record=writer.data(),
             logs=self.logs,
             match_id=self.match_id,
         )
@@ -306,7 +314,8 @@ class _Match:
         """Record the fault, take the seat out of the game, kill its process (restarted lazily)."""
         record = Fault(seat=seat, kind=fault.kind, reason=fault.reason, decision=self.decision)
         self.faults.append(record)
-        self.writer.fault(record)
+        if self.writer is not None:  # else written with the header, once startup is over
+            self.writer.fault(record)
         self.seats[seat].faulted = True
         await self.seats[seat].handle.kill()
 
@@ -340,7 +349,11 @@ class _Match:
             process.cancel_on_exit(scope)
             try:
                 await process.send(encode_line(message), doing="being sent `start`")
-                decode_ready(await process.receive(doing="the referee waited for `ready`"))
+                ready = decode_ready(
+                    await process.receive(doing="the referee waited for `ready`")
+                )
+                if not handle.spec.name_given and ready.name:
+                    self.names[seat] = display_name(ready.name) or self.names[seat]
             except BotFault as exc:
                 fault = exc
         process.cancel_on_exit(None)
@@ -416,6 +429,7 @@ class _Match:
                 self.seats[seat].moves += 1
         game.apply(state, answers)
         self.applied += 1
+        assert self.writer is not None, "decisions come after startup"
         self.writer.decision(self.decision, answers, times, fallback)
 
     async def ask(

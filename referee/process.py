@@ -10,9 +10,10 @@ and removed by the next referee — with a scrubbed environment:
 - nothing else: no credentials, no PYTHONPATH (built-in bots run with the referee's interpreter,
   where the framework is installed).
 
-Because the working directory is private, `bot_spec` makes paths in a command that exist relative
-to the caller's directory absolute ("python mybot.py" keeps working), and lists them as the bot's
-own files (`BotSpec.files`, which the sandbox lets it read).
+Because the working directory is private, the paths in a bot's command are absolute, and the
+bot's own files are listed in `BotSpec.files` (which the sandbox lets it read): what a user
+writes is turned into a `BotSpec` by `tournaments.botcommands`, which also resolves the built-in
+bots' names (the referee never imports `bots`).
 
 When a process is done with — a fault, the end of `open_bots`, an exception, a cancellation —
 its whole group gets SIGKILL and the referee waits for it, shielded from cancellation. On Linux
@@ -39,7 +40,6 @@ explicit, shielded `kill` of the whole group, never a bare wait on the leader.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import functools
 import logging
@@ -58,7 +58,6 @@ from typing import Literal
 import msgspec
 import trio
 
-from bots import builtin_command
 from protocol.messages import DEFAULT_MAX_LINE_BYTES, Quit, encode_line
 from referee import spawn as spawner
 from referee.cgroups import BotCgroup
@@ -72,7 +71,15 @@ from referee.limits import (
     rlimit_setter,
 )
 from referee.lines import LineReader, LineTooLong
-from referee.sandbox import SANDBOX_HOME, STDIO_FDS, SandboxChoice, SandboxRequest, choose, wrap
+from referee.sandbox import (
+    SANDBOX_HOME,
+    STDIO_FDS,
+    SandboxChoice,
+    SandboxRequest,
+    choose,
+    unreadable,
+    wrap,
+)
 from referee.stderr import StderrLog, drain
 
 log = logging.getLogger("referee.process")
@@ -106,6 +113,9 @@ class BotSpec(msgspec.Struct, frozen=True):
     cwd: str | None = None
     """Run the bot in this directory (read-only in the sandbox) instead of its private one,
     which stays its HOME and TMPDIR."""
+    name_given: bool = True
+    """False when `name` was only derived from the command: the name the bot gives itself in
+    `ready` is then shown instead."""
 
 
 class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -134,44 +144,6 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """"wall": charge the time from `act` to the answer; "cpu": the bot's CPU time in it."""
 
 
-def bot_spec(text: str, name: str | None = None) -> BotSpec:
-    """A built-in bot's name (`random`, `greedy`) or a shell-style command line.
-
-    Arguments naming existing files relative to the current directory are made absolute, since
-    the bot runs in a private working directory. The name defaults to the built-in's name or the
-    command's last path component.
-    """
-    text = text.strip()
-    if not text:
-        raise ValueError(
-            "empty bot command: give a built-in bot name (random, greedy) or a command"
-        )
-    builtin = builtin_command(text)
-    if builtin is not None:
-        return BotSpec(name=name or text, command=builtin)
-    try:
-        argv = shlex.split(text)
-    except ValueError as exc:
-        raise ValueError(f"cannot parse bot command {text!r}: {exc}") from None
-    if not argv or not argv[0]:
-        raise ValueError(f"empty bot command {text!r}")
-    absolute = [_absolute_if_path(arg, first=index == 0) for index, arg in enumerate(argv)]
-    files = tuple(new for old, new in zip(argv, absolute, strict=True) if new != old)
-    files += tuple(arg for arg in argv if os.path.isabs(arg) and os.path.exists(arg))
-    if name is None:
-        meaningful = [a for a in absolute if not a.startswith("-")]
-        name = os.path.basename((meaningful or absolute)[-1]) or absolute[0]
-    return BotSpec(name=name, command=absolute, files=files)
-
-
-def _absolute_if_path(arg: str, *, first: bool) -> str:
-    if arg.startswith("-") or os.path.isabs(arg):
-        return arg
-    if first:
-        return os.path.abspath(arg) if "/" in arg else arg
-    return os.path.abspath(arg) if os.path.exists(arg) else arg
-
-
 def bot_environment(workdir: str) -> dict[str, str]:
     """The whole environment a bot gets (see the module docstring for why so little)."""
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": workdir, "TMPDIR": workdir}
@@ -182,20 +154,6 @@ def bot_environment(workdir: str) -> dict[str, str]:
 
 
 # ---- process groups -------------------------------------------------------------------------
-
-_subreaper = False
-
-
-def _become_subreaper() -> None:
-    """Ask Linux to re-parent orphaned descendants to us, so they can be reaped (once)."""
-    global _subreaper
-    if _subreaper or not os.path.isdir("/proc"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_child_subreaper = 36
-        _subreaper = libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) == 0
-
 
 _STAT = re.compile(rb"\) (\S) (\d+) (\d+) ")
 
@@ -237,7 +195,7 @@ async def _reap_group(pgid: int) -> None:
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
                 waiting = True
-            elif state != "Z" or (ppid != 1 and _subreaper):
+            elif state != "Z" or (ppid != 1 and spawner.is_subreaper()):
                 waiting = True  # still dying, or a zombie about to be re-parented to us
         if not waiting:
             return
@@ -626,6 +584,11 @@ async def spawn(
         raise BotFault(
             "spawn", f"could not start `{shlex.join(spec.command)}`: No such file or directory"
         )
+    if sandboxed and os.geteuid() == 0:
+        hidden_from_bot = unreadable(spec.files, spec.cwd)
+        if hidden_from_bot is not None:
+            shown = shlex.join(spec.command)
+            raise BotFault("spawn", f"could not start `{shown}`: {hidden_from_bot}")
     resources = spec.resources or limits.resources
     cgroup = BotCgroup.create(resources.processes, resources.memory_mb)
     steps = [] if cgroup is None else [cgroup.enter]
@@ -755,7 +718,7 @@ async def open_bots(
     and waited for before this returns.
     """
     limits = limits or Limits()
-    _become_subreaper()
+    spawner.become_subreaper()
     log_dir = _LogDir(limits.log_dir)
     error: BaseException | None = None
     async with trio.open_nursery() as nursery:

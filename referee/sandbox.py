@@ -47,6 +47,7 @@ import importlib.util
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -54,7 +55,7 @@ from typing import Literal
 
 import msgspec
 
-from referee.spawn import bot_uid, move_fds
+from referee.spawn import become_subreaper, bot_uid, move_fds
 
 SandboxKind = Literal["none", "bwrap"]
 SandboxRequest = Literal["auto", "bwrap", "none"]
@@ -122,6 +123,7 @@ def _probe() -> str | None:
         argv = wrap(["/bin/true"], uid=bot_uid())
     except SandboxUnavailable as exc:
         return str(exc)
+    become_subreaper()  # what bwrap leaves orphaned comes to us, and `_reap_group` reaps it
     null = os.open(os.devnull, os.O_RDWR)
     try:
         probe = subprocess.Popen(
@@ -191,6 +193,32 @@ def _readable_dirs(files: Sequence[str], cwd: str | None) -> list[str]:
     if cwd is not None:
         dirs.add(os.path.realpath(cwd))
     return sorted(dirs)
+
+
+def unreadable(files: Sequence[str], cwd: str | None) -> str | None:
+    """Why a root referee's sandboxed bot (another uid, nobody's) could not read its own files
+    or working directory, in words with the fix; None when it can. Checked before the start, so
+    that the bot's failure is a clear `spawn` fault rather than a crash quoting EACCES."""
+    wanted = [(path, stat.S_IROTH) for path in files]
+    wanted += [] if cwd is None else [(cwd, stat.S_IROTH | stat.S_IXOTH)]
+    for path, bits in wanted:
+        try:
+            mode = os.stat(path).st_mode
+            # A file's directory is bound, so the bot must be let into it; a directory is bound
+            # itself (the sandbox makes the directories above what it binds open to all).
+            bound = path if stat.S_ISDIR(mode) else os.path.dirname(os.path.realpath(path))
+            enter = os.stat(bound).st_mode & stat.S_IXOTH
+        except OSError:
+            continue  # missing files are the bot's own business (it reports them)
+        if stat.S_ISDIR(mode):
+            bits |= stat.S_IXOTH
+        if mode & bits != bits or not enter:
+            return (
+                f"{path} is not readable by the sandboxed bot, which runs as its own "
+                "unprivileged user: make it readable by others (chmod o+r, and o+x on its "
+                "directory), or run trusted bots unsandboxed (sandbox = \"none\")"
+            )
+    return None
 
 
 def _inside(path: str, top: str) -> bool:

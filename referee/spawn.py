@@ -27,6 +27,24 @@ from concurrent.futures import ThreadPoolExecutor
 
 import trio
 
+_subreaper = False
+
+
+def become_subreaper() -> None:
+    """Ask Linux to re-parent orphaned descendants to this process, so that they can be reaped
+    here rather than left to whoever is above (once; a no-op where it is not supported)."""
+    global _subreaper
+    if _subreaper or not os.path.isdir("/proc"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_child_subreaper = 36
+        _subreaper = libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) == 0
+
+
+def is_subreaper() -> bool:
+    return _subreaper
+
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-spawner")
 """Its one thread never idles out (unlike trio's workers), so PDEATHSIG means the referee."""
 

@@ -156,6 +156,7 @@ def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> B
         name=name or _default_name(argv, files),
         command=argv,
         files=tuple(files),
+        name_given=name is not None,
     )
 
 

@@ -17,10 +17,10 @@ One search for every game, through the engine interface only (`determinize`, `to
   do not exploit it, and its root choice is the most played action.
 - Where the game has a heuristic (`policies.HEURISTICS`), a node first widens to its best
   actions by that heuristic and admits more as its visits grow (progressive widening), and the
-  "greedy" rollout plays the heuristic's best action, with some randomness. Rollouts stop after
-  `depth` decisions and are valued by the game's evaluation (or its scores): every seat gets the
-  mean, over the other seats, of a logistic of its score margin, mixed with `Game.returns` once
-  the game is over.
+  "greedy" rollout plays the heuristic's best of a few random legal actions. Rollouts stop at
+  the game's horizon (`policies.HORIZONS`, or `depth` decisions) and are valued by the game's
+  evaluation (or its scores): every seat gets the mean, over the other seats, of a logistic of
+  its score margin, mixed with `Game.returns` once the game is over.
 """
 
 from __future__ import annotations
@@ -32,7 +32,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bots.search.policies import DEPTHS, EVALUATIONS, HEURISTICS, SCALES
+from bots.search.policies import (
+    EVALUATIONS,
+    EXPLORATION,
+    HEURISTICS,
+    HORIZONS,
+    SCALES,
+    Horizon,
+)
 from referee.games import Game, simulate
 
 Rollout = Literal["greedy", "random"]
@@ -42,14 +49,15 @@ Rollout = Literal["greedy", "random"]
 class Params:
     """What a user may tune per participant (`python -m bots.mcts --help` lists them)."""
 
-    c: float = 0.7
-    """UCB exploration constant (values are in [0, 1])."""
+    c: float | None = None
+    """UCB exploration constant (values are in [0, 1]); None: the game's in
+    `policies.EXPLORATION`."""
     rollout: Rollout = "greedy"
     """"greedy": the heuristic's best of `sample` random legal actions; "random": uniform (also
     what "greedy" means for a game without a heuristic)."""
     depth: int | None = None
     """Decisions played by a rollout before its leaf is evaluated (0: to the end; None: the
-    game's default in `policies.DEPTHS`)."""
+    game's horizon in `policies.HORIZONS`)."""
     sample: int = 8
     """A greedy rollout picks the best of this many random legal actions: random enough to
     sample many futures, cheap (a handful of heuristic calls), and still mostly sensible."""
@@ -66,8 +74,8 @@ class Node:
     def __init__(self) -> None:
         self.children: dict[Any, Node] = {}
         self.stats: dict[int, dict[Any, list[float]]] = {}
-        self.order: dict[int, list[Any]] = {}
-        """Per seat, the actions seen here by heuristic value, best first (widening order)."""
+        self.order: dict[int, dict[Any, None]] = {}
+        """Per seat, the actions of the first world here by heuristic value, best first."""
         self.visits = 0
 
 
@@ -79,9 +87,14 @@ class Search:
         self.params = params
         self.heuristic = HEURISTICS.get(game.id)
         self.evaluation = EVALUATIONS.get(game.id, game.scores)
-        self.scale = SCALES.get(game.id, 5.0)
-        depth = DEPTHS.get(game.id, 0) if params.depth is None else params.depth
-        self.depth = depth or None
+        self.scale = SCALES.get(game.id, 10.0)
+        self.c = EXPLORATION.get(game.id, 0.7) if params.c is None else params.c
+        horizon = HORIZONS.get(game.id)
+        if params.depth is not None or horizon is None:
+            depth = params.depth or 0
+            self.horizon: Horizon = lambda state: depth
+        else:
+            self.horizon = horizon
         self.iterations = 0
         """Iterations of the last `run`."""
 
@@ -134,17 +147,20 @@ class Search:
     def _select(
         self, node: Node, seat: int, legal: list[Any], world: Any, rng: random.Random
     ) -> Any:
-        """Decoupled ISUCT for one seat: an untried admitted action first, else the best UCB."""
+        """Decoupled ISUCT for one seat: an untried admitted action first (the heuristic's best,
+        or a random one without a heuristic), else the best UCB."""
         stats = node.stats.get(seat)
         if stats is None:
             stats = node.stats[seat] = {}
         candidates = self._admitted(node, seat, legal, world, rng)
-        best, best_value, untried = None, -math.inf, None
-        c = self.params.c
+        best, best_value, untried, seen = None, -math.inf, None, 0
+        ranked = self.heuristic is not None
+        c = self.c
         for action in candidates:
             stat = stats.get(action)
             if stat is None:
-                if untried is None:
+                seen += 1
+                if untried is None or (not ranked and rng.random() * seen < 1):
                     untried = action
                 continue
             stat[2] += 1
@@ -161,27 +177,28 @@ class Search:
         self, node: Node, seat: int, legal: list[Any], world: Any, rng: random.Random
     ) -> Sequence[Any]:
         """The actions a node considers now: all of them without a heuristic; with one, the best
-        few by heuristic value (ranked in the first world that reached the node), more as the
-        node's visits grow."""
+        few by heuristic value, more as the node's visits grow. The ranking is kept while the
+        worlds reaching the node offer the same actions (Azul within a round), and made afresh
+        when they do not (another seat's hand in 5211 differs from world to world)."""
         heuristic = self.heuristic
         if heuristic is None:
             return legal
-        order = node.order.get(seat)
-        if order is None:
+        cached = node.order.get(seat)
+        if cached is not None and len(cached) == len(legal) and all(a in cached for a in legal):
+            order = list(cached)
+        else:
             keyed = sorted(
                 ((heuristic(world, seat, a), rng.random(), a) for a in legal), reverse=True
             )
-            order = node.order[seat] = [action for _, _, action in keyed]
+            order = [action for _, _, action in keyed]
+            if cached is None:
+                node.order[seat] = dict.fromkeys(order)
         width = 2 + int(self.params.widen * math.sqrt(node.visits))
-        if width >= len(order):
-            return legal
-        here = set(legal)
-        admitted = [action for action in order if action in here][:width]
-        return admitted or legal
+        return order[:width]
 
     def _rollout(self, world: Any, rng: random.Random) -> None:
         params = self.params
-        limit = self.depth
+        limit = self.horizon(world) or None
         heuristic = self.heuristic
         if params.rollout == "random" or heuristic is None:
             simulate(self.game, world, rng, None, limit)
@@ -227,11 +244,11 @@ class Search:
     def _best(self, tree: Node, root: Any, seat: int, rng: random.Random) -> Any:
         """The most played root action (the best mean breaks ties); before any iteration, the
         heuristic's favourite or a random one."""
-        legal = self.game.legal(root, seat)
         stats = tree.stats.get(seat, {})
         played = [(s[0], s[1] / s[0], a) for a, s in stats.items() if s[0]]
         if played:
             return max(played, key=lambda entry: entry[:2])[2]
+        legal = self.game.legal(root, seat)
         heuristic = self.heuristic
         if heuristic is not None:
             return max(legal, key=lambda action: heuristic(root, seat, action))

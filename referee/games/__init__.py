@@ -39,6 +39,8 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "azul": "referee.games.azul:Azul",
     "5211": "referee.games.g5211:FiveTwoOneOne",
+    "summer-pavilion": "referee.games.summer_pavilion:SummerPavilion",
+    "alhambra": "referee.games.alhambra:Alhambra",
 }
 GAME_IDS: tuple[str, ...] = tuple(_MODULES)
 _loaded: dict[str, Game[Any]] = {}

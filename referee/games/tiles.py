@@ -78,9 +78,10 @@ class Offer:
     """The factory offer: factory displays around a centre, and the first-player marker that
     the first seat to take from the centre gets.
 
-    A turn takes every tile of one colour from one source (`take`). What becomes of a
-    factory's leftovers is the game's: Azul sends them to the centre (`to_centre`) unless a
-    special factory says otherwise. Callers check a take is legal first; `take` only does it.
+    A turn takes every tile of one colour from one source (`take`), in Summer Pavilion with one
+    tile of the round's wild colour. What becomes of a factory's leftovers is the game's: Azul
+    sends them to the centre (`to_centre`) unless a special factory says otherwise. Callers
+    check a take is legal first; `take` only does it.
     """
 
     __slots__ = ("centre", "factories", "marker", "table")
@@ -129,11 +130,23 @@ class Offer:
             return self.factories[index]
         return None
 
-    def take(self, source: int, colour: int, seat: int) -> tuple[int, bool]:
+    def take(self, source: int, colour: int, seat: int, wild: int = -1) -> tuple[int, bool]:
         """`seat` takes every tile of `colour` from `source`: how many, and whether it took the
-        first-player marker with them (the first take from the centre of a round)."""
+        first-player marker with them (the first take from the centre of a round).
+
+        With a `wild` colour (Summer Pavilion), one tile of it comes along when the source
+        holds any, and `colour == wild` takes exactly one wild tile (a source of wilds only)."""
         group = self.centre if source == CENTRE else self.factories[source]
-        count = take_colour(group, colour)
+        if wild < 0:
+            count = take_colour(group, colour)
+        elif colour == wild:
+            group[wild] -= 1
+            count = 1
+        else:
+            count = take_colour(group, colour)
+            if group[wild]:
+                group[wild] -= 1
+                count += 1
         self.table -= count
         if source == CENTRE and self.marker < 0:
             self.marker = seat

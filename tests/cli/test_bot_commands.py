@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -253,34 +256,47 @@ def _arena(*args: str, cwd: Path) -> dict[str, object]:
     return outcome
 
 
-def test_two_copies_of_a_script_show_under_their_ready_names(tmp_path: Path) -> None:
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A temporary directory any user may enter: a root referee runs sandboxed bots as an
+    unprivileged uid, which cannot reach into pytest's private temporary directories."""
+    directory = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    directory.chmod(0o755)
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory)
+
+
+def test_bots_named_only_by_their_command_show_their_ready_names(open_dir: Path) -> None:
+    """Two copies of one script used to show as `bot.py` twice; a given name is kept."""
     for name in ("alpha", "beta"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "bot.py").write_text(NAMED_BOT)
+        (open_dir / name).mkdir()
+        (open_dir / name / "bot.py").write_text(NAMED_BOT)
     python = sys.executable
     outcome = _arena(
         "match", "--game", "azul", "--seed", "3",
         f"{python} alpha/bot.py", f"{python} beta/bot.py", "random",
-        cwd=tmp_path,
+        cwd=open_dir,
     )  # fmt: skip
     assert outcome["faults"] == []
     assert outcome["bots"] == ["alpha", "beta", "random"]
 
 
 def test_the_sandbox_shows_a_bot_its_files_not_the_directory_it_was_started_from(
-    tmp_path: Path,
+    open_dir: Path,
 ) -> None:
     """`.` used to be made absolute and bound into the sandbox: the secret was readable."""
-    (tmp_path / "secret.txt").write_text("the store")
-    (tmp_path / "bot").mkdir()
-    (tmp_path / "bot/bot.py").write_text(
-        f"import os, sys\nif os.path.exists({str(tmp_path / 'secret.txt')!r}):\n"
+    (open_dir / "secret.txt").write_text("the store")
+    (open_dir / "bot").mkdir()
+    (open_dir / "bot/bot.py").write_text(
+        f"import os, sys\nif os.path.exists({str(open_dir / 'secret.txt')!r}):\n"
         "    sys.exit('I can read the secret')\n" + NAMED_BOT
     )
     outcome = _arena(
         "match", "--game", "azul", "--seed", "1", "--sandbox", "bwrap",
         f"{sys.executable} bot/bot.py .", "random",
-        cwd=tmp_path,
+        cwd=open_dir,
     )  # fmt: skip
     assert outcome["faults"] == []
 
@@ -295,42 +311,42 @@ if seen != ({cwd!r}, ["fast", "."], "w"):
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
 async def test_a_table_bot_runs_in_its_cwd_with_its_args_and_reads_its_files(
-    tmp_path: Path, sandbox: Literal["none", "bwrap"]
+    open_dir: Path, sandbox: Literal["none", "bwrap"]
 ) -> None:
-    (tmp_path / "home").mkdir()
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data/weights.txt").write_text("w")
-    (tmp_path / "home/bot.py").write_text(
-        CHECKING_BOT.format(cwd=os.path.realpath(tmp_path / "home")) + NAMED_BOT
+    (open_dir / "home").mkdir()
+    (open_dir / "data").mkdir()
+    (open_dir / "data/weights.txt").write_text("w")
+    (open_dir / "home/bot.py").write_text(
+        CHECKING_BOT.format(cwd=os.path.realpath(open_dir / "home")) + NAMED_BOT
     )
     tournament = decode(
         'game = "azul"\n[participants]\nr = "random"\n'
         f'[participants.mine]\ncommand = ["{sys.executable}", "bot.py"]\n'
         'args = ["fast", "."]\ncwd = "home"\nfiles = ["data/weights.txt"]\n'
     )
-    specs = [participant_spec("mine", tournament.participants["mine"], tmp_path)]
+    specs = [participant_spec("mine", tournament.participants["mine"], open_dir)]
     specs.append(parse_bot("random"))
-    limits = Limits(log_dir=str(tmp_path / "logs"), sandbox=sandbox)
+    limits = Limits(log_dir=str(open_dir / "logs"), sandbox=sandbox)
     outcome = await run_match("azul", {}, 5, specs, TimeControl(startup_ms=20_000), limits=limits)
     assert outcome.faults == []
 
 
-def test_arena_run_plays_a_table_participant(tmp_path: Path) -> None:
+def test_arena_run_plays_a_table_participant(open_dir: Path) -> None:
     """The table goes from the file through the store's entry to the bot's process."""
-    (tmp_path / "home").mkdir()
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data/weights.txt").write_text("w")
-    (tmp_path / "home/bot.py").write_text(
-        CHECKING_BOT.format(cwd=os.path.realpath(tmp_path / "home")) + NAMED_BOT
+    (open_dir / "home").mkdir()
+    (open_dir / "data").mkdir()
+    (open_dir / "data/weights.txt").write_text("w")
+    (open_dir / "home/bot.py").write_text(
+        CHECKING_BOT.format(cwd=os.path.realpath(open_dir / "home")) + NAMED_BOT
     )
-    (tmp_path / "t.toml").write_text(
+    (open_dir / "t.toml").write_text(
         'game = "azul"\ndeals = 1\nconcurrency = 1\n[participants]\nr = "random"\n'
         f'[participants.mine]\ncommand = ["{sys.executable}", "bot.py"]\n'
         'args = ["fast", "."]\ncwd = "home"\nfiles = ["data/weights.txt"]\n'
     )
     done = subprocess.run(
         [*ARENA, "run", "t.toml", "--quiet", "--strict", "-t", "faults", "--json"],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path, check=False,
+        capture_output=True, text=True, timeout=300, cwd=open_dir, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr + done.stdout
     assert json.loads(done.stdout)["faults"] == []

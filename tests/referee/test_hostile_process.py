@@ -373,3 +373,23 @@ async def test_a_sandboxed_bot_killed_by_a_signal_is_reported_so(
     assert (fault.seat, fault.kind) == (1, "crash"), fault.reason
     assert fault.reason.startswith("exited (killed by signal SIGKILL)"), fault.reason
     bots.assert_none_left()
+
+
+@needs_sandbox
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a root referee runs bots as another uid")
+async def test_a_bot_file_its_own_user_cannot_read_is_a_clear_spawn_fault(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """Under a root referee the sandboxed bot is nobody's uid: a script in a private directory
+    (pytest's tmp_path is 0700) is refused before the start, with the fix in the reason."""
+    script = tmp_path / "mine.py"
+    script.write_text((BOTS / "healthy.py").read_text())
+    tmp_path.chmod(0o700)
+    spec = BotSpec("mine", [sys.executable, str(script), bots.marker], files=(str(script),))
+    outcome = await run_match(
+        "azul", {}, 1, [spec, bots.healthy()], TimeControl(), limits=Limits(sandbox="bwrap")
+    )
+    [fault] = outcome.faults
+    assert fault.kind == "spawn" and "not readable by the sandboxed bot" in fault.reason
+    assert "chmod o+r" in fault.reason
+    bots.assert_none_left()

@@ -10,8 +10,9 @@ from pathlib import Path
 from refhelp import BOTS, Bots
 
 from protocol.messages import TimeControl
-from referee import BotSpec, Limits, bot_spec, run_match
+from referee import BotSpec, Limits, run_match
 from referee.limits import ResourceLimits, limit_hit
+from tournaments.botcommands import parse_bot
 
 SLOW_SLEEPER = TimeControl(move_ms=100, startup_ms=5000)
 
@@ -33,7 +34,7 @@ async def test_cpu_time_mode_charges_cpu_not_waiting(bots: Bots, tmp_path: Path)
 
 async def test_built_in_bots_play_in_the_sandbox(tmp_path: Path) -> None:
     limits = Limits(log_dir=str(tmp_path), sandbox="bwrap")
-    specs = [bot_spec("greedy"), bot_spec("random")]
+    specs = [parse_bot("greedy"), parse_bot("random")]
     outcome = await run_match("5211", {}, 3, specs, TimeControl(), limits=limits)
     assert outcome.faults == []
 

@@ -115,6 +115,6 @@ def test_any_chunking_gives_the_same_lines(lines: list[bytes], cuts: list[int]) 
     chunks = [data[a:b] for a, b in itertools.pairwise(points)]
 
     async def main() -> list[bytes]:
-        return await read_all(await reader_over(chunks, 30))
+        return await read_all(await reader_over(chunks, 31))  # 30 bytes and the newline
 
     assert trio.run(main) == lines

@@ -50,6 +50,7 @@ async def test_a_normal_game(bots: Bots, tmp_path: Path) -> None:
     bots.assert_none_left()
 
 
+@pytest.mark.alone
 async def test_a_bot_is_charged_the_time_it_takes(bots: Bots, tmp_path: Path) -> None:
     specs = [bots.healthy("sleep_ms=200", "slow_decisions=2"), bots.healthy()]
     time = TimeControl(move_ms=1000)
@@ -63,6 +64,7 @@ async def test_a_bot_is_charged_the_time_it_takes(bots: Bots, tmp_path: Path) ->
     assert outcome.think_ms[1] < 200, "the other seat is never charged this seat's time"
 
 
+@pytest.mark.alone
 async def test_the_bank_pays_for_overruns_and_grows_by_the_increment(
     bots: Bots, tmp_path: Path
 ) -> None:
@@ -81,6 +83,7 @@ async def test_the_bank_pays_for_overruns_and_grows_by_the_increment(
     assert banks[3] == banks[2] + 50  # a quick answer leaves the bank and adds the increment
 
 
+@pytest.mark.alone
 async def test_the_bank_runs_out(bots: Bots, tmp_path: Path) -> None:
     # every answer takes 200 ms: 100 from the move, 100 (and the jitter) from the bank
     specs = [bots.healthy("sleep_ms=200"), bots.healthy()]
@@ -172,6 +175,7 @@ def _replayed_state(game_id: str, seed: int, players: int, record: bytes) -> Any
     return state
 
 
+@pytest.mark.alone
 async def test_simultaneous_decisions_each_on_its_own_clock_and_blind(
     bots: Bots, tmp_path: Path
 ) -> None:

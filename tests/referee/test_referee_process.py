@@ -15,57 +15,9 @@ import trio
 from refhelp import BOTS, Bots, gone
 
 from protocol.messages import TimeControl
-from referee import BotSpec, Limits, bot_spec, open_bots, play_match, run_match
+from referee import BotSpec, Limits, open_bots, play_match, run_match
 
 FAST = TimeControl(move_ms=2000, startup_ms=5000)
-
-
-# ---- bot_spec ---------------------------------------------------------------------------------
-
-
-def test_builtin_names_run_with_this_interpreter() -> None:
-    assert bot_spec("random") == BotSpec("random", [sys.executable, "-m", "bots.random"])
-    assert bot_spec("greedy", name="g1").name == "g1"
-
-
-def test_commands_are_split_and_existing_paths_made_absolute(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "mybot.py").write_text("")
-    monkeypatch.chdir(tmp_path)
-    spec = bot_spec("python3 -u mybot.py --depth 'two words' ./run")
-    assert spec.command == [
-        "python3",
-        "-u",
-        str(tmp_path / "mybot.py"),
-        "--depth",
-        "two words",
-        "./run",
-    ]
-    assert spec.name == "run"
-    assert bot_spec("./bin/engine -x").command == [str(tmp_path / "bin/engine"), "-x"]
-    assert bot_spec("./bin/engine").name == "engine"
-
-
-def test_the_paths_made_absolute_are_the_bots_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "mybot.py").write_text("")
-    monkeypatch.chdir(tmp_path)
-    assert bot_spec("python3 mybot.py --depth 2 ./run").files == (str(tmp_path / "mybot.py"),)
-    assert bot_spec(f"python3 {tmp_path / 'mybot.py'}").files == (str(tmp_path / "mybot.py"),)
-    assert bot_spec("random").files == ()
-
-
-@pytest.mark.parametrize("text", ["", "   ", "''"])
-def test_empty_commands_are_refused(text: str) -> None:
-    with pytest.raises(ValueError, match="empty bot command"):
-        bot_spec(text)
-
-
-def test_unbalanced_quotes_are_refused() -> None:
-    with pytest.raises(ValueError, match="cannot parse bot command"):
-        bot_spec("python 'bot.py")
 
 
 # ---- processes --------------------------------------------------------------------------------

@@ -25,6 +25,12 @@ TOURNAMENTS = {
         ["greedy", "random"],
     ),
     "5211": ('game = "5211"\nplayers = 3\n', ["greedy", "random", "random2"]),
+    "alhambra": ('game = "alhambra"\nplayers = 3\n', ["greedy", "random", "random2"]),
+    "summer-pavilion": ('game = "summer-pavilion"\nplayers = 2\n', ["greedy", "random"]),
+    "summer-pavilion-grey": (
+        'game = "summer-pavilion"\nplayers = 2\noptions = {variant = "grey"}\n',
+        ["greedy", "random"],
+    ),
 }
 """One small tournament per registered game and variant: (settings, built-in bots)."""
 

@@ -1,9 +1,10 @@
 """Make the screenshots in docs/screenshots/ with the tests' headless Chromium.
 
-    python tests/report/screenshots.py
+    python tests/report/screenshots.py [NAME ...]
 
 Plays the tests' small tournaments (a few deals each), writes their reports and photographs
-the ladder and crosstable, the game list and the viewer of each game mid-game.
+the ladder and crosstable, the game list and the viewer of each game mid-game; with names
+(e.g. `summer-pavilion`), only those games' viewers, leaving the other pictures as they are.
 """
 
 from __future__ import annotations
@@ -37,14 +38,20 @@ def shoot(driver: Any, selector: str, name: str) -> None:
     print(f"wrote {DOCS / name}")
 
 
-def main() -> None:
+SHOTS = (("azul", 24), ("azul-grey", 30), ("5211", 7), ("summer-pavilion", 70), ("alhambra", 250))
+"""(tournament of reporthelp.TOURNAMENTS, steps into its first game) for each viewer picture."""
+
+
+def main(names: list[str]) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
 
     DOCS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch, chromium() as driver:
-        driver.set_window_size(1100, 1400)
-        for name, steps in (("azul", 24), ("azul-grey", 30), ("5211", 7)):
+        driver.set_window_size(1100, 2400)  # the whole page in view: shots are clipped to it
+        for name, steps in SHOTS:
+            if names and name not in names:
+                continue
             store = make_store(Path(scratch), name, deals=3)
             index = write_report(store, Path(scratch) / f"{name}-report")
             driver.get(index.as_uri())
@@ -63,4 +70,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -15,6 +15,7 @@ import pytest
 from reporthelp import MISSING, TOURNAMENTS, arena, chromium, console_errors
 
 from tournaments.report.page import write_report
+from tournaments.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 
@@ -73,8 +74,10 @@ def test_report_loads_and_the_viewer_steps_with_the_arrow_keys(
 ) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
 
-    index = write_report(stores[name], tmp_path / "report")
+    out = tmp_path / ("report.html" if name == "5211" else "report")  # both forms of -o
+    index = write_report(stores[name], out)
     browser.get(index.as_uri())
     wait_for(browser, "document.getElementById('games-table')")
     bots = len(TOURNAMENTS[name][1])
@@ -91,6 +94,20 @@ def test_report_loads_and_the_viewer_steps_with_the_arrow_keys(
         ".filter(td => td.style.background).length;"
     )
     assert cells == bots * (bots - 1)  # every pair met: every off-diagonal cell is coloured
+    bot = TOURNAMENTS[name][1][0]
+    with Store(stores[name], readonly=True) as store:
+        wins = sum(
+            1
+            for game in store.games()
+            if game.played.ranks[game.bots.index(bot)] == 1 and game.played.ranks.count(1) == 1
+        )
+    Select(browser.find_element(By.ID, "f-bot")).select_by_value(bot)
+    Select(browser.find_element(By.ID, "f-result")).select_by_value("win")
+    listed = browser.find_elements(By.CSS_SELECTOR, "#games-table tbody tr")
+    assert len(listed) == wins and browser.find_element(By.ID, "games-count").text.startswith(
+        f"{wins} games"
+    )
+    Select(browser.find_element(By.ID, "f-result")).select_by_value("")
     browser.find_element(By.CSS_SELECTOR, "#games-table a.game").click()
     wait_for(browser, BOARD_DRAWN)
     assert step_label(browser).startswith("step 0 /")
@@ -104,6 +121,14 @@ def test_report_loads_and_the_viewer_steps_with_the_arrow_keys(
     assert step_label(browser).startswith("step 0 /") and board(browser) == start
     press(browser, Keys.END)
     assert "game over" in browser.find_element(By.ID, "actions").text
+    if name.startswith("summer-pavilion"):  # its hook draws both boards: 7 stars of 6 spaces
+        count = "return document.querySelectorAll('#board polygon.space{}').length;"
+        assert browser.execute_script(count.format("")) == 2 * 42
+        assert browser.execute_script(count.format(".filled")) > 0
+    if name == "alhambra":  # its hook draws each seat's Alhambra around its fountain, walls shown
+        count = "return document.querySelectorAll('#board g.alhambra {}').length;"
+        assert browser.execute_script(count.format("g.fountain")) == 3
+        assert browser.execute_script(count.format("line.wall")) > 0
     assert console_errors(browser) == []
 
 

@@ -138,3 +138,13 @@ def test_worker_processes_write_the_same_games(
     two = sorted((tmp_path / "two" / "games").iterdir())
     assert [p.name for p in one] == [p.name for p in two] and len(one) == 3
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(one, two, strict=True))
+
+
+def test_text_from_outside_cannot_end_the_pages_script() -> None:
+    from tournaments.report.page import render_page
+
+    hostile = "</script><script>alert(1)</script><!--"
+    page = render_page({"mode": "report", "title": hostile, "tables": [], "games": []})
+    assert hostile not in page and "<script>alert" not in page
+    found = re.search(r"const ARENA_DATA = (.*?);\n", page)
+    assert found is not None and json.loads(found.group(1))["title"] == hostile

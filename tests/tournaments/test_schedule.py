@@ -11,8 +11,8 @@ import pytest
 from tournaments.schedule import (
     bot_seeds,
     deal_seed,
-    owner_secret,
     full_count,
+    owner_secret,
     pieces_per_seat_set,
     seat_set_count,
     seat_sets,

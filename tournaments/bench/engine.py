@@ -26,11 +26,17 @@ from protocol.messages import PROTOCOL_VERSION, Start, TimeControl
 from referee.games import find_game, simulate
 
 
-def build() -> str:
-    """Which build of the engines runs: "mypyc" (compiled, see setup.py) or "pure Python"."""
-    import referee.games.azul
+def build(game_id: str = "azul") -> str:
+    """Which build of a game's engine runs: "mypyc" (compiled, see setup.py) or "pure Python"
+    (per game, since pyproject.toml may list only some engines for mypyc)."""
+    module = sys.modules[type(find_game(game_id)).__module__]
+    return "pure Python" if str(module.__file__).endswith(".py") else "mypyc"
 
-    return "pure Python" if str(referee.games.azul.__file__).endswith(".py") else "mypyc"
+
+def player_counts(game_id: str) -> tuple[int, ...]:
+    """The measured player counts, 2 and 4, that the game is for."""
+    game = find_game(game_id)
+    return tuple(n for n in (2, 4) if game.min_players <= n <= game.max_players)
 
 
 class Playouts(Struct, frozen=True):
@@ -57,6 +63,18 @@ def playout(game_id: str) -> Callable[[int, int, random.Random], int]:
         return decisions
 
     return play
+
+
+def affordable_games(
+    playout: Callable[[int, int, random.Random], int], players: int, games: int, budget_ms: float
+) -> int:
+    """`games`, or fewer (at least 2) when one playout, timed once here, takes more than
+    `budget_ms`: a slow game (Alhambra's playouts take ~50 ms) keeps the section short, and its
+    figure stays a median over the same number of repetitions."""
+    began = time.process_time()
+    playout(players, 0, random.Random(0))
+    elapsed_ms = (time.process_time() - began) * 1000
+    return max(2, min(games, int(games * budget_ms / max(elapsed_ms, 1e-6))))
 
 
 def measure(

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import msgspec
 
+from referee.games import GAME_IDS
 from tournaments.bench import engine, matches, memory, pipes, search
 
 SECTIONS = (
@@ -33,6 +34,9 @@ SECTIONS = (
     "search",
 )
 NEEDS = {"overhead": ("floor",)}
+PLAYOUT_MS = 10.0
+"""A playout row plays fewer games per repetition than its size when one game takes longer than
+this (see `engine.affordable_games`): Azul, 5211 and Summer Pavilion (≤ 5 ms) stay within it."""
 
 
 class Figure(msgspec.Struct, frozen=True):
@@ -97,13 +101,13 @@ class Bench:
 
     def engine(self) -> None:
         s = self.sizes
-        build = engine.build()
-        for game_id in ("azul", "5211"):
-            for players in (2, 4):
+        for game_id in GAME_IDS:
+            build = engine.build(game_id)
+            for players in engine.player_counts(game_id):
                 self.progress(f"engine: {game_id}, {players} players ({build})")
-                got = engine.measure(
-                    engine.playout(game_id), players, s.engine_games, s.engine_repeats
-                )
+                playout = engine.playout(game_id)
+                games = engine.affordable_games(playout, players, s.engine_games, PLAYOUT_MS)
+                got = engine.measure(playout, players, games, s.engine_repeats)
                 name = f"{game_id} {players}p random playouts ({build})"
                 target, passed = "", None
                 if game_id == "azul" and players == 2:
@@ -120,8 +124,8 @@ class Bench:
 
     def primitives(self) -> None:
         s = self.sizes
-        for game_id in ("azul", "5211"):
-            for players in (2, 4):
+        for game_id in GAME_IDS:
+            for players in engine.player_counts(game_id):
                 self.progress(f"primitives: {game_id}, {players} players, mid-game")
                 got = engine.primitives(game_id, players, s.primitive_calls, s.engine_repeats)
                 name = f"{game_id} {players}p mid-game"
@@ -357,9 +361,10 @@ with tiny repetitions (a smoke test, not a measurement).
 
 ## What each figure measures
 
-- **engine**: random playouts in-process — every decision asks the engine for the full legal
-  list and applies a uniform choice, so legal-move generation and full validation are counted.
-  CPU time of one core.
+- **engine**: random playouts in-process, of every game (`referee.games.GAME_IDS`) with 2 and 4
+  players — every decision asks the engine for the full legal list and applies a uniform
+  choice, so legal-move generation and full validation are counted. CPU time of one core. A
+  game whose playout takes over {PLAYOUT_MS:.0f} ms (Alhambra) plays fewer games per repetition.
 - **floor**: one short line there and back between a parent and a Python child (`echo`, blocking
   reads and writes) over pipes; the trio parent is the referee's situation and the yardstick of
   the overhead figure. A round trip is mostly the time it takes to wake the other process, so it
@@ -377,11 +382,11 @@ with tiny repetitions (a smoke test, not a measurement).
   median wall time of a whole game, and games/s one match at a time and one per core.
 - **tournament**: the real runner and SQLite store on a temporary file (process starts per unit
   and one transaction per stored game included), concurrency = cores.
-- **primitives**: what a search bot lives on, on one mid-game state (15 random decisions in;
-  in Azul 2p mid-round 2): `clone`, `clone` + `apply` of one action per acting seat, `legal`,
-  and a random rollout of a clone to the end (`simulate`); and `clone` + `apply` averaged over
-  every state of the same game, round ends (wall-tiling, the next deal) included. CPU time per
-  call.
+- **primitives**: what a search bot lives on, per game as above, on one mid-game state (15
+  random decisions in; in Azul 2p mid-round 2): `clone`, `clone` + `apply` of one action per
+  acting seat, `legal`, and a random rollout of a clone to the end (`simulate`); and `clone` +
+  `apply` averaged over every state of the same game, round ends (wall-tiling, the next deal)
+  included. CPU time per call.
 - **startup**: `python -m bots.random` (the SDK random bot) started, sent `start`, its `ready`
   read, its input closed: the CPU time the process used over its whole life (the target row:
   what a start costs on an idle machine, since waiting for a core is not counted; it includes

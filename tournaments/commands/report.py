@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(opens from file://, no network): the ladder with its 95%% intervals, the crosstable "
         "as a heat map, head-to-head, seats, faults and timing (the numbers of `arena table`), "
         "a filterable list of the games and a step-by-step viewer for each. The page is "
-        "OUT/index.html; each game's steps are in OUT/games/<id>.js, loaded when opened.",
+        "DIR/index.html; each game's steps are in DIR/games/<id>.js, loaded when opened.",
     )
     parser.add_argument(
         "db", type=Path, metavar="STORE", help="the tournament's store (or its TOML file)"
@@ -28,8 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "-o",
         "--output",
         type=Path,
-        metavar="DIR",
-        help="the report's directory (default: the store's name with -report)",
+        metavar="DIR|FILE",
+        help="the report's directory (default: the store's name with -report), or FILE.html "
+        "(its games then go to FILE-games/ beside it)",
     )
     parser.add_argument(
         "--bootstrap",

@@ -43,8 +43,10 @@ def viewer_scripts() -> str:
 
 
 def _script_json(data: Any) -> str:
-    """JSON safe inside a <script> element (no "</script>" can close it early)."""
-    return msgspec.json.encode(data).decode().replace("</", "<\\/")
+    """JSON safe inside a <script> element: no "</script>" or "<!--" in it (a bot's name or a
+    fault's reason is text from outside). A "<" occurs only inside JSON strings, where
+    "\\u003c" means the same."""
+    return msgspec.json.encode(data).decode().replace("<", "\\u003c")
 
 
 def render_page(data: dict[str, Any], inline_games: str = "") -> str:
@@ -83,13 +85,17 @@ PARALLEL_FROM = 400
 
 
 def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 0) -> Path:
-    """Write the report of the store at `path` into directory `out`; its index.html.
+    """Write the report of the store at `path`: `out/index.html` and `out/games/`, or, when
+    `out` ends in .html, that file and `<its stem>-games/` beside it. The page's path.
 
     Games of removed bots are left out, as in `arena table`. A game whose record does not
     replay gets a viewer that says why (the rest of the report is unaffected). Re-playing the
     games is most of the work: from PARALLEL_FROM games on it is shared among `workers`
     processes (0: one per core)."""
-    games_dir = out / "games"
+    if out.suffix == ".html":
+        index, games_dir = out, out.with_name(out.stem + "-games")
+    else:
+        index, games_dir = out / "index.html", out / "games"
     games_dir.mkdir(parents=True, exist_ok=True)
     with Store(path, readonly=True) as store:
         hide = hidden(store, [])
@@ -114,8 +120,8 @@ def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 
         "settings": settings,
         "tables": tables,
         "games": [_index_entry(key, game) for key, game in keyed],
+        "games_dir": games_dir.name,
     }
-    index = out / "index.html"
     _write(index, render_page(data))
     return index
 

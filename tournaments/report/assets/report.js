@@ -1,5 +1,5 @@
 // The report's page: tables, the ladder plot, the crosstable heat map, the game list and the
-// game viewer. Everything is drawn from ARENA_DATA; a game's steps come from games/<id>.js,
+// game viewer. Everything is drawn from ARENA_DATA; a game's steps come from <games_dir>/<id>.js,
 // a script that calls arenaGame(id, packed) (script elements work from file://, fetch does not).
 "use strict";
 
@@ -162,8 +162,9 @@ function loadGame(id) {
   if (loadedGames.has(id)) return loadedGames.get(id);
   return new Promise((resolve, reject) => {
     waiting.set(id, resolve);
-    const script = el("script", {src: `games/${id}.js`});
-    script.onerror = () => { waiting.delete(id); reject(new Error(`games/${id}.js could not be loaded (is the report's games/ directory next to this page?)`)); };
+    const file = `${ARENA_DATA.games_dir}/${id}.js`;
+    const script = el("script", {src: file});
+    script.onerror = () => { waiting.delete(id); reject(new Error(`${file} could not be loaded (is the report's ${ARENA_DATA.games_dir}/ directory next to this page?)`)); };
     document.body.append(script);
   });
 }

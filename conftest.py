@@ -1,0 +1,43 @@
+"""Tests marked `alone` run while no other test runs, also under `pytest -n` (pytest-xdist).
+
+A few referee tests check clock arithmetic to within tens of milliseconds (a bot sleeping
+200 ms must be charged 200–250 ms). A neighbouring worker's games on the same cores add that
+much jitter, so those tests take the workers' shared lock exclusively, the others take it
+shared. A turnstile (taken briefly by everyone, held by the exclusive test while it waits) keeps
+a stream of ordinary tests from starving it. Without `-n` the locks are never contended.
+"""
+
+from __future__ import annotations
+
+import fcntl
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def _lock_dir(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """A directory of this run that all its workers share (each worker's base temp is inside
+    it); without workers, the run's own base temp (no other run may wait on our locks)."""
+    base = tmp_path_factory.getbasetemp()
+    return base if worker_id == "master" else base.parent
+
+
+@pytest.fixture(autouse=True)
+def _alone_or_together(request: pytest.FixtureRequest, _lock_dir: Path) -> Iterator[None]:
+    alone = request.node.get_closest_marker("alone") is not None
+    with (
+        open(_lock_dir / "arena-tests.turnstile", "a") as turnstile,
+        open(_lock_dir / "arena-tests.lock", "a") as lock,
+    ):
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        if not alone:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            if alone:
+                fcntl.flock(turnstile, fcntl.LOCK_UN)

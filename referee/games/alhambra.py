@@ -1,0 +1,1082 @@
+"""Alhambra (Dirk Henn, 2003) for 3–6 players, and 2 players with the neutral Dirk.
+
+The rules are those of the spec (shared rules `alhambra.md`). In short: buy buildings from a
+market of 4 slots (slot k takes currency k) with money cards, exact payment giving another action
+(at most 5 per turn); take money from an offer of 4 (one card, or several summing to ≤ 5); or
+redesign. Bought buildings go into the Alhambra (a grid around the fountain) or the reserve.
+Two scoring cards lie in piles 2 and 4 of the money deck; scoring 3 ends the game when the
+market cannot be refilled. Majorities per building type score, plus the longest outer wall.
+
+A turn is a chain of small decisions by the player whose turn it is:
+phase "action": Take | Buy(slot) | Redesign(building) | End (End only after an exact payment,
+or when nothing else is possible — a ruling); "pay": Pay(card), one card at a time in increasing
+order (each set of cards has one path, and no list is large), then End once the sum reaches the
+price; "redesign":
+Place(building, x, y) for a reserve building (an occupied cell swaps); "place": Place | Reserve
+| GiveDirk for each building bought this turn, in any order; "final": the end-of-game
+distribution's receivers place what they got (Place | Reserve), seat by seat.
+
+Rulings beyond the spec's own (each tested):
+1. A turn's first action is compulsory; if no action at all is possible (empty offer, nothing
+   affordable, no redesign), `End` passes.
+2. A redesign from the reserve chooses the building first; it is offered only when it has a
+   legal spot. Moving an Alhambra building to the reserve happens at once.
+3. Purchases are placed in any order, each at a spot legal at that moment.
+4. Holes are checked on side-connected empty cells; an Alhambra building's outer walls are its
+   wall sides facing an empty cell (with no holes, every empty cell is outside).
+5. If the market runs out before a scoring card came up, the end still scores 3.
+6. The 5-action limit can only bind after 4 exact purchases (the market has 4 slots and is not
+   refilled within a turn): the fifth action, whatever it is, ends the action phase.
+
+Randomness: the state keeps the seed of the next shuffle as an int, so cloning copies no RNG.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any, ClassVar
+
+import msgspec
+
+from referee.games.alhambra_messages import (
+    Action,
+    Buy,
+    End,
+    GiveDirk,
+    Money,
+    Observation,
+    Options,
+    Pay,
+    Phase,
+    Place,
+    Placed,
+    Redesign,
+    Reserve,
+    Take,
+)
+from referee.games.alhambra_tiles import (
+    BUILDINGS,
+    CURRENCIES,
+    DIRECTIONS,
+    FOUNTAIN,
+    OPPOSITE,
+    PRICE,
+    STEP,
+    TYPE,
+    TYPES,
+    WALLS,
+    E,
+    N,
+    S,
+    W,
+    wall_letters,
+)
+from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, ranks_from_keys
+
+__all__ = [
+    "POINTS",
+    "Alhambra",
+    "Grid",
+    "State",
+    "alhambra_problems",
+    "can_place",
+    "can_remove",
+    "can_swap",
+    "longest_outer_wall",
+    "money_kinds",
+    "rank_points",
+    "score_round",
+    "spots",
+]
+
+Grid = dict[tuple[int, int], int]
+"""An Alhambra: cell (x, y) → building id; the fountain (id 0) is at (0, 0)."""
+
+POINTS: tuple[tuple[tuple[int, ...], ...], ...] = (
+    ((1,), (8, 1), (16, 8, 1)),
+    ((2,), (9, 2), (17, 9, 2)),
+    ((3,), (10, 3), (18, 10, 3)),
+    ((4,), (11, 4), (19, 11, 4)),
+    ((5,), (12, 5), (20, 12, 5)),
+    ((6,), (13, 6), (21, 13, 6)),
+)
+"""Points by type, then scoring (1–3, index 0–2), then place."""
+START_MONEY = 20
+OFFER = 4
+SLOTS = 4
+MAX_ACTIONS = 5
+TAKE_LIMIT = 5
+PILES = 5
+SCORING_CARDS = (36, 37)
+"""Deck entries of scoring cards 1 and 2; money cards are kinds 0–35 (currency·9 + value − 1)."""
+DIRK_START = 6
+DIRK_AFTER_FIRST = 6
+
+
+def money_kinds(dirk: bool) -> list[int]:
+    """Every money card's kind: 3 copies of each currency-value (2 with Dirk: 72 cards)."""
+    return [kind for kind in range(36) for _ in range(2 if dirk else 3)]
+
+
+def _money(kind: int) -> Money:
+    return _MONEY[kind]
+
+
+_MONEY: tuple[Money, ...] = tuple(Money(kind // 9, kind % 9 + 1) for kind in range(36))
+
+
+def _value(kind: int) -> int:
+    return kind % 9 + 1
+
+
+# ---- the Alhambra's geometry ----------------------------------------------------------------
+
+
+def _side_open(grid: Grid, cell: tuple[int, int], building: int) -> tuple[bool, bool]:
+    """(touches the Alhambra by a side, every shared side matches and one of them is open)."""
+    x, y = cell
+    walls = WALLS[building]
+    touches = reachable = False
+    matches = True
+    for side in DIRECTIONS:
+        dx, dy = STEP[side]
+        other = grid.get((x + dx, y + dy))
+        if other is None:
+            continue
+        touches = True
+        wall = bool(walls & side)
+        if wall != bool(WALLS[other] & OPPOSITE[side]):
+            matches = False
+        elif not wall:
+            reachable = True
+    return touches, matches and reachable
+
+
+def _empty_neighbours(grid: Grid, cell: tuple[int, int]) -> list[tuple[int, int]]:
+    x, y = cell
+    return [(x + dx, y + dy) for dx, dy in STEP.values() if (x + dx, y + dy) not in grid]
+
+
+def _outside(grid: Grid) -> set[tuple[int, int]]:
+    """The empty cells connected by sides to the outside of the Alhambra's bounding box."""
+    xs = [x for x, _ in grid]
+    ys = [y for _, y in grid]
+    x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
+    seen = {(x0, y0)}
+    todo = [(x0, y0)]
+    while todo:
+        x, y = todo.pop()
+        for dx, dy in STEP.values():
+            nxt = (x + dx, y + dy)
+            if x0 <= nxt[0] <= x1 and y0 <= nxt[1] <= y1 and nxt not in grid and nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def _has_hole(grid: Grid) -> bool:
+    xs = [x for x, _ in grid]
+    ys = [y for _, y in grid]
+    box = (max(xs) - min(xs) + 3) * (max(ys) - min(ys) + 3)
+    return len(grid) + len(_outside(grid)) != box
+
+
+def can_place(grid: Grid, cell: tuple[int, int], building: int) -> bool:
+    """The placement rules for `building` at the empty `cell`: side contact, walls meet walls,
+    reachable through an open side (every existing building is reachable), and no hole."""
+    if cell in grid:
+        return False
+    touches, fits = _side_open(grid, cell, building)
+    if not (touches and fits):
+        return False
+    if _locally_joined(grid, cell):
+        return True
+    grid[cell] = building
+    try:
+        return not _has_hole(grid)
+    finally:
+        del grid[cell]
+
+
+_RING: tuple[tuple[int, int], ...] = (
+    (0, -1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+)
+"""The 8 cells around a cell in cyclic order (N, NE, E, ...): consecutive ones share a side."""
+
+
+def _locally_joined(grid: Grid, cell: tuple[int, int]) -> bool:
+    """The empty side neighbours of `cell` stay joined around it once it is filled (one run of
+    empty cells in the ring holds them all), so filling it encloses nothing. When not, a full
+    check decides."""
+    x, y = cell
+    empty = [(x + dx, y + dy) not in grid for dx, dy in _RING]
+    if all(empty):
+        return True
+    start = empty.index(False)
+    runs_with_sides = 0
+    in_run = has_side = False
+    for step in range(1, 9):
+        index = (start + step) % 8
+        if empty[index]:
+            in_run = True
+            has_side = has_side or index % 2 == 0
+        elif in_run:
+            runs_with_sides += has_side
+            in_run = has_side = False
+    return runs_with_sides <= 1
+
+
+def _frontier(grid: Grid) -> list[tuple[int, int]]:
+    """Empty cells sharing a side with the Alhambra, in a deterministic order."""
+    cells = {nxt for cell in grid for nxt in _empty_neighbours(grid, cell)}
+    return sorted(cells, key=lambda c: (c[1], c[0]))
+
+
+def spots(grid: Grid, building: int) -> list[tuple[int, int]]:
+    """Every empty cell where `building` may be placed, row by row (north first)."""
+    return [cell for cell in _frontier(grid) if can_place(grid, cell, building)]
+
+
+def _mismatches(grid: Grid) -> list[tuple[int, int]]:
+    """Cells with a wall meeting an open side to their east or south."""
+    found = []
+    for (x, y), building in grid.items():
+        for side in (E, S):
+            dx, dy = STEP[side]
+            other = grid.get((x + dx, y + dy))
+            if other is not None and bool(WALLS[building] & side) != bool(
+                WALLS[other] & OPPOSITE[side]
+            ):
+                found.append((x, y))
+    return found
+
+
+def _unreachable(grid: Grid) -> int:
+    """How many buildings cannot be reached on foot (through open sides) from the fountain."""
+    reached = {(0, 0)} if (0, 0) in grid else set()
+    todo = list(reached)
+    while todo:
+        x, y = todo.pop()
+        walls = WALLS[grid[(x, y)]]
+        for side in DIRECTIONS:
+            dx, dy = STEP[side]
+            nxt = (x + dx, y + dy)
+            if (
+                nxt in grid
+                and nxt not in reached
+                and not walls & side
+                and not WALLS[grid[nxt]] & OPPOSITE[side]
+            ):
+                reached.add(nxt)
+                todo.append(nxt)
+    return len(grid) - len(reached)
+
+
+def alhambra_problems(grid: Grid) -> list[str]:
+    """What makes the whole Alhambra illegal, in words (empty when legal)."""
+    problems = []
+    if grid.get((0, 0)) != FOUNTAIN or list(grid.values()).count(FOUNTAIN) != 1:
+        problems.append("the fountain must be at (0, 0), once")
+    problems += [f"a wall meets an open side at {cell}" for cell in _mismatches(grid)]
+    unreachable = _unreachable(grid)
+    if unreachable:
+        problems.append(f"{unreachable} building(s) not reachable from the fountain")
+    if grid and _has_hole(grid):
+        problems.append("an empty area is enclosed (a hole)")
+    return problems
+
+
+def can_remove(grid: Grid, cell: tuple[int, int]) -> bool:
+    """Redesign b: the building at `cell` (not the fountain) may go to the reserve. The empty
+    cell left is no hole when it has an empty side neighbour (all empty cells are outside)."""
+    building = grid[cell]
+    if building == FOUNTAIN or not _empty_neighbours(grid, cell):
+        return False
+    del grid[cell]
+    try:
+        return not _unreachable(grid)
+    finally:
+        grid[cell] = building
+
+
+def can_swap(grid: Grid, cell: tuple[int, int], building: int) -> bool:
+    """Redesign c: `building` may replace the one at `cell` (the same cells stay occupied, so
+    no hole can appear; its sides must match and everything stay reachable)."""
+    there = grid[cell]
+    if there == FOUNTAIN:
+        return False
+    x, y = cell
+    for side in DIRECTIONS:
+        dx, dy = STEP[side]
+        other = grid.get((x + dx, y + dy))
+        if other is not None and bool(WALLS[building] & side) != bool(
+            WALLS[other] & OPPOSITE[side]
+        ):
+            return False
+    grid[cell] = building
+    try:
+        return not _unreachable(grid)
+    finally:
+        grid[cell] = there
+
+
+def longest_outer_wall(grid: Grid) -> int:
+    """Edges of the longest path of outer wall edges visiting no corner point twice (a closed
+    ring counts all its edges). Outer: a wall side facing an empty cell."""
+    links: dict[tuple[int, int], list[tuple[int, tuple[int, int]]]] = {}
+    edges = 0
+    for (x, y), building in grid.items():
+        walls = WALLS[building]
+        for side in DIRECTIONS:
+            dx, dy = STEP[side]
+            if walls & side and (x + dx, y + dy) not in grid:
+                a, b = _corners(x, y, side)
+                links.setdefault(a, []).append((edges, b))
+                links.setdefault(b, []).append((edges, a))
+                edges += 1
+    best = 0
+    for start in sorted(links):
+        best = max(best, _longest_from(links, start, start, {start}, set()))
+    return best
+
+
+def _corners(x: int, y: int, side: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The two lattice points ending side `side` of the cell (x, y) (its NW corner is (x, y))."""
+    if side == N:
+        return (x, y), (x + 1, y)
+    if side == S:
+        return (x, y + 1), (x + 1, y + 1)
+    if side == W:
+        return (x, y), (x, y + 1)
+    return (x + 1, y), (x + 1, y + 1)
+
+
+def _longest_from(
+    links: Mapping[tuple[int, int], list[tuple[int, tuple[int, int]]]],
+    start: tuple[int, int],
+    point: tuple[int, int],
+    visited: set[tuple[int, int]],
+    used: set[int],
+) -> int:
+    best = 0
+    for edge, nxt in links[point]:
+        if edge in used:
+            continue
+        if nxt == start:
+            best = max(best, 1)  # closing a ring: the start point is its only repeat
+            continue
+        if nxt in visited:
+            continue
+        visited.add(nxt)
+        used.add(edge)
+        best = max(best, 1 + _longest_from(links, start, nxt, visited, used))
+        used.discard(edge)
+        visited.discard(nxt)
+    return best
+
+
+# ---- scoring ---------------------------------------------------------------------------------
+
+
+def rank_points(counts: Sequence[int], table: Sequence[int]) -> list[int]:
+    """Points per participant for one type: ranked by count (≥ 1 needed); tied participants share
+    the points of the places they occupy, rounded down, and push the next ones down."""
+    points = [0] * len(counts)
+    place = 0
+    for count in sorted({c for c in counts if c > 0}, reverse=True):
+        tied = [i for i, c in enumerate(counts) if c == count]
+        share = sum(table[place : place + len(tied)]) // len(tied)
+        for i in tied:
+            points[i] = share
+        place += len(tied)
+    return points
+
+
+# ---- the state -------------------------------------------------------------------------------
+
+
+class State:
+    """An Alhambra game in progress. Stacks (bag, deck) have their top at the end."""
+
+    __slots__ = (
+        "actions",
+        "alhambras",
+        "bag",
+        "current",
+        "deck",
+        "dirk",
+        "dirk_buildings",
+        "dirk_score",
+        "discard",
+        "extra",
+        "hands",
+        "market",
+        "moving",
+        "offer",
+        "out_of_play",
+        "paid",
+        "paying",
+        "pending",
+        "phase",
+        "piles",
+        "players",
+        "reserves",
+        "scores",
+        "scorings",
+        "seed",
+    )
+
+    players: int
+    dirk: bool
+    seed: int
+    bag: list[int]
+    market: list[int]
+    """Building id per slot, 0 when empty."""
+    deck: list[int]
+    offer: list[int]
+    discard: list[int]
+    hands: list[list[int]]
+    """Sorted money kinds per seat."""
+    alhambras: list[Grid]
+    reserves: list[list[int]]
+    pending: list[list[int]]
+    dirk_buildings: list[int]
+    out_of_play: list[int]
+    scores: list[int]
+    dirk_score: int
+    current: int
+    phase: Phase
+    actions: int
+    extra: bool
+    """The last action was an exact payment: another action (or End) may follow."""
+    paying: int
+    paid: list[int]
+    """The cards chosen so far for the building being bought (increasing kinds)."""
+    moving: int
+    scorings: int
+    piles: tuple[tuple[int, int], ...]
+    """Per scoring card, the range of deck positions (from the bottom) of the pile it was
+    shuffled into: where determinize may re-place it."""
+
+    def copy(self) -> State:
+        other = State()
+        other.players = self.players
+        other.dirk = self.dirk
+        other.seed = self.seed
+        other.bag = self.bag.copy()
+        other.market = self.market.copy()
+        other.deck = self.deck.copy()
+        other.offer = self.offer.copy()
+        other.discard = self.discard.copy()
+        other.hands = [hand.copy() for hand in self.hands]
+        other.alhambras = [grid.copy() for grid in self.alhambras]
+        other.reserves = [reserve.copy() for reserve in self.reserves]
+        other.pending = [pending.copy() for pending in self.pending]
+        other.dirk_buildings = self.dirk_buildings.copy()
+        other.out_of_play = self.out_of_play.copy()
+        other.scores = self.scores.copy()
+        other.dirk_score = self.dirk_score
+        other.current = self.current
+        other.phase = self.phase
+        other.actions = self.actions
+        other.extra = self.extra
+        other.paying = self.paying
+        other.paid = self.paid.copy()
+        other.moving = self.moving
+        other.scorings = self.scorings
+        other.piles = self.piles
+        return other
+
+
+def _shuffled(state: State, items: list[int]) -> list[int]:
+    rng = random.Random(state.seed)
+    rng.shuffle(items)
+    state.seed = rng.getrandbits(64)
+    return items
+
+
+def _deal(state: State) -> None:
+    """Set-up steps 2–4: start money to ≥ 20 from seat 0, the offer, the five piles with the
+    scoring cards in piles 2 and 4, the start player."""
+    cards = _shuffled(state, money_kinds(state.dirk))
+    for hand in state.hands:
+        while sum(_value(k) for k in hand) < START_MONEY:
+            hand.append(cards.pop())
+        hand.sort()
+    state.offer = [cards.pop() for _ in range(OFFER)]
+    size, extra = divmod(len(cards), PILES)
+    piles: list[list[int]] = []
+    for pile in range(PILES):
+        take = size + (pile < extra)
+        piles.append([cards.pop() for _ in range(take)])
+    rng = random.Random(state.seed)
+    for card, pile in zip(SCORING_CARDS, (1, 3), strict=True):
+        piles[pile].insert(rng.randint(0, len(piles[pile])), card)
+    state.seed = rng.getrandbits(64)
+    # pile 1 on top: the deck list holds pile 5 first (bottom) and pile 1 last (top)
+    deck: list[int] = []
+    ranges = {}
+    for pile in reversed(range(PILES)):
+        ranges[pile] = (len(deck), len(deck) + len(piles[pile]))
+        deck.extend(reversed(piles[pile]))
+    state.deck = deck
+    state.piles = (ranges[1], ranges[3])
+    keys = [(len(h), sum(_value(k) for k in h), seat) for seat, h in enumerate(state.hands)]
+    state.current = min(keys)[2]
+
+
+def _draw_money(state: State) -> int | None:
+    """The deck's top card, reshuffling the discards when the deck is empty (None: none left)."""
+    if not state.deck:
+        if not state.discard:
+            return None
+        state.deck = _shuffled(state, state.discard)
+        state.discard = []
+    return state.deck.pop()
+
+
+def score_round(state: State, scoring: int) -> None:
+    """Scoring 1, 2 or 3: majorities per type (Dirk ranked too) and the players' walls. The end
+    always scores 3, even when a scoring card was never drawn."""
+    k = scoring - 1
+    counts = [[0] * len(TYPES) for _ in range(state.players + state.dirk)]
+    for seat, grid in enumerate(state.alhambras):
+        for building in grid.values():
+            if building != FOUNTAIN:
+                counts[seat][TYPE[building]] += 1
+    if state.dirk:
+        for building in state.dirk_buildings:
+            counts[-1][TYPE[building]] += 1
+    for kind in range(len(TYPES)):
+        gains = rank_points([c[kind] for c in counts], POINTS[kind][k])
+        for seat in range(state.players):
+            state.scores[seat] += gains[seat]
+        if state.dirk:
+            state.dirk_score += gains[-1]
+    for seat, grid in enumerate(state.alhambras):
+        state.scores[seat] += longest_outer_wall(grid)
+    state.scorings = scoring
+
+
+def _draw_building(state: State) -> int:
+    return state.bag.pop() if state.bag else 0
+
+
+def _dirk_draws(state: State) -> None:
+    """After scoring 1: 6 buildings; after scoring 2: a third of the bag (rounded down)."""
+    if not state.dirk:
+        return
+    count = DIRK_AFTER_FIRST if state.scorings == 1 else len(state.bag) // 3
+    for _ in range(min(count, len(state.bag))):
+        state.dirk_buildings.append(state.bag.pop())
+
+
+def _refill(state: State) -> None:
+    """Step 3 of a turn: the offer, scorings (and Dirk's draws), the market; maybe the end."""
+    drawn_scoring = 0
+    while len(state.offer) < OFFER:
+        card = _draw_money(state)
+        if card is None:
+            break
+        if card in SCORING_CARDS:
+            drawn_scoring += 1
+            continue
+        state.offer.append(card)
+    for _ in range(drawn_scoring):
+        score_round(state, state.scorings + 1)
+        _dirk_draws(state)
+    for slot in range(SLOTS):
+        if not state.market[slot]:
+            state.market[slot] = _draw_building(state)
+    if all(state.market):
+        state.current = (state.current + 1) % state.players
+        _start_turn(state)
+    else:
+        _distribute(state)
+
+
+def _start_turn(state: State) -> None:
+    state.phase = "action"
+    state.actions = 0
+    state.extra = False
+
+
+def _distribute(state: State) -> None:
+    """The end: each market building goes to the player with the highest total value of its
+    slot's currency (a tie, or nobody holding any, leaves it out of play)."""
+    for slot in range(SLOTS):
+        building = state.market[slot]
+        if not building:
+            continue
+        state.market[slot] = 0
+        totals = [sum(_value(k) for k in hand if k // 9 == slot) for hand in state.hands]
+        best = max(totals)
+        if best > 0 and totals.count(best) == 1:
+            state.pending[totals.index(best)].append(building)
+        else:
+            state.out_of_play.append(building)
+    _next_final(state)
+
+
+def _next_final(state: State) -> None:
+    for seat in range(state.players):
+        if state.pending[seat]:
+            state.current = seat
+            state.phase = "final"
+            return
+    score_round(state, 3)
+    state.phase = "over"
+
+
+def _after_action(state: State, exact: bool) -> None:
+    state.actions += 1
+    state.extra = exact and state.actions < MAX_ACTIONS
+    if not state.extra:
+        _end_actions(state)
+
+
+def _end_actions(state: State) -> None:
+    state.extra = False
+    if state.pending[state.current]:
+        state.phase = "place"
+    else:
+        _refill(state)
+
+
+# ---- legal actions ---------------------------------------------------------------------------
+
+
+def _takes(offer: Sequence[int]) -> list[Take]:
+    found: dict[tuple[int, ...], None] = {}
+    for size in range(1, len(offer) + 1):
+        for combo in combinations(sorted(offer), size):
+            if size == 1 or sum(_value(k) for k in combo) <= TAKE_LIMIT:
+                found[combo] = None
+    return [Take(tuple(_money(k) for k in combo)) for combo in found]
+
+
+def _payment_steps(state: State, seat: int) -> list[Action]:
+    """The cards that may be added next to the payment (no smaller card than the last one
+    added, and the price still reachable), then End once the price is reached."""
+    price = PRICE[state.market[state.paying]]
+    paid = sum(_value(k) for k in state.paid)
+    lowest = state.paid[-1] if state.paid else 0
+    usable = [k for k in state.hands[seat] if k // 9 == state.paying and k >= lowest]
+    choices: list[Action] = []
+    for index, kind in enumerate(usable):
+        if index and usable[index - 1] == kind:
+            continue
+        # adding `kind` leaves only cards from its own position on usable afterwards
+        if paid + sum(_value(k) for k in usable[index:]) >= price:
+            choices.append(Pay(_money(kind)))
+    if paid >= price:
+        choices.append(End())
+    return choices
+
+
+def _affordable(state: State, seat: int, slot: int) -> bool:
+    building = state.market[slot]
+    if not building:
+        return False
+    return sum(_value(k) for k in state.hands[seat] if k // 9 == slot) >= PRICE[building]
+
+
+def _by_row(item: tuple[tuple[int, int], int]) -> tuple[int, int]:
+    (x, y), _ = item
+    return (y, x)
+
+
+def _redesign_spots(grid: Grid, building: int) -> list[tuple[int, int]]:
+    """Empty cells where the reserve `building` may go, then occupied cells it may swap into."""
+    found = spots(grid, building)
+    found += [
+        cell for cell, _ in sorted(grid.items(), key=_by_row) if can_swap(grid, cell, building)
+    ]
+    return found
+
+
+def _can_redesign(grid: Grid, building: int) -> bool:
+    return any(can_place(grid, cell, building) for cell in _frontier(grid)) or any(
+        can_swap(grid, cell, building) for cell in grid
+    )
+
+
+def _action_choices(state: State, seat: int) -> list[Action]:
+    choices: list[Action] = list(_takes(state.offer))
+    choices += [Buy(slot) for slot in range(SLOTS) if _affordable(state, seat, slot)]
+    grid = state.alhambras[seat]
+    for building in state.reserves[seat]:
+        if _can_redesign(grid, building):
+            choices.append(Redesign(building))
+    for cell, building in sorted(grid.items(), key=lambda item: item[1]):
+        if can_remove(grid, cell):
+            choices.append(Redesign(building))
+    if state.extra or (not choices and state.actions == 0):
+        choices.append(End())
+    return choices
+
+
+def _placements(state: State, seat: int, dirk: bool) -> list[Action]:
+    grid = state.alhambras[seat]
+    choices: list[Action] = []
+    for building in state.pending[seat]:
+        choices += [Place(building, x, y) for x, y in spots(grid, building)]
+        choices.append(Reserve(building))
+        if dirk:
+            choices.append(GiveDirk(building))
+    return choices
+
+
+# ---- the game --------------------------------------------------------------------------------
+
+
+SeatObservation = Observation
+"""Alias for annotations inside the game class, where `Observation` names the class attribute."""
+GameOptions = Options
+
+
+class Alhambra(Game[State, Action, Observation]):
+    """Alhambra: see the module docstring for the turn's decisions and the rulings."""
+
+    id: ClassVar[str] = "alhambra"
+    title: ClassVar[str] = "Alhambra"
+    version: ClassVar[int] = 1
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+    Options: ClassVar[type[msgspec.Struct]] = Options
+    Action: ClassVar[Any] = Action
+    Observation: ClassVar[type[msgspec.Struct]] = Observation
+
+    def setup(self, players: int, seed: int, options: GameOptions) -> State:
+        state = State()
+        state.players = players
+        state.dirk = players == 2
+        state.seed = seed
+        state.bag = _shuffled(state, [b[0] for b in BUILDINGS])
+        state.market = [state.bag.pop() for _ in range(SLOTS)]
+        state.dirk_buildings = [state.bag.pop() for _ in range(DIRK_START)] if state.dirk else []
+        state.hands = [[] for _ in range(players)]
+        state.discard = []
+        _deal(state)
+        state.alhambras = [{(0, 0): FOUNTAIN} for _ in range(players)]
+        state.reserves = [[] for _ in range(players)]
+        state.pending = [[] for _ in range(players)]
+        state.out_of_play = []
+        state.scores = [0] * players
+        state.dirk_score = 0
+        state.scorings = 0
+        state.paying = -1
+        state.paid = []
+        state.moving = -1
+        _start_turn(state)
+        return state
+
+    def to_act(self, state: State) -> tuple[int, ...]:
+        return () if state.phase == "over" else (state.current,)
+
+    def legal(self, state: State, seat: int) -> list[Action]:
+        if state.phase == "over" or seat != state.current:
+            return []
+        if state.phase == "action":
+            return _action_choices(state, seat)
+        if state.phase == "pay":
+            return _payment_steps(state, seat)
+        if state.phase == "redesign":
+            building = state.moving
+            return [
+                Place(building, x, y) for x, y in _redesign_spots(state.alhambras[seat], building)
+            ]
+        return _placements(state, seat, state.dirk and state.phase == "place")
+
+    def apply(self, state: State, actions: Mapping[int, Action]) -> None:
+        acting = self.to_act(state)
+        if set(actions) != set(acting):
+            raise WrongSeats(acting, actions)
+        seat = acting[0]
+        action = actions[seat]
+        if action not in self.legal(state, seat):
+            raise IllegalAction(_why(state, seat, action), f"seat {seat}: {action!r}")
+        _do(state, seat, action)
+
+    def observe(self, state: State, seat: int) -> SeatObservation:
+        return _observation(state, seat)
+
+    def spectate(self, state: State) -> SeatObservation:
+        """Seat −1: the same public state (hands are public by the Information ruling)."""
+        return _observation(state, -1)
+
+    def determinize(self, state: State, seat: int, rng: random.Random) -> State:
+        """Re-sample the bag order, the deck's order and the undrawn scoring cards' places within
+        their piles, and the later shuffles' seed; everything else is public."""
+        twin = state.copy()
+        rng.shuffle(twin.bag)
+        money = [card for card in twin.deck if card not in SCORING_CARDS]
+        rng.shuffle(money)
+        size = len(twin.deck)
+        places: dict[int, int] = {}
+        for card, (low, high) in zip(SCORING_CARDS, twin.piles, strict=True):
+            if card in twin.deck:
+                places[rng.randrange(low, min(high, size))] = card
+        twin.deck = [places[i] if i in places else money.pop() for i in range(size)]
+        twin.seed = rng.getrandbits(64)
+        return twin
+
+    def scores(self, state: State) -> list[int]:
+        return state.scores.copy()
+
+    def result(self, state: State) -> GameResult | None:
+        if state.phase != "over":
+            return None
+        ranks = ranks_from_keys([(score,) for score in state.scores])
+        tiebreak = (
+            "none: tied players share the victory"
+            if len(set(state.scores)) < len(state.scores)
+            else ""
+        )
+        return GameResult(scores=state.scores.copy(), ranks=ranks, tiebreak=tiebreak)
+
+    def clone(self, state: State) -> State:
+        return state.copy()
+
+    def broken_invariants(self, state: State) -> list[str]:
+        problems = []
+        money = [*state.offer, *state.discard, *state.paid]
+        money += [card for card in state.deck if card not in SCORING_CARDS]
+        for hand in state.hands:
+            money += hand
+        if sorted(money) != money_kinds(state.dirk):
+            problems.append(f"{len(money)} money cards, not the game's set")
+        scoring_left = sum(card in SCORING_CARDS for card in state.deck)
+        if state.phase != "over" and scoring_left + state.scorings != 2:
+            problems.append(f"{scoring_left} scoring cards in the deck after {state.scorings}")
+        buildings = [*state.bag, *state.dirk_buildings, *state.out_of_play]
+        buildings += [b for b in state.market if b]
+        for seat in range(state.players):
+            buildings += [b for b in state.alhambras[seat].values() if b != FOUNTAIN]
+            buildings += state.reserves[seat] + state.pending[seat]
+        if sorted(buildings) != list(range(1, len(BUILDINGS) + 1)):
+            problems.append(f"{len(buildings)} buildings, not the 54 (each once)")
+        for seat, grid in enumerate(state.alhambras):
+            problems += [f"seat {seat}: {p}" for p in alhambra_problems(grid)]
+        if any(hand != sorted(hand) for hand in state.hands):
+            problems.append("a hand is not sorted")
+        return problems
+
+    def render(self, state: State) -> str:
+        return _render(state)
+
+
+def _why(state: State, seat: int, action: Any) -> str:
+    """The rule an illegal action breaks, in words."""
+    phase = state.phase
+    if phase == "pay":
+        return (
+            "pay with cards of the slot's currency from your hand, in increasing order, "
+            "then End once the sum reaches the price"
+        )
+    if phase == "redesign":
+        return "the moved building must go to a legal spot of your Alhambra (or swap legally)"
+    if phase in ("place", "final"):
+        return "place a building you hold at a legal spot or in the reserve (or give it to Dirk)"
+    if isinstance(action, Take):
+        return "take one card from the offer, or several summing to at most 5"
+    if isinstance(action, Buy):
+        return "buy from a filled slot whose price your cards of its currency can pay"
+    if isinstance(action, Redesign):
+        return "redesign moves a reserve building to a legal spot or an Alhambra building out"
+    if isinstance(action, End):
+        return "the action phase ends only after an exact payment (or with no action possible)"
+    return "not an action of this phase"
+
+
+def _do(state: State, seat: int, action: Action) -> None:
+    """Apply a legal action (checked by the caller)."""
+    if isinstance(action, Take):
+        for card in action.cards:
+            kind = card.currency * 9 + card.value - 1
+            state.offer.remove(kind)
+            state.hands[seat].append(kind)
+        state.hands[seat].sort()
+        _after_action(state, exact=False)
+    elif isinstance(action, Buy):
+        state.phase = "pay"
+        state.paying = action.slot
+    elif isinstance(action, Pay):
+        kind = action.card.currency * 9 + action.card.value - 1
+        state.hands[seat].remove(kind)
+        state.paid.append(kind)
+    elif isinstance(action, End) and state.phase == "pay":
+        building = state.market[state.paying]
+        paid = sum(_value(k) for k in state.paid)
+        state.discard += state.paid
+        state.paid = []
+        state.market[state.paying] = 0
+        state.pending[seat].append(building)
+        state.paying = -1
+        state.phase = "action"
+        _after_action(state, exact=paid == PRICE[building])
+    elif isinstance(action, Redesign):
+        grid = state.alhambras[seat]
+        if action.building in state.reserves[seat]:
+            state.phase = "redesign"
+            state.moving = action.building
+            return
+        cell = next(c for c, b in grid.items() if b == action.building)
+        del grid[cell]
+        state.reserves[seat].append(action.building)
+        state.reserves[seat].sort()
+        _after_action(state, exact=False)
+    elif isinstance(action, Place):
+        grid = state.alhambras[seat]
+        cell = (action.x, action.y)
+        if state.phase == "redesign":
+            state.reserves[seat].remove(action.building)
+            swapped = grid.get(cell)
+            if swapped is not None:
+                state.reserves[seat].append(swapped)
+                state.reserves[seat].sort()
+            grid[cell] = action.building
+            state.moving = -1
+            state.phase = "action"
+            _after_action(state, exact=False)
+            return
+        state.pending[seat].remove(action.building)
+        grid[cell] = action.building
+        _after_place(state, seat)
+    elif isinstance(action, Reserve):
+        state.pending[seat].remove(action.building)
+        state.reserves[seat].append(action.building)
+        state.reserves[seat].sort()
+        _after_place(state, seat)
+    elif isinstance(action, GiveDirk):
+        state.pending[seat].remove(action.building)
+        state.dirk_buildings.append(action.building)
+        _after_place(state, seat)
+    else:  # End
+        _end_actions(state)
+
+
+def _after_place(state: State, seat: int) -> None:
+    if state.pending[seat]:
+        return
+    if state.phase == "final":
+        _next_final(state)
+    else:
+        _refill(state)
+
+
+def _observation(state: State, seat: int) -> Observation:
+    return Observation(
+        seat=seat,
+        players=state.players,
+        dirk=state.dirk,
+        phase=state.phase,
+        current=state.current,
+        actions=state.actions,
+        paying=state.paying if state.paying >= 0 else None,
+        paid=[_money(k) for k in state.paid],
+        moving=state.moving if state.moving >= 0 else None,
+        market=[b or None for b in state.market],
+        offer=[_money(k) for k in state.offer],
+        hands=[[_money(k) for k in hand] for hand in state.hands],
+        alhambras=[
+            [Placed(b, x, y) for (x, y), b in sorted(grid.items(), key=_by_row)]
+            for grid in state.alhambras
+        ],
+        reserves=[r.copy() for r in state.reserves],
+        pending=[p.copy() for p in state.pending],
+        dirk_buildings=sorted(state.dirk_buildings),
+        scores=state.scores.copy(),
+        dirk_score=state.dirk_score if state.dirk else None,
+        scorings=state.scorings,
+        deck=len(state.deck),
+        discard=[_money(k) for k in sorted(state.discard)],
+        bag=len(state.bag),
+        out_of_play=sorted(state.out_of_play),
+        over=state.phase == "over",
+    )
+
+
+# ---- rendering -------------------------------------------------------------------------------
+
+_INITIAL = "PSACGT"
+
+
+def _label(building: int) -> str:
+    if building == FOUNTAIN:
+        return " F "
+    return f"{_INITIAL[TYPE[building]]}{PRICE[building]:<2}"
+
+
+def draw(grid: Grid) -> list[str]:
+    """The Alhambra on a grid: '===' and '#' are walls, '...' and ':' open sides of a building;
+    a cell shows the type's initial and the price (F: the fountain)."""
+    xs = [x for x, _ in grid]
+    ys = [y for _, y in grid]
+    lines = []
+    for y in range(min(ys), max(ys) + 2):
+        top, middle = "", ""
+        for x in range(min(xs), max(xs) + 2):
+            here, above, left = grid.get((x, y)), grid.get((x, y - 1)), grid.get((x - 1, y))
+            near = (here, above, left, grid.get((x - 1, y - 1)))
+            top += "+" if any(b is not None for b in near) else " "
+            top += _edge(here, N, above, S, "===", "...", "   ")
+            middle += _edge(here, W, left, E, "#", ":", " ")
+            middle += _label(here) if here is not None else "   "
+        lines += [top.rstrip(), middle.rstrip()]
+    return [line for line in lines if line] or [""]
+
+
+def _edge(
+    one: int | None, one_side: int, two: int | None, two_side: int, wall: str, side: str, none: str
+) -> str:
+    if (one is not None and WALLS[one] & one_side) or (two is not None and WALLS[two] & two_side):
+        return wall
+    return side if one is not None or two is not None else none
+
+
+def _names(kinds: Iterable[int]) -> str:
+    return " ".join(f"{CURRENCIES[k // 9][0].upper()}{_value(k)}" for k in kinds) or "-"
+
+
+def _render(state: State) -> str:
+    market = " | ".join(
+        f"{CURRENCIES[slot]}: {_label(b).strip()}{_walls(b)}" if b else f"{CURRENCIES[slot]}: -"
+        for slot, b in enumerate(state.market)
+    )
+    lines = [
+        f"Alhambra, {state.players} players{' + Dirk' if state.dirk else ''}: phase "
+        f"{state.phase}, seat {state.current} ({state.actions} action(s)), "
+        f"{state.scorings} scoring(s) done",
+        f"market {market}",
+        f"offer {_names(state.offer)} | deck {len(state.deck)} | discard {len(state.discard)}"
+        f" | bag {len(state.bag)}",
+    ]
+    if state.dirk:
+        lines.append(
+            f"Dirk: score {state.dirk_score}, buildings "
+            + (" ".join(_label(b).strip() for b in sorted(state.dirk_buildings)) or "-")
+        )
+    for seat in range(state.players):
+        reserve = " ".join(_label(b).strip() for b in state.reserves[seat]) or "-"
+        pending = " ".join(_label(b).strip() for b in state.pending[seat]) or "-"
+        lines.append(
+            f"seat {seat}: score {state.scores[seat]} | hand {_names(state.hands[seat])}"
+            f" | reserve {reserve} | to place {pending}"
+        )
+        lines += ["  " + line for line in draw(state.alhambras[seat])]
+    return "\n".join(lines)
+
+
+def _walls(building: int) -> str:
+    letters = wall_letters(WALLS[building])
+    return f"[{letters}]" if letters else ""

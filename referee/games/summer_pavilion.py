@@ -1,0 +1,837 @@
+"""Azul: Summer Pavilion, with the grey side of the boards as the "grey" variant.
+
+Colours are ids 0..5 (purple, green, orange, yellow, blue, red), also the order of the wild
+colours: round k's wild colour is k - 1. The board (stars, costs, pillars, statues, windows) is
+data in `summer_pavilion_board`; star s (0..5) is the outer star whose coloured side is colour s,
+star 6 the centre star. The factories, centre and first-player marker are the shared
+`tiles.Offer` (taking with one wild), the bag and the tower are `tiles.Bag` (the tower is its
+lid). docs/games/summer-pavilion.md describes the actions and the observation for bot authors;
+they are defined in `summer_pavilion_messages` and re-exported here.
+
+Rulings (from the rules specification, where the rulebook leaves a choice):
+- Scores start at 5. Every deduction (the marker's, a pass's discards, the end's stored tiles)
+  stops at 1, and a score already at 1 or below is not reduced: `max(1, score - n)`.
+- The first take from the centre costs as many points as tiles taken, the wild included
+  (3 yellow + 1 wild = -4).
+- Placing on a space of cost c with colour X: c tiles that are X or wild, at least one real X
+  (a tile of the wild colour placed as itself may be paid with wild-coloured tiles only); one X
+  is placed, the other c - 1 go to the tower. The player chooses the number of wilds.
+- A placement scores the contiguous run of occupied spaces round its star's ring through it.
+- One placement may complete several features: the bonus tiles add up, are taken together, and
+  the supply is refilled to 10 after them, also when it was too short to pay them (then the
+  player takes what there is). The supply is refilled at no other time in phase 2. Tiles paid
+  for the placement are in the tower before the refill draws.
+- The tower is poured into the bag, all of it, only when a draw finds the bag empty. When both
+  run out while filling factories, they are filled in order and the last ones stay short.
+- Passing keeps any 0-4 hand tiles in storage; the others go to the tower at -1 each.
+- If nobody took from the centre in phase 1, the same player starts phase 2 and the next round.
+- End (after round 6): the bonuses first, then -1 per stored tile (score 2, 4 stored, +12 ->
+  10); stored tiles stay in storage. Ties share the victory.
+- Grey side: a star with 0-1 tiles takes any colour; with two of one colour, only that colour;
+  with two colours, only colours not in it. A complete one-colour star scores its colour's value
+  (also the centre star), a multicoloured one 12. The stricter Chinese-rulebook play is accepted
+  but not enforced.
+
+Engine rulings (the specification is silent; these keep the game well defined):
+- Setup fills the supply before the factories. Every random draw (a round's factories, a
+  supply refill) comes from an RNG seeded with the game seed and a draw counter.
+- Passing is always legal in phase 2 (also with an empty hand: keep nothing).
+- The wilds of a payment are a separate `pay` decision only when there is more than one way;
+  bonus tiles are one `bonus` decision per tile (by colour), so no legal list grows past a few
+  hundred.
+- A round whose deal finds no tile at all (everything is on boards and in hands) goes straight
+  to phase 2.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import msgspec
+
+from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, ranks_from_keys
+from referee.games.summer_pavilion_board import (
+    CELLS,
+    CENTRE_STAR,
+    COLOUR_NAMES,
+    COLOURS,
+    COSTS,
+    FEATURES,
+    FEATURES_OF,
+    MULTI_STAR_VALUE,
+    NUMBER_BONUS,
+    RING,
+    STAR_VALUE,
+    STARS,
+)
+from referee.games.summer_pavilion_messages import (
+    Action,
+    Bonus,
+    Decision,
+    Pass,
+    Pay,
+    Place,
+    PlayerView,
+    SummerPavilionObservation,
+    SummerPavilionOptions,
+    Take,
+)
+from referee.games.tiles import CENTRE, Bag, Offer
+
+__all__ = [
+    "Action",
+    "Bonus",
+    "Decision",
+    "Pass",
+    "Pay",
+    "Place",
+    "PlayerView",
+    "SummerPavilion",
+    "SummerPavilionObservation",
+    "SummerPavilionOptions",
+    "SummerPavilionState",
+    "Take",
+    "deduct",
+    "end_bonus",
+    "run_length",
+]
+
+# ---- constants -------------------------------------------------------------------------------
+
+TILES_PER_COLOUR = 22
+FACTORY_SIZE = 4
+SUPPLY_SIZE = 10
+STORAGE = 4
+START_SCORE = 5
+ROUNDS = 6
+_LETTERS = "PGOYBR"
+
+_TAKING, _PLACING, _PAYING, _BONUS, _OVER = 0, 1, 2, 3, 4
+_KINDS = ("take", "place", "pay", "bonus", "over")
+_SEATS = [(seat,) for seat in range(4)]
+
+# Pre-built actions, so that `legal` allocates the list and nothing else.
+_TAKES = [[Take(source, colour) for colour in range(COLOURS)] for source in range(CENTRE, 9)]
+"""_TAKES[source + 1][colour]."""
+_PLACES = [
+    [Place(space // 6, space % 6 + 1, colour) for colour in range(COLOURS)]
+    for space in range(CELLS)
+]
+_PAYS = [Pay(wilds) for wilds in range(7)]
+_BONUSES = [Bonus(colour) for colour in range(COLOURS)]
+
+
+def _keep_counts(keep: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(keep.count(colour) for colour in range(COLOURS))
+
+
+_PASS_OF = {
+    keep: Pass(keep)
+    for size in range(STORAGE + 1)
+    for keep in itertools.combinations_with_replacement(range(COLOURS), size)
+}
+"""Every pass by the tiles it keeps: 210 (multisets of at most 4 of 6 colours)."""
+
+
+# ---- state -----------------------------------------------------------------------------------
+
+
+class SummerPavilionState:
+    """A whole game, in plain lists and ints, mutated in place by `SummerPavilion.apply`.
+
+    Per-player fields are lists indexed by seat; `board[seat]` is 42 cells (see the board
+    module), each a colour or -1; `hand` and `storage` count tiles per colour. `draws` numbers
+    the random draws so far: each draws from `random.Random` seeded with `seed` and that number,
+    so a state needs no RNG object and a search bot can re-seed a clone to sample another future.
+    """
+
+    __slots__ = (
+        "bag",
+        "board",
+        "draws",
+        "grey",
+        "hand",
+        "offer",
+        "owed",
+        "passed",
+        "pending",
+        "phase",
+        "players",
+        "round",
+        "score",
+        "seed",
+        "start",
+        "storage",
+        "supply",
+        "turn",
+    )
+
+    def __init__(self, players: int = 0, seed: int = 0, grey: bool = False) -> None:
+        """A game set up for `players` seats (before any draw); with none, a blank that `copy`
+        fills in (compiled with mypyc, a class cannot be created by `__new__` alone)."""
+        if not players:
+            return
+        self.players = players
+        self.seed = seed
+        self.grey = grey
+        self.draws = 0
+        self.round = 0
+        self.bag = Bag([TILES_PER_COLOUR] * COLOURS)
+        self.offer = Offer(2 * players + 1, COLOURS)
+        self.supply = [0] * COLOURS
+        self.hand = [[0] * COLOURS for _ in range(players)]
+        self.storage = [[0] * COLOURS for _ in range(players)]
+        self.board = [[-1] * CELLS for _ in range(players)]
+        self.score = [START_SCORE] * players
+        self.passed = [False] * players
+        self.phase = _TAKING
+        self.start = 0
+        self.turn = 0
+        """The seat to decide now (-1 once the game is over)."""
+        self.pending = (-1, -1)
+        """Phase "pay": the cell and colour of the placement being paid for."""
+        self.owed = 0
+        """Phase "bonus": the bonus tiles still owed."""
+
+    def copy(self) -> SummerPavilionState:
+        new = SummerPavilionState()
+        new.players = self.players
+        new.seed = self.seed
+        new.grey = self.grey
+        new.draws = self.draws
+        new.round = self.round
+        new.bag = self.bag.copy()
+        new.offer = self.offer.copy()
+        new.supply = self.supply[:]
+        new.hand = [counts[:] for counts in self.hand]
+        new.storage = [counts[:] for counts in self.storage]
+        new.board = [cells[:] for cells in self.board]
+        new.score = self.score[:]
+        new.passed = self.passed[:]
+        new.phase = self.phase
+        new.start = self.start
+        new.turn = self.turn
+        new.pending = self.pending
+        new.owed = self.owed
+        return new
+
+    @property
+    def wild(self) -> int:
+        """This round's wild colour."""
+        return self.round - 1
+
+
+# ---- pure rules ------------------------------------------------------------------------------
+
+
+def deduct(score: int, points: int) -> int:
+    """A deduction: never below 1, and a score at 1 or below is not reduced."""
+    return score if score <= 1 else max(1, score - points)
+
+
+def run_length(cells: list[int], space: int) -> int:
+    """The contiguous run of occupied spaces round the star's ring through `space`."""
+    base = space - space % 6
+    position = space % 6
+    run = 1
+    for step in (1, -1):
+        for k in range(1, 6):
+            if cells[base + (position + step * k) % 6] < 0:
+                break
+            run += 1
+        else:
+            return 6  # the whole ring is full: counted once
+    return run
+
+
+def allowed_colours(cells: list[int], star: int, grey: bool) -> int:
+    """The colours (a bit mask) a new tile on `star` may have under the star's rule."""
+    every = (1 << COLOURS) - 1
+    present = 0
+    count = 0
+    for colour in cells[star * 6 : star * 6 + 6]:
+        if colour >= 0:
+            present |= 1 << colour
+            count += 1
+    if not grey:
+        return every & ~present if star == CENTRE_STAR else 1 << star
+    if count <= 1:
+        return every
+    if present & (present - 1) == 0:  # one colour so far, twice or more
+        return present
+    return every & ~present
+
+
+def wild_range(hand: list[int], colour: int, wild: int, cost: int) -> tuple[int, int]:
+    """The fewest and most wild tiles a payment of `cost` for `colour` may use; empty (lo > hi)
+    when the hand cannot pay. A tile of the wild colour placed as itself uses no wild."""
+    real = hand[colour]
+    if colour == wild:
+        return (0, 0) if real >= cost else (1, 0)
+    if real < 1:
+        return 1, 0
+    return max(0, cost - real), min(cost - 1, hand[wild])
+
+
+def star_bonus(cells: list[int], star: int) -> int:
+    """End bonus of `star` (0 unless complete): one colour -> its value, else 12."""
+    colours = cells[star * 6 : star * 6 + 6]
+    if min(colours) < 0:
+        return 0
+    if colours.count(colours[0]) == 6:
+        return STAR_VALUE[colours[0]]
+    return MULTI_STAR_VALUE
+
+
+def end_bonus(cells: list[int], grey: bool) -> int:
+    """Complete stars plus "every space of cost n filled" (n = 1..4)."""
+    total = sum(star_bonus(cells, star) for star in range(STARS))
+    costs = COSTS[grey]
+    for cost, bonus in NUMBER_BONUS.items():
+        if all(cells[space] >= 0 for space in range(CELLS) if costs[space] == cost):
+            total += bonus
+    return total
+
+
+def _tile_counts(state: SummerPavilionState) -> list[int]:
+    """Tiles per colour over every place a tile can be (22 each, always)."""
+    groups = [state.bag.tiles, state.bag.lid, state.supply, state.offer.centre]
+    groups += state.offer.factories + state.hand + state.storage
+    counts = [sum(column) for column in zip(*groups, strict=True)]
+    for cells in state.board:
+        for colour in cells:
+            if colour >= 0:
+                counts[colour] += 1
+    return counts
+
+
+# ---- the game --------------------------------------------------------------------------------
+
+
+class SummerPavilion(Game[SummerPavilionState, Action, SummerPavilionObservation]):
+    id: ClassVar[str] = "summer-pavilion"
+    title: ClassVar[str] = "Azul: Summer Pavilion"
+    version: ClassVar[int] = 1
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    Options: ClassVar[type[msgspec.Struct]] = SummerPavilionOptions
+    Action: ClassVar[Any] = Action
+    Observation: ClassVar[type[msgspec.Struct]] = SummerPavilionObservation
+
+    def setup(self, players: int, seed: int, options: SummerPavilionOptions) -> SummerPavilionState:
+        state = SummerPavilionState(players, seed, options.variant == "grey")
+        state.bag.draw_into(state.supply, SUPPLY_SIZE, _rng(state))
+        _prepare_round(state)
+        return state
+
+    def to_act(self, state: SummerPavilionState) -> tuple[int, ...]:
+        return () if state.phase == _OVER else _SEATS[state.turn]
+
+    def legal(self, state: SummerPavilionState, seat: int) -> list[Action]:
+        if seat != state.turn or state.phase == _OVER:
+            return []
+        phase = state.phase
+        if phase == _TAKING:
+            return _legal_takes(state)
+        if phase == _PAYING:
+            lo, hi = _pending_range(state)
+            return list(_PAYS[lo : hi + 1])
+        if phase == _BONUS:
+            return [_BONUSES[c] for c in range(COLOURS) if state.supply[c]]
+        return _legal_places(state, seat) + _legal_passes(state.hand[seat])
+
+    def apply(self, state: SummerPavilionState, actions: Mapping[int, Action]) -> None:
+        if state.phase == _OVER:
+            raise IllegalAction("the game is over")
+        seat = state.turn
+        action = actions.get(seat)
+        if action is None or len(actions) != 1:
+            raise WrongSeats((seat,), actions)
+        kind = type(action)
+        phase = state.phase
+        if phase == _TAKING:
+            if kind is not Take:
+                raise IllegalAction("a take is expected in phase 1", repr(action))
+            _take(state, seat, action)
+        elif phase == _PLACING:
+            if kind is Place:
+                _place(state, seat, action)
+            elif kind is Pass:
+                _pass(state, seat, action)
+            else:
+                raise IllegalAction("a place or a pass is expected in phase 2", repr(action))
+        elif phase == _PAYING:
+            if kind is not Pay:
+                raise IllegalAction("the pending placement's wilds must be chosen", repr(action))
+            _pay(state, seat, action)
+        else:
+            if kind is not Bonus:
+                raise IllegalAction("a bonus tile must be chosen from the supply", repr(action))
+            _bonus(state, seat, action)
+
+    def observe(self, state: SummerPavilionState, seat: int) -> SummerPavilionObservation:
+        costs = COSTS[state.grey]
+        return SummerPavilionObservation(
+            seat=seat,
+            round=state.round,
+            variant="grey" if state.grey else "standard",
+            wild=state.wild,
+            decision=_decision(state),
+            start_player=state.start,
+            marker=state.offer.marker,
+            factories=[group[:] for group in state.offer.factories],
+            centre=state.offer.centre[:],
+            supply=state.supply[:],
+            bag=state.bag.tiles[:],
+            tower=state.bag.lid[:],
+            costs=[list(costs[star * 6 : star * 6 + 6]) for star in range(STARS)],
+            players=[_player_view(state, p) for p in range(state.players)],
+        )
+
+    def spectate(self, state: SummerPavilionState) -> SummerPavilionObservation:
+        return self.observe(state, -1)
+
+    def determinize(
+        self, state: SummerPavilionState, seat: int, rng: random.Random
+    ) -> SummerPavilionState:
+        """Everything but the future draws is public, and the seed alone decides them."""
+        twin = state.copy()
+        twin.seed = rng.getrandbits(63)
+        return twin
+
+    def scores(self, state: SummerPavilionState) -> list[int]:
+        return state.score[:]
+
+    def result(self, state: SummerPavilionState) -> GameResult | None:
+        if state.phase != _OVER:
+            return None
+        scores = state.score[:]
+        ranks = ranks_from_keys([(score,) for score in scores])
+        tiebreak = "none: tied players share the rank" if len(set(scores)) < len(scores) else ""
+        return GameResult(scores=scores, ranks=ranks, tiebreak=tiebreak)
+
+    def clone(self, state: SummerPavilionState) -> SummerPavilionState:
+        return state.copy()
+
+    def broken_invariants(self, state: SummerPavilionState) -> list[str]:
+        problems = []
+        counts = _tile_counts(state)
+        if counts != [TILES_PER_COLOUR] * COLOURS:
+            problems.append(f"tiles per colour are {counts}, not {TILES_PER_COLOUR} each")
+        if min(state.score) < 1:
+            problems.append(f"a score below 1: {state.score}")
+        if sum(state.supply) > SUPPLY_SIZE:
+            problems.append(f"the supply holds {sum(state.supply)} tiles")
+        if any(sum(stored) > STORAGE for stored in state.storage):
+            problems.append(f"more than {STORAGE} stored tiles: {state.storage}")
+        table = state.offer.table
+        state.offer.recount()
+        if state.offer.table != table:
+            problems.append(f"offer.table is {table}, the offer holds {state.offer.table}")
+            state.offer.table = table
+        for seat, cells in enumerate(state.board):
+            for star in range(STARS):
+                colours = [c for c in cells[star * 6 : star * 6 + 6] if c >= 0]
+                if not _star_is_sound(colours, star, state.grey):
+                    problems.append(f"seat {seat} star {star} breaks its rule: {colours}")
+        return problems
+
+    def render(self, state: SummerPavilionState) -> str:
+        return _render(state)
+
+
+# ---- rules -----------------------------------------------------------------------------------
+
+
+def _rng(state: SummerPavilionState) -> random.Random:
+    """The RNG of the next random draw (see `SummerPavilionState`)."""
+    state.draws += 1
+    return random.Random(f"summer-pavilion:{state.seed}:{state.draws}")
+
+
+def _star_is_sound(colours: list[int], star: int, grey: bool) -> bool:
+    distinct = len(set(colours))
+    if not grey and star != CENTRE_STAR:
+        return distinct <= 1 and (not colours or colours[0] == star)
+    if not grey or len(colours) <= 1:
+        return distinct == len(colours)
+    return distinct in (1, len(colours))
+
+
+def _prepare_round(state: SummerPavilionState) -> None:
+    """Phase 3 (and the first round's deal): stored tiles back to hands, factories filled."""
+    state.round += 1
+    for seat in range(state.players):
+        hand, stored = state.hand[seat], state.storage[seat]
+        for colour in range(COLOURS):
+            hand[colour] += stored[colour]
+            stored[colour] = 0
+        state.passed[seat] = False
+    state.offer.fill(state.bag, FACTORY_SIZE, _rng(state))
+    state.turn = state.start
+    if state.offer.table:
+        state.phase = _TAKING
+    else:
+        _start_placing(state)
+
+
+def _legal_takes(state: SummerPavilionState) -> list[Action]:
+    wild = state.wild
+    actions: list[Action] = []
+    offer = state.offer
+    for source, group in ((CENTRE, offer.centre), *enumerate(offer.factories)):
+        if any(group):
+            takes = _TAKES[source + 1]
+            found = False
+            for colour in range(COLOURS):
+                if group[colour] and colour != wild:
+                    actions.append(takes[colour])
+                    found = True
+            if not found:
+                actions.append(takes[wild])
+    return actions
+
+
+def _take(state: SummerPavilionState, seat: int, action: Take) -> None:
+    source, colour, wild = action.source, action.colour, state.wild
+    if not 0 <= colour < COLOURS:
+        raise IllegalAction("colours are 0..5", f"colour {colour}")
+    group = state.offer.source(source)
+    if group is None:
+        last = len(state.offer.factories) - 1
+        raise IllegalAction(
+            "no such source", f"source {source}: factories are 0..{last}, -1 is the centre"
+        )
+    if not group[colour]:
+        raise IllegalAction("take a colour the source holds", f"source {source}, colour {colour}")
+    if colour == wild and sum(group) != group[wild]:
+        raise IllegalAction(
+            "the wild colour is taken only from a source holding nothing else",
+            f"colour {colour} is wild this round",
+        )
+    with_wild = colour != wild and group[wild] > 0
+    count, first = state.offer.take(source, colour, seat, wild)
+    hand = state.hand[seat]
+    if with_wild:
+        hand[wild] += 1
+        hand[colour] += count - 1
+    else:
+        hand[colour] += count
+    if first:
+        state.score[seat] = deduct(state.score[seat], count)
+    if source != CENTRE:
+        state.offer.to_centre(source)
+    if state.offer.table:
+        state.turn = (seat + 1) % state.players
+    else:
+        _start_placing(state)
+
+
+def _start_placing(state: SummerPavilionState) -> None:
+    """Phase 2 begins with the marker's holder (or this round's start player if none)."""
+    if state.offer.marker >= 0:
+        state.start = state.offer.marker
+    state.phase = _PLACING
+    state.turn = state.start
+
+
+def _legal_places(state: SummerPavilionState, seat: int) -> list[Action]:
+    hand, cells, wild, grey = state.hand[seat], state.board[seat], state.wild, state.grey
+    costs = COSTS[grey]
+    held = [colour for colour in range(COLOURS) if hand[colour]]
+    if not held:
+        return []
+    # The dearest space each colour can pay: its own tiles plus the wilds (see `wild_range`).
+    most = [hand[colour] + (hand[wild] if colour != wild else 0) for colour in range(COLOURS)]
+    actions: list[Action] = []
+    for star in range(STARS):
+        allowed = allowed_colours(cells, star, grey)
+        payable = [colour for colour in held if allowed >> colour & 1]
+        if not payable:
+            continue
+        for space in range(star * 6, star * 6 + 6):
+            if cells[space] < 0:
+                cost = costs[space]
+                places = _PLACES[space]
+                for colour in payable:
+                    if cost <= most[colour]:
+                        actions.append(places[colour])
+    return actions
+
+
+def _legal_passes(hand: list[int]) -> list[Action]:
+    """The passes a hand allows, by size, then as sorted tuples (so in a fixed order)."""
+    held = [colour for colour in range(COLOURS) if hand[colour]]
+    actions: list[Action] = []
+    for size in range(min(STORAGE, sum(hand)) + 1):
+        _add_keeps(actions, hand, held, 0, 0, size, ())
+    return actions
+
+
+def _add_keeps(
+    out: list[Action],
+    hand: list[int],
+    held: list[int],
+    index: int,
+    used: int,
+    left: int,
+    prefix: tuple[int, ...],
+) -> None:
+    """Append every sorted keep of `left` more tiles after `prefix`, in lexicographic order:
+    `used` tiles of `held[index]` are in `prefix`, and later tiles are `held[index]` or after."""
+    if not left:
+        out.append(_PASS_OF[prefix])
+        return
+    for position in range(index, len(held)):
+        colour = held[position]
+        taken = used if position == index else 0
+        if taken < hand[colour]:
+            _add_keeps(out, hand, held, position, taken + 1, left - 1, (*prefix, colour))
+
+
+def _pending_range(state: SummerPavilionState) -> tuple[int, int]:
+    space, colour = state.pending
+    return wild_range(state.hand[state.turn], colour, state.wild, COSTS[state.grey][space])
+
+
+def _place(state: SummerPavilionState, seat: int, action: Place) -> None:
+    star, position, colour = action.star, action.space, action.colour
+    if not 0 <= star < STARS:
+        raise IllegalAction("no such star", f"star {star}: stars are 0..5 and 6 (the centre)")
+    if not 1 <= position <= 6:
+        raise IllegalAction("no such space", f"space {position}: spaces are 1..6")
+    if not 0 <= colour < COLOURS:
+        raise IllegalAction("colours are 0..5", f"colour {colour}")
+    space = star * 6 + position - 1
+    cells = state.board[seat]
+    if cells[space] >= 0:
+        raise IllegalAction("that space is taken", f"star {star}, space {position}")
+    if not allowed_colours(cells, star, state.grey) >> colour & 1:
+        raise IllegalAction(_colour_rule(state.grey, star), f"star {star}, colour {colour}")
+    cost = COSTS[state.grey][space]
+    lo, hi = wild_range(state.hand[seat], colour, state.wild, cost)
+    if lo > hi:
+        raise IllegalAction(
+            "pay the cost with tiles of the colour or wild, at least one of the colour",
+            f"cost {cost}, colour {colour}, hand {state.hand[seat]}",
+        )
+    state.pending = (space, colour)
+    if lo == hi:
+        _complete_placement(state, seat, lo)
+    else:
+        state.phase = _PAYING
+
+
+def _colour_rule(grey: bool, star: int) -> str:
+    if grey:
+        return "a grey star takes one colour once it holds two of it, else only colours not in it"
+    if star == CENTRE_STAR:
+        return "the centre star takes only colours not on it yet"
+    return "a coloured star takes only its own colour"
+
+
+def _pay(state: SummerPavilionState, seat: int, action: Pay) -> None:
+    lo, hi = _pending_range(state)
+    if not lo <= action.wilds <= hi:
+        raise IllegalAction("pay with as many wilds as the hand allows", f"{lo}..{hi} wilds")
+    _complete_placement(state, seat, action.wilds)
+
+
+def _complete_placement(state: SummerPavilionState, seat: int, wilds: int) -> None:
+    """Pay, place and score the pending placement, then its bonus tiles if any."""
+    space, colour = state.pending
+    state.pending = (-1, -1)
+    cost = COSTS[state.grey][space]
+    hand, bag, wild = state.hand[seat], state.bag, state.wild
+    hand[colour] -= cost - wilds
+    hand[wild] -= wilds
+    if cost - wilds > 1:
+        bag.discard(colour, cost - wilds - 1)
+    if wilds:
+        bag.discard(wild, wilds)
+    cells = state.board[seat]
+    cells[space] = colour
+    state.score[seat] += run_length(cells, space)
+    owed = 0
+    for feature in FEATURES_OF[space]:
+        bonus, _name, around = FEATURES[feature]
+        if all(cells[other] >= 0 for other in around):
+            owed += bonus
+    if owed and sum(state.supply):
+        state.owed = owed
+        state.phase = _BONUS
+        return
+    if owed:
+        _refill_supply(state)
+    state.phase = _PLACING
+    _next_placer(state)
+
+
+def _bonus(state: SummerPavilionState, seat: int, action: Bonus) -> None:
+    colour = action.colour
+    if not 0 <= colour < COLOURS or not state.supply[colour]:
+        raise IllegalAction("take a bonus tile the supply holds", f"colour {colour}")
+    state.supply[colour] -= 1
+    state.hand[seat][colour] += 1
+    state.owed -= 1
+    if state.owed and sum(state.supply):
+        return
+    state.owed = 0
+    _refill_supply(state)
+    state.phase = _PLACING
+    _next_placer(state)
+
+
+def _refill_supply(state: SummerPavilionState) -> None:
+    missing = SUPPLY_SIZE - sum(state.supply)
+    if missing:
+        state.bag.draw_into(state.supply, missing, _rng(state))
+
+
+def _pass(state: SummerPavilionState, seat: int, action: Pass) -> None:
+    keep = action.keep
+    if len(keep) > STORAGE:
+        raise IllegalAction("keep at most 4 tiles", f"{len(keep)} tiles")
+    if any(not 0 <= colour < COLOURS for colour in keep):
+        raise IllegalAction("colours are 0..5", f"keep {list(keep)}")
+    if list(keep) != sorted(keep):
+        raise IllegalAction("list the kept tiles in ascending order", f"keep {list(keep)}")
+    hand = state.hand[seat]
+    counts = _keep_counts(keep)
+    if any(need > have for need, have in zip(counts, hand, strict=True)):
+        raise IllegalAction("keep only tiles of the hand", f"keep {list(keep)}, hand {hand}")
+    stored = state.storage[seat]
+    discarded = 0
+    for colour in range(COLOURS):
+        stored[colour] += counts[colour]
+        rest = hand[colour] - counts[colour]
+        if rest:
+            state.bag.discard(colour, rest)
+            discarded += rest
+        hand[colour] = 0
+    state.score[seat] = deduct(state.score[seat], discarded)
+    state.passed[seat] = True
+    _next_placer(state)
+
+
+def _next_placer(state: SummerPavilionState) -> None:
+    """The next seat clockwise that has not passed; once all have, the round ends."""
+    for step in range(1, state.players + 1):
+        seat = (state.turn + step) % state.players
+        if not state.passed[seat]:
+            state.turn = seat
+            return
+    if state.round >= ROUNDS:
+        _finish(state)
+    else:
+        _prepare_round(state)
+
+
+def _finish(state: SummerPavilionState) -> None:
+    """The end bonuses, then -1 per stored tile (the order matters because of the floor of 1)."""
+    for seat in range(state.players):
+        score = state.score[seat] + end_bonus(state.board[seat], state.grey)
+        state.score[seat] = deduct(score, sum(state.storage[seat]))
+    state.phase = _OVER
+    state.turn = -1
+
+
+# ---- observation and rendering ---------------------------------------------------------------
+
+
+def _decision(state: SummerPavilionState) -> Decision:
+    phase = state.phase
+    kind = _KINDS[phase]
+    if phase == _PAYING:
+        space, colour = state.pending
+        lo, hi = _pending_range(state)
+        return Decision(
+            kind,
+            state.turn,
+            star=space // 6,
+            space=space % 6 + 1,
+            colour=colour,
+            cost=COSTS[state.grey][space],
+            min_wilds=lo,
+            max_wilds=hi,
+        )
+    if phase == _BONUS:
+        return Decision(kind, state.turn, owed=state.owed)
+    return Decision(kind, state.turn)
+
+
+def _player_view(state: SummerPavilionState, seat: int) -> PlayerView:
+    cells = state.board[seat]
+    return PlayerView(
+        score=state.score[seat],
+        hand=state.hand[seat][:],
+        storage=state.storage[seat][:],
+        stars=[cells[star * 6 : star * 6 + 6] for star in range(STARS)],
+        passed=state.passed[seat],
+    )
+
+
+def _tiles_text(counts: list[int]) -> str:
+    return " ".join(_LETTERS[colour] * count for colour, count in enumerate(counts) if count) or "-"
+
+
+_STAR_ORDER = (*RING, CENTRE_STAR)
+"""Stars in the order the render lists them: clockwise from the upper left, then the centre."""
+
+
+def _star_name(star: int, grey: bool) -> str:
+    if star == CENTRE_STAR:
+        return "centre"
+    return f"{'grey ' if grey else ''}{COLOUR_NAMES[star]}"
+
+
+def _render(state: SummerPavilionState) -> str:
+    decision = _decision(state)
+    variant = "grey side" if state.grey else "coloured side"
+    wild = COLOUR_NAMES[state.wild]
+    head = f"Azul: Summer Pavilion ({variant}) round {state.round}, wild {wild}: "
+    head += "game over" if state.phase == _OVER else f"seat {state.turn} to {decision.kind}"
+    if state.phase == _PAYING:
+        head += (
+            f" (star {decision.star} space {decision.space} {COLOUR_NAMES[decision.colour]},"
+            f" cost {decision.cost}, {decision.min_wilds}..{decision.max_wilds} wilds)"
+        )
+    elif state.phase == _BONUS:
+        head += f" ({decision.owed} owed)"
+    marker = "marker " if state.offer.marker < 0 and state.phase != _OVER else ""
+    out = [
+        head,
+        "colours: " + " ".join(f"{_LETTERS[c]}={name}" for c, name in enumerate(COLOUR_NAMES)),
+        "factories  "
+        + " | ".join(
+            f"{index}: {_tiles_text(group)}" for index, group in enumerate(state.offer.factories)
+        ),
+        f"centre     {marker}{_tiles_text(state.offer.centre)}",
+        f"supply     {_tiles_text(state.supply)}",
+        f"bag {sum(state.bag.tiles)} ({_tiles_text(state.bag.tiles)}), "
+        f"tower {sum(state.bag.lid)} ({_tiles_text(state.bag.lid)})",
+    ]
+    costs = COSTS[state.grey]
+    for seat in range(state.players):
+        flags = " start player" if seat == state.start else ""
+        if state.offer.marker == seat:
+            flags += ", has the marker"
+        if state.passed[seat]:
+            flags += ", passed"
+        out.append(
+            f"seat {seat}: score {state.score[seat]}{flags}; hand {_tiles_text(state.hand[seat])};"
+            f" storage {_tiles_text(state.storage[seat])}"
+        )
+        cells = state.board[seat]
+        for star in _STAR_ORDER:
+            spaces = " ".join(
+                f"{position + 1}:{_LETTERS[colour] if colour >= 0 else '.'}"
+                + (f"({costs[star * 6 + position]})" if state.grey else "")
+                for position in range(6)
+                for colour in (cells[star * 6 + position],)
+            )
+            out.append(f"  {_star_name(star, state.grey):>12}  {spaces}")
+    return "\n".join(out)
