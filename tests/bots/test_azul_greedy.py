@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-import random
-
-import msgspec
+from greedyhelp import play_against_random
 
 from bots.strategies import azul as greedy
-from referee.games.azul import Action, Azul, AzulObservation, AzulOptions
+from referee.games.azul import Azul, AzulOptions
 
 GAME = Azul()
-as_bot_sees = msgspec.json.Decoder(tuple[AzulObservation, list[Action]])
 
 
 def greedy_margin(seed: int, options: AzulOptions) -> int:
     """One 2-player game, greedy in seat `seed % 2`, random in the other: greedy's score lead."""
-    state = GAME.new(2, seed, options)
-    rng = random.Random(seed)
-    me = seed % 2
-    while not GAME.is_over(state):
-        (seat,) = GAME.to_act(state)
-        legal = GAME.legal(state, seat)
-        if seat == me:
-            # Through JSON, as the bot receives them over the protocol.
-            wire = msgspec.json.encode((GAME.observe(state, seat), legal))
-            index = greedy.choose(*as_bot_sees.decode(wire), rng)
-            assert 0 <= index < len(legal)
-            action = legal[index]
-        else:
-            action = rng.choice(legal)
-        GAME.apply(state, {seat: action})
-    result = GAME.result(state)
-    assert result is not None
+    result, me = play_against_random(GAME, greedy.choose, 2, seed, options)
     return result.scores[me] - result.scores[1 - me]
 
 

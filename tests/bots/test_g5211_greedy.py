@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import random
-
-import msgspec
 import pytest
+from greedyhelp import play_against_random
 
 from bots.strategies import g5211 as greedy
-from referee.games.g5211 import FiveTwoOneOne, Observation, Play
+from referee.games.g5211 import FiveTwoOneOne
 
 GAME = FiveTwoOneOne()
-as_bot_sees = msgspec.json.Decoder(tuple[Observation, list[Play]])
 
 
 def greedy_rank(players: int, seed: int) -> tuple[int, float]:
     """One game with greedy in seat `seed % players` and random elsewhere: its rank and margin."""
-    state = GAME.new(players, seed)
-    rng = random.Random(seed)
-    me = seed % players
-    while not GAME.is_over(state):
-        actions = {}
-        for seat in GAME.to_act(state):
-            legal = GAME.legal(state, seat)
-            if seat == me:
-                # Through JSON, as the bot receives them over the protocol.
-                wire = msgspec.json.encode((GAME.observe(state, seat), legal))
-                observation, typed_legal = as_bot_sees.decode(wire)
-                index = greedy.choose(observation, typed_legal, rng)
-                assert 0 <= index < len(legal)
-                actions[seat] = legal[index]
-            else:
-                actions[seat] = rng.choice(legal)
-        GAME.apply(state, actions)
-    result = GAME.result(state)
-    assert result is not None
+    result, me = play_against_random(GAME, greedy.choose, players, seed)
     others = [score for seat, score in enumerate(result.scores) if seat != me]
     return result.ranks[me], result.scores[me] - sum(others) / len(others)
 
