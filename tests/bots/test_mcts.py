@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import subprocess
@@ -117,7 +118,7 @@ def test_choices_are_identical_when_the_hidden_parts_are_redealt(
 
 @pytest.mark.parametrize(("game_id", "players", "options"), VARIANTS)
 def test_a_legal_action_in_time_at_every_decision(
-    game_id: str, players: int, options: dict[str, Any]
+    game_id: str, players: int, options: dict[str, Any], request: pytest.FixtureRequest
 ) -> None:
     """A whole game with mcts in every seat on a 40 ms clock: every answer is one of `legal`,
     and none takes more CPU time than the search budget plus a few milliseconds (CPU time: a
@@ -126,6 +127,9 @@ def test_a_legal_action_in_time_at_every_decision(
     game = find_game(game_id)
     state = game.new(players, 11, game.Options(**options))
     bots = [MctsBot(Params(), None, None) for _ in range(players)]
+    gc.collect()
+    gc.disable()  # as in the bot's process (bots.mcts.main): a collection is not the search's
+    request.addfinalizer(gc.enable)
     kinds: set[str] = set()
     budget = search_seconds(Clock(move_ms=40, bank_ms=0))
     worst = 0.0

@@ -4,16 +4,14 @@ single decisions (pay, bonus, pass) follow its documented rules."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
-import msgspec
 import pytest
+from greedyhelp import Opponent, play_against_random, uniform
 
 from bots import greedy as greedy_bot
 from bots.strategies import summer_pavilion as greedy
 from referee.games.summer_pavilion import (
-    Action,
     Bonus,
     Decision,
     Pass,
@@ -25,12 +23,6 @@ from referee.games.summer_pavilion import (
 )
 
 GAME = SummerPavilion()
-as_bot_sees = msgspec.json.Decoder(tuple[SummerPavilionObservation, list[Action]])
-Opponent = Callable[[list[Any], random.Random], Any]
-
-
-def uniform(legal: list[Any], rng: random.Random) -> Any:
-    return rng.choice(legal)
 
 
 def placer(legal: list[Any], rng: random.Random) -> Any:
@@ -44,23 +36,7 @@ def greedy_outcome(
 ) -> tuple[int, float]:
     """One game, greedy in seat `seed % players` (so consecutive seeds rotate the seats) and
     `opponent` elsewhere: greedy's rank and its lead over the others' mean score."""
-    state = GAME.new(players, seed, options)
-    rng = random.Random(seed)
-    me = seed % players
-    while not GAME.is_over(state):
-        (seat,) = GAME.to_act(state)
-        legal = GAME.legal(state, seat)
-        if seat == me:
-            # Through JSON, as the bot receives them over the protocol.
-            wire = msgspec.json.encode((GAME.observe(state, seat), legal))
-            index = greedy.choose(*as_bot_sees.decode(wire), rng)
-            assert 0 <= index < len(legal)
-            action = legal[index]
-        else:
-            action = opponent(legal, rng)
-        GAME.apply(state, {seat: action})
-    result = GAME.result(state)
-    assert result is not None
+    result, me = play_against_random(GAME, greedy.choose, players, seed, options, opponent)
     others = [score for seat, score in enumerate(result.scores) if seat != me]
     return result.ranks[me], result.scores[me] - sum(others) / len(others)
 
