@@ -45,7 +45,7 @@ def version() -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
-        description="Bot tournaments for tile-drafting board games (Azul family, 5211).",
+        description="Bot tournaments for tile-drafting board games (Azul family, Alhambra, 5211).",
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

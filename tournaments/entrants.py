@@ -47,11 +47,16 @@ def _builtin_files(module: str) -> list[str]:
     return sorted(str(path) for path in package.rglob("*.py"))
 
 
+def _first_word(command: str) -> str:
+    words = command.split()
+    return words[0] if words else ""
+
+
 def content_hash(command: str, spec: BotSpec, odds: bytes = b"") -> str:
     """16 hex digits of SHA-256 over the command text and the contents of the files it runs
     (and the bot's own time control, if it has one: other odds, other games)."""
     digest = hashlib.sha256(command.strip().encode() + b"\0" + odds)
-    module = BUILTIN_BOTS.get(command.strip())
+    module = BUILTIN_BOTS.get(_first_word(command))  # a built-in, maybe with its arguments
     for path in _builtin_files(module) if module else _files(spec):
         digest.update(os.path.basename(path).encode() + b"\0")
         digest.update(Path(path).read_bytes())
@@ -81,6 +86,6 @@ def entrant(
 
 def portable_command(command: str) -> str:
     """The command with paths made absolute, for storing a bot given on the command line."""
-    if command.strip() in BUILTIN_BOTS:
+    if _first_word(command) in BUILTIN_BOTS:
         return command.strip()
     return shlex.join(parse_bot(command).command)

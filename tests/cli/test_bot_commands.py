@@ -228,6 +228,20 @@ def test_what_decides_a_bot_is_in_its_hash(tmp_path: Path) -> None:
     assert written("python3  bot.py ") == "python3  bot.py"
 
 
+def test_a_built_in_with_arguments_is_hashed_with_its_sources(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`mcts --ms 50` is the built-in `mcts`: a change of its code makes a new entry too."""
+    import tournaments.entrants as entrants
+
+    before = entrant("m", "random --unused 1").hash
+    real = entrants._builtin_files
+    monkeypatch.setattr(entrants, "_builtin_files", lambda module: [])
+    assert entrant("m", "random --unused 1").hash != before  # the sources were in the hash
+    monkeypatch.setattr(entrants, "_builtin_files", real)
+    assert entrant("m", "random --unused 1").hash == before
+
+
 # ---- end to end ------------------------------------------------------------------------------
 
 NAMED_BOT = """

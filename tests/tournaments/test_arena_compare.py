@@ -59,3 +59,10 @@ def test_strict_exits_3_when_a_bot_faulted() -> None:
     assert json.loads(lenient.stdout)["faulty_games"] == 4
     strict = arena("compare", *args, "--move-ms", "5000", "--strict", code=3)
     assert "4 games had a faulty bot" in strict.stderr
+
+
+def test_a_built_in_with_arguments_gets_a_one_word_name() -> None:
+    result = json.loads(
+        compare("random", "random --unused 1", "--game", "azul", "--max-deals", "1", "--json")
+    )
+    assert (result["a"], result["b"]) == ("random", "random-unused-1")

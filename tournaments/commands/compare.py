@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,8 @@ def _entrants(texts: list[str]) -> list[Entrant]:
     result: list[Entrant] = []
     for text in texts:
         try:
-            base = parse_bot(text).name
+            # A name is one word without commas (`mcts --ms 45` becomes `mcts-ms-45`).
+            base = "-".join(re.findall(r"[^\s,-]+", parse_bot(text).name))[:64] or "bot"
             name, number = base, 1
             while name in {e.name for e in result}:
                 number += 1
