@@ -596,16 +596,7 @@ def _check_take(state: AzulState, seat: int, action: Take) -> None:
     source, colour, line = action.source, action.colour, action.line
     if not 0 <= colour < COLOURS:
         raise IllegalAction("colours are 0..4", f"colour {colour}")
-    group = state.offer.source(source)
-    if group is None:
-        last = len(state.offer.factories) - 1
-        raise IllegalAction(
-            "no such source", f"source {source}: factories are 0..{last}, -1 is the centre"
-        )
-    if not group[colour]:
-        raise IllegalAction(
-            "take a colour the source holds", f"source {source} has no colour {colour}"
-        )
+    state.offer.holding(source, colour)  # raises unless the source holds the colour
     if line != FLOOR_LINE:
         if not 0 <= line < FLOOR_LINE:
             raise IllegalAction(

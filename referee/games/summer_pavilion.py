@@ -499,14 +499,7 @@ def _take(state: SummerPavilionState, seat: int, action: Take) -> None:
     source, colour, wild = action.source, action.colour, state.wild
     if not 0 <= colour < COLOURS:
         raise IllegalAction("colours are 0..5", f"colour {colour}")
-    group = state.offer.source(source)
-    if group is None:
-        last = len(state.offer.factories) - 1
-        raise IllegalAction(
-            "no such source", f"source {source}: factories are 0..{last}, -1 is the centre"
-        )
-    if not group[colour]:
-        raise IllegalAction("take a colour the source holds", f"source {source}, colour {colour}")
+    group = state.offer.holding(source, colour)
     if colour == wild and sum(group) != group[wild]:
         raise IllegalAction(
             "the wild colour is taken only from a source holding nothing else",

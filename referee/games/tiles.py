@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from referee.games.base import IllegalAction
+
 
 def empty(colours: int) -> list[int]:
     """A group with no tile (a fresh lid, an emptied factory)."""
@@ -129,6 +131,21 @@ class Offer:
         if 0 <= index < len(self.factories):
             return self.factories[index]
         return None
+
+    def holding(self, source: int, colour: int) -> list[int]:
+        """The group of `source` when it holds `colour`, else the `IllegalAction` that names
+        the rule broken (the checks every "take one colour" shares)."""
+        group = self.source(source)
+        if group is None:
+            last = len(self.factories) - 1
+            raise IllegalAction(
+                "no such source", f"source {source}: factories are 0..{last}, -1 is the centre"
+            )
+        if not group[colour]:
+            raise IllegalAction(
+                "take a colour the source holds", f"source {source} has no colour {colour}"
+            )
+        return group
 
     def take(self, source: int, colour: int, seat: int, wild: int = -1) -> tuple[int, bool]:
         """`seat` takes every tile of `colour` from `source`: how many, and whether it took the
