@@ -563,9 +563,14 @@ def resolve_sandbox(requested: SandboxRequest) -> SandboxChoice:
 WORKDIR_PREFIX = "arena-bot-"
 
 
-@functools.cache
+_workdirs_swept = False
+
+
 def _sweep_workdirs() -> None:
-    """Remove the host working directories of referees that died without cleaning up (once)."""
+    """Remove the host working directories of referees that died without cleaning up (once per
+    referee: what a live referee leaves is its own to remove)."""
+    global _workdirs_swept
+    _workdirs_swept = True
     top = tempfile.gettempdir()
     with contextlib.suppress(OSError):
         for name in os.listdir(top):
@@ -594,7 +599,8 @@ async def spawn(
     steps = [] if cgroup is None else [cgroup.enter]
     steps.append(rlimit_setter(resources, address_space=cgroup is None or not cgroup.memory_mb))
     workdir: str | None = None
-    await trio.to_thread.run_sync(_sweep_workdirs)
+    if not _workdirs_swept:
+        await trio.to_thread.run_sync(_sweep_workdirs)
     if sandboxed:
         uid = spawner.bot_uid()
         command = wrap(

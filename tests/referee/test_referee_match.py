@@ -12,12 +12,15 @@ from typing import Any
 import msgspec
 import pytest
 import trio
+from hypothesis import given
+from hypothesis import strategies as st
 from refhelp import Bots
 
 from protocol.messages import TimeControl
 from referee import Limits, open_bots, parse_record, play_match, replay, run_match
 from referee.games import find_game, parse_options
 from referee.games.azul import Azul
+from referee.match import display_name
 
 
 def decisions_of(record: bytes) -> list[dict[str, Any]]:
@@ -294,3 +297,18 @@ async def test_time_odds_give_each_seat_its_own_clock(bots: Bots, tmp_path: Path
     header = json.loads(outcome.record.splitlines()[0])
     assert header["seat_times"] == [msgspec.to_builtins(short), msgspec.to_builtins(long)]
     bots.assert_none_left()
+
+
+@given(st.text())
+def test_a_bots_own_name_is_shown_printable_and_short(name: str) -> None:
+    """The `ready` name of a bot named only by its command is hostile text: no control
+    characters or escapes reach a table or terminal, and it is at most 40 characters."""
+    shown = display_name(name)
+    assert len(shown) <= 40 and shown == shown.strip()
+    assert all(char.isprintable() for char in shown)
+
+
+def test_a_bots_own_name_loses_escapes_and_length() -> None:
+    assert display_name("\x1b[31mred\x1b[0m\n") == "[31mred[0m"
+    assert display_name("  \t\n ") == ""  # then the command's name stays
+    assert display_name("x" * 1000) == "x" * 40

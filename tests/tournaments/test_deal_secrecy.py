@@ -46,6 +46,11 @@ def run_tournament(tmp_path: Path, game: str, players: int, deals: int, extra: s
     file = tmp_path / "cup.toml"
     text = TOURNAMENT.format(game=game, players=players, deals=deals, memory=MEMORY, extra=extra)
     file.write_text(text)
+    return run_file(file)
+
+
+def run_file(file: Path) -> Path:
+    """Play the tournament of `file` to its end; its store."""
     prepared = prepare(file)
     try:
         trio.run(
@@ -188,16 +193,7 @@ def test_a_sandboxed_bot_beside_the_tournament_file_sees_neither_it_nor_the_stor
             .replace(f'memory = "{MEMORY}"', f'peeker = "{sys.executable} peeker.py"')
         )
         file.chmod(0o644)
-        prepared = prepare(file)
-        try:
-            trio.run(
-                Runner(
-                    prepared.tournament, prepared.store, prepared.players, limits=prepared.limits
-                ).run
-            )
-        finally:
-            prepared.close()
-        store = file.with_suffix(".sqlite")
+        store = run_file(file)
         assert (home / "cup.logs").is_dir() and store.stat().st_size > 0  # they do exist
         assert faults(store) == []
         with sqlite3.connect(store) as db:
