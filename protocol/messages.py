@@ -117,3 +117,15 @@ from_bot_encoder = msgspec.json.Encoder()
 def encode_line(message: msgspec.Struct) -> bytes:
     """One message as a JSON line (the framing both directions use)."""
     return to_bot_encoder.encode(message) + b"\n"
+
+
+_ACT_LINE = (
+    b'{"type":"act","id":%d,"observation":%b,"legal":%b,"clock":{"move_ms":%d,"bank_ms":%d}}\n'
+)
+
+
+def encode_act(id: int, observation: Any, legal: list[Any], clock: Clock) -> bytes:
+    """`encode_line(Act(id, observation, legal, clock))`, byte for byte, with the constant parts
+    written once: the referee sends one per decision."""
+    observed, actions = to_bot_encoder.encode(observation), to_bot_encoder.encode(legal)
+    return _ACT_LINE % (id, observed, actions, clock.move_ms, clock.bank_ms)

@@ -138,7 +138,7 @@ class BotCgroup:
         self.memory_mb = memory_mb
         """The memory cap in force (0: no memory controller, or unlimited)."""
         self._fds: dict[str, int] = {}
-        """Kept open: read after every decision, and a pread is a tenth of an open."""
+        """Kept open: read during every game, and a pread is a tenth of an open."""
         for directory in dirs:
             for name in (
                 "pids.events",

@@ -13,18 +13,20 @@ Five limits, each enforced by the mechanism that works for a referee running as 
   host's disk and only `file_mb` applies.
 - `processes`: RLIMIT_NPROC is *not* enforced for root, so a pids cgroup caps the bot's
   process count in the kernel: `fork` fails beyond it. Where no writable pids cgroup exists,
-  the count is checked from /proc after each decision instead (a fork bomb is then stopped
-  only by that check and the group kill).
+  the count is checked from /proc instead (a fork bomb is then stopped only by that check and
+  the group kill).
 - `cpu_s`: CPU seconds per game. RLIMIT_CPU counts a process's whole life, and bot processes
-  are reused across games, so the referee reads the bot's CPU time at the start of each game
-  and after each decision: from its cgroup's accounting (every process that ever ran in it,
-  exited children included), else summed from /proc (`group_cpu_s`, which misses the CPU of
+  are reused across games, so the referee reads the bot's CPU time at the start of each game,
+  then during it and at its end: from its cgroup's accounting (every process that ever ran in
+  it, exited children included), else summed from /proc (`group_cpu_s`, which misses the CPU of
   exited children whose parent did not wait for them).
 
 A hit is reported as a `resource_limit` fault naming the limit. Memory (per process), file
 size and disk are detected from how the bot died (`limit_hit`): a kernel refusal leaves no
 counter to read, so the exit signal and the last stderr lines are the evidence, and the reason
-quotes them; the cgroup's counters are read for processes and total memory.
+quotes them; the cgroup's counters are read for processes and total memory. The counters are
+read after a decision at most every `referee.process.RESOURCE_CHECK_S`, and at the end of every
+game (`BotProcess.resource_fault`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ itself: `FdStream.receive_some` passes through the scheduler once before even tr
 then once more to wait, and the referee reads right after writing a request, when nothing can be
 there yet. Here the read is tried first and the wait for readability is the one scheduling point;
 only when data was there at once does a plain checkpoint follow (after the data is buffered, so a
-cancellation there loses nothing). Either way every read is a checkpoint, as trio expects.
+cancellation there loses nothing). Either way every read is a checkpoint, as trio expects. A
+caller that has just sent a request (`readline(answer=True)`) waits first: its answer cannot be
+there yet, and a read that fails costs a system call and an exception.
 """
 
 from __future__ import annotations
@@ -53,8 +55,9 @@ class LineReader:
     def max_line_bytes(self) -> int:
         return self._limit
 
-    async def readline(self) -> bytes | None:
-        """The next line without its `\\n`, or None at end of stream.
+    async def readline(self, *, answer: bool = False) -> bytes | None:
+        """The next line without its `\\n`, or None at end of stream; `answer`: the line answers
+        a request just sent, so wait for the stream to be readable before reading it.
 
         An unterminated fragment before end of stream is dropped: a line is only a line once
         its newline has arrived. Raises `LineTooLong` when a line exceeds the limit; the reader
@@ -76,7 +79,8 @@ class LineReader:
                 return None
             chunk: bytes | bytearray
             if isinstance(self._stream, trio.lowlevel.FdStream):
-                chunk, waited = await _read_fd(self._stream)
+                chunk, waited = await _read_fd(self._stream, wait=answer)
+                answer = False
             else:
                 chunk, waited = await self._stream.receive_some(CHUNK_BYTES), True
             if not chunk:
@@ -87,8 +91,9 @@ class LineReader:
                 await trio.lowlevel.checkpoint()
 
 
-async def _read_fd(stream: trio.lowlevel.FdStream) -> tuple[bytes, bool]:
-    """One chunk from a pipe (b"" at end of file), and whether it waited for it (a checkpoint).
+async def _read_fd(stream: trio.lowlevel.FdStream, *, wait: bool) -> tuple[bytes, bool]:
+    """One chunk from a pipe (b"" at end of file), and whether it waited for it (a checkpoint);
+    `wait`: wait for the pipe to be readable before the first read.
 
     Errors as `FdStream.receive_some` raises them: `ClosedResourceError` once the stream was
     closed, `BrokenResourceError` for any other failure.
@@ -96,6 +101,11 @@ async def _read_fd(stream: trio.lowlevel.FdStream) -> tuple[bytes, bool]:
     waited = False
     while True:
         fd = stream.fileno()
+        if wait and not waited:
+            if fd < 0:  # what `FdStream` says once closed (`os.read` fails with EBADF below)
+                raise trio.ClosedResourceError("file was already closed")
+            await trio.lowlevel.wait_readable(fd)
+            waited = True
         try:
             return os.read(fd, CHUNK_BYTES), waited
         except BlockingIOError:

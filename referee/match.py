@@ -20,17 +20,25 @@ from its secret, independently of the deal seed) or drawn at random.
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import re
 import secrets
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import trio
 
-from protocol.messages import PROTOCOL_VERSION, Act, End, Start, TimeControl, encode_line
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    End,
+    Start,
+    TimeControl,
+    encode_act,
+    encode_line,
+)
 from referee.answers import decode_answer, decode_ready
 from referee.clock import SeatClock
 from referee.faults import BotFault, Fault, describe_exit, excerpt, forfeit_result
@@ -40,6 +48,13 @@ from referee.record import Header, RecordWriter
 
 END_WRITE_TIMEOUT_S = 1.0
 """How long writing `end` to a bot may take; a bot that does not read it is restarted later."""
+
+GUARD_SLACK_S = 0.001
+"""How much later than a request's deadline the shared guard of sequential turns may fire (see
+`_Match.decisions`): moving a cancel scope's deadline costs more than a fast decision's engine
+work, and within this slack one deadline serves the next several requests. The event loop's
+own wait for a deadline already rounds up to the millisecond; no verdict depends on it (the
+time charged is measured, and an answer after the limit is a timeout however late it is read)."""
 
 CPU_MODE_WALL_FACTOR = 3
 """In cpu time mode, the wall-clock backstop is this many times the decision's limit: a bot that
@@ -66,11 +81,72 @@ class MatchOutcome(msgspec.Struct):
     record: bytes
     """The game record, JSON lines (see `referee.record`)."""
     logs: list[str]
-    """Per-seat stderr log paths of this game."""
+    """Per-seat stderr log paths of this game. A log is created by the bot's first byte on
+    stderr in the game: a bot that wrote nothing has no file at its path."""
     match_id: str = ""
     latency_ms: list[float] = []
     """The referee's scheduling latency sampled after every answer when `play_match` was asked
     to (`sample_latency`; see `_Match.latency_ms`), else empty."""
+
+
+class _Request:
+    """One seat's `act` in flight: whom, for which decision, and its clock's start and limits."""
+
+    __slots__ = (
+        "began",
+        "began_cpu_s",
+        "deadline",
+        "decision",
+        "legal",
+        "limit_ms",
+        "process",
+        "seat",
+        "wall_limit_ms",
+    )
+
+    def __init__(
+        self,
+        *,
+        seat: int,
+        process: BotProcess,
+        legal: list[Any],
+        decision: int,
+        limit_ms: float,
+        wall_limit_ms: float,
+        began_cpu_s: float | None,
+        began: float,
+        deadline: float,
+    ) -> None:
+        self.seat = seat
+        self.process = process
+        self.legal = legal
+        self.decision = decision
+        self.limit_ms = limit_ms
+        self.wall_limit_ms = wall_limit_ms
+        self.began_cpu_s = began_cpu_s
+        """The bot's CPU seconds when asked, in cpu time mode; None in wall time mode."""
+        self.began = began
+        self.deadline = deadline
+
+
+class _Outcome:
+    """What the seats asked for one decision came back with: answers, times and faults."""
+
+    __slots__ = ("answers", "faults", "times")
+
+    def __init__(self) -> None:
+        self.answers: dict[int, Any] = {}
+        self.times: dict[int, float] = {}
+        self.faults: dict[int, BotFault] = {}
+
+
+class _Pending(NamedTuple):
+    """The decision whose one request waits under the shared guard (see `_Match.decisions`)."""
+
+    request: _Request
+    to_act: tuple[int, ...]
+    legal: dict[int, list[Any]]
+    outcome: _Outcome
 
 
 class _Seat:
@@ -237,6 +313,7 @@ class _Match:
             for seat, handle in enumerate(handles)
         ]
         self.faults: list[Fault] = []
+        self.faulted_seats = 0
         self.sample_latency = sample_latency
         self.latency_ms: list[float] = []
         """Per answer (when `sample_latency`): one round trip through the event loop right after
@@ -245,7 +322,8 @@ class _Match:
         self.decision = -1
         """The decision being asked: -1 during startup, then 1, 2, ... (the `act` ids)."""
         self.applied = 0
-        self.fallback_rng = random.Random(f"arena-fallback-{seed}")
+        self.pending: _Pending | None = None
+        self._fallback_rng: random.Random | None = None
         self.names = [handle.spec.name for handle in handles]
         self.header = Header(
             record=1,
@@ -262,20 +340,25 @@ class _Match:
         )
         self.writer: RecordWriter | None = None
         """Made once every seat has answered `ready` (a bot may name itself there)."""
+        if limits.log_dir is not None and not os.path.isdir(limits.log_dir):
+            os.makedirs(limits.log_dir, exist_ok=True)  # before the bots start: sandboxes hide it
         self.logs = []
         for seat, handle in enumerate(handles):
-            if limits.log_dir is None:
-                log_dir = handle.log_dir
-            else:
-                log_dir = limits.log_dir
-                os.makedirs(log_dir, exist_ok=True)
+            log_dir = handle.log_dir if limits.log_dir is None else limits.log_dir
             name = f"{_safe(log_tag)}-seat{seat}-{_safe(handle.spec.name)}.log"
             path = os.path.join(log_dir, name)
             handle.stderr.open(path)
             self.logs.append(path)
 
     def healthy(self) -> int:
-        return sum(not seat.faulted for seat in self.seats)
+        return len(self.seats) - self.faulted_seats
+
+    def fallback_rng(self) -> random.Random:
+        """The fallback policy's RNG, seeded by the match seed (made when first needed: seeding
+        one costs more than a decision, and most games never need it)."""
+        if self._fallback_rng is None:
+            self._fallback_rng = random.Random(f"arena-fallback-{self.seed}")
+        return self._fallback_rng
 
     async def run(self) -> MatchOutcome:
         async with trio.open_nursery() as nursery:
@@ -285,9 +368,9 @@ class _Match:
         for fault in self.faults:  # at startup
             writer.fault(fault)
         self.decision = 0
-        while self.healthy() >= 2 and (to_act := self.game.to_act(self.state)):
-            self.decision += 1
-            await self.decide(to_act)
+        while not await self.decisions():
+            pass
+        await self.check_resources()
         faulty = {fault.seat for fault in self.faults}
         result = forfeit_result(self.game.result(self.state), self.game.scores(self.state), faulty)
         writer.result(result, self.applied)
@@ -316,8 +399,21 @@ class _Match:
         self.faults.append(record)
         if self.writer is not None:  # else written with the header, once startup is over
             self.writer.fault(record)
-        self.seats[seat].faulted = True
+        if not self.seats[seat].faulted:
+            self.seats[seat].faulted = True
+            self.faulted_seats += 1
         await self.seats[seat].handle.kill()
+
+    async def check_resources(self) -> None:
+        """Look at every healthy bot's resource counters now (during the game they are looked
+        at on a timer): an excess not reported yet happened in this game."""
+        for seat, state in enumerate(self.seats):
+            process = state.handle.process
+            if state.faulted or process is None:
+                continue
+            fault = process.resource_fault("playing this game (seen at its end)", now=True)
+            if fault is not None:
+                await self.forfeit(seat, fault)
 
     # ---- startup --------------------------------------------------------------------------
 
@@ -349,9 +445,7 @@ class _Match:
             process.cancel_on_exit(scope)
             try:
                 await process.send(encode_line(message), doing="being sent `start`")
-                ready = decode_ready(
-                    await process.receive(doing="the referee waited for `ready`")
-                )
+                ready = decode_ready(await process.receive(doing="the referee waited for `ready`"))
                 if not handle.spec.name_given and ready.name:
                     self.names[seat] = display_name(ready.name) or self.names[seat]
             except BotFault as exc:
@@ -360,7 +454,7 @@ class _Match:
         fault = process.resource_fault("starting") or fault
         if scope.cancelled_caught:
             fault = await self.late(
-                scope,
+                scope.deadline,
                 "startup_timeout",
                 f"no `ready` within {time.startup_ms} ms of {since}"
                 + (f" (+{self.limits.grace_ms} ms grace)" if self.limits.grace_ms else ""),
@@ -371,7 +465,7 @@ class _Match:
             await self.forfeit(seat, fault)
 
     async def late(
-        self, scope: trio.CancelScope, kind: str, reason: str, doing: str, process: BotProcess
+        self, deadline: float, kind: str, reason: str, doing: str, process: BotProcess
     ) -> BotFault:
         """A wait cut short: by the bot's death (a crash, seen at once even while a child of it
         holds its stdout open) or by its deadline (`kind`, or a crash if it died meanwhile)."""
@@ -379,39 +473,77 @@ class _Match:
         if code is None:
             return BotFault(kind, reason)
         tail = await process.stderr_tail()
-        if trio.current_time() < scope.deadline:
+        if trio.current_time() < deadline:
             return process.death_fault(code, f"exited ({describe_exit(code)}) while {doing}{tail}")
         return process.death_fault(code, f"exited ({describe_exit(code)}); {reason}{tail}")
 
-    # ---- one decision ---------------------------------------------------------------------
+    # ---- decisions ------------------------------------------------------------------------
 
-    async def decide(self, to_act: tuple[int, ...]) -> None:
+    async def decisions(self) -> bool:
+        """Play decisions until the game is over (True), or until the cancel scope they share
+        is spent (False: the caller calls again, and a fresh scope is made).
+
+        A cancel scope per request cost more than the rest of a fast decision, so the requests
+        of one seat at a time (every turn of a sequential game) share one `guard`, given each
+        request's deadline just before its wait (and the bot's death as a reason to cancel,
+        during the wait only). The guard's deadline is moved only when it would fire before
+        the request's deadline or more than `GUARD_SLACK_S` after it. A wait it cuts short
+        unwinds to here, where its decision is concluded. Between waits the guard keeps the
+        last deadline (resetting it costs as much as setting it): nothing there is a checkpoint
+        that is not shielded, so it cannot cut anything short, and a guard it spent anyway — a
+        deadline that passed, or a bot that died, just as the answer arrived or during a
+        shielded wait — is replaced after the decision (the answer counts, charged as late if
+        it was). The seats asked at once of a simultaneous decision have scopes of their own,
+        the guard being disarmed first.
+        """
+        with trio.CancelScope() as guard:
+            while self.healthy() >= 2 and (to_act := self.game.to_act(self.state)):
+                self.decision += 1
+                await self.decide(to_act, guard)
+                if guard.cancel_called:
+                    return False
+            return True
+        pending, self.pending = self.pending, None
+        assert pending is not None, "the guard is armed only while a request waits"
+        await self.answered(pending.request, b"", None, True, pending.outcome)
+        await self.conclude(pending.to_act, pending.legal, pending.outcome)
+        return False
+
+    async def decide(self, to_act: tuple[int, ...], guard: trio.CancelScope) -> None:
         game, state = self.game, self.state
         legal = {seat: game.legal(state, seat) for seat in to_act}
-        lines = {
-            seat: encode_line(
-                Act(
-                    id=self.decision,
-                    observation=game.observe(state, seat),
-                    legal=legal[seat],
-                    clock=self.seats[seat].clock.available(),
-                )
-            )
-            for seat in to_act
-            if not self.seats[seat].faulted
-        }
-        answers: dict[int, Any] = {}
-        times: dict[int, float] = {}
-        faults: dict[int, BotFault] = {}
+        lines = [
+            (seat, self.act(seat, legal[seat])) for seat in to_act if not self.seats[seat].faulted
+        ]
+        outcome = _Outcome()
         if len(lines) == 1:
             # One seat asked (every turn of a sequential game): no task to spawn, no nursery to
-            # open and join — they cost about as much as the pipe round trip itself.
-            ((seat, line),) = lines.items()
-            await self.ask(seat, line, legal[seat], answers, times, faults)
+            # open and join, no cancel scope of its own (see `decisions`).
+            [(seat, line)] = lines
+            request = self.request(seat, legal[seat])
+            self.pending = _Pending(request, to_act, legal, outcome)
+            if not request.deadline <= guard.deadline <= request.deadline + GUARD_SLACK_S:
+                guard.deadline = request.deadline + GUARD_SLACK_S
+            reply, fault = await self.exchange(request, line, guard)
+            self.pending = None
+            await self.answered(request, reply, fault, False, outcome)
         else:
+            guard.deadline = math.inf  # the nursery's checkpoints are inside the guard
             async with trio.open_nursery() as nursery:
-                for seat, line in lines.items():
-                    nursery.start_soon(self.ask, seat, line, legal[seat], answers, times, faults)
+                for seat, line in lines:
+                    nursery.start_soon(self.ask, self.request(seat, legal[seat]), line, outcome)
+        await self.conclude(to_act, legal, outcome)
+
+    def act(self, seat: int, legal: list[Any]) -> bytes:
+        """The `act` line asking `seat` for the current decision."""
+        observation = self.game.observe(self.state, seat)
+        return encode_act(self.decision, observation, legal, self.seats[seat].clock.available())
+
+    async def conclude(
+        self, to_act: tuple[int, ...], legal: dict[int, list[Any]], outcome: _Outcome
+    ) -> None:
+        """Judge the answers, forfeit the faulty seats, apply the decision and record it."""
+        answers, faults = outcome.answers, outcome.faults
         for seat in sorted(answers):
             refusal = self.refusal(to_act, legal, seat, answers[seat])
             if refusal is not None:
@@ -421,63 +553,97 @@ class _Match:
             await self.forfeit(seat, faults[seat])
         if faults and self.healthy() < 2:
             return
-        fallback = [seat for seat in to_act if seat not in answers]
+        fallback: list[int] = []
+        if len(answers) < len(to_act):  # the seats that faulted, now or before
+            fallback = [seat for seat in to_act if seat not in answers]
         for seat in fallback:
-            answers[seat] = self.fallback_rng.choice(legal[seat])
+            answers[seat] = self.fallback_rng().choice(legal[seat])
         for seat in answers:
             if seat not in fallback:
                 self.seats[seat].moves += 1
-        game.apply(state, answers)
+        self.game.apply(self.state, answers)
         self.applied += 1
         assert self.writer is not None, "decisions come after startup"
-        self.writer.decision(self.decision, answers, times, fallback)
+        self.writer.decision(self.decision, answers, outcome.times, fallback)
 
-    async def ask(
-        self,
-        seat: int,
-        line: bytes,
-        legal: list[Any],
-        answers: dict[int, Any],
-        times: dict[int, float],
-        faults: dict[int, BotFault],
-    ) -> None:
-        """Send one seat its `act` and read its answer against its own clock."""
+    def request(self, seat: int, legal: list[Any]) -> _Request:
+        """Start the clock of `seat`'s request for the current decision."""
         clock = self.seats[seat].clock
         process = self.seats[seat].handle.process
         assert process is not None, "a healthy seat has a live process"
-        decision = self.decision
         limit_ms = clock.limit_ms()
-        fault: BotFault | None = None
-        reply = b""
         cpu_mode = self.limits.time_mode == "cpu"
-        began_cpu_s = process.cpu_s() if cpu_mode else 0.0
         wall_limit_ms = limit_ms * CPU_MODE_WALL_FACTOR if cpu_mode else limit_ms
         began = trio.current_time()
-        with trio.move_on_at(began + wall_limit_ms / 1000) as scope:
-            process.cancel_on_exit(scope)
-            try:
-                await process.send(line, doing=f"being sent decision {decision}")
-                reply = await process.receive(
-                    doing=f"the referee waited for its answer to decision {decision}"
-                )
-            except BotFault as exc:
-                fault = exc
-        process.cancel_on_exit(None)
+        return _Request(
+            seat=seat,
+            process=process,
+            legal=legal,
+            decision=self.decision,
+            limit_ms=limit_ms,
+            wall_limit_ms=wall_limit_ms,
+            began_cpu_s=process.cpu_s() if cpu_mode else None,
+            began=began,
+            deadline=began + wall_limit_ms / 1000,
+        )
+
+    async def ask(self, request: _Request, line: bytes, outcome: _Outcome) -> None:
+        """Send one seat its `act` and read its answer against its own clock, in a cancel
+        scope of its own (several seats are asked at once)."""
+        with trio.move_on_at(request.deadline) as scope:
+            reply, fault = await self.exchange(request, line, scope)
+        await self.answered(request, reply, fault, scope.cancelled_caught, outcome)
+
+    async def exchange(
+        self, request: _Request, line: bytes, scope: trio.CancelScope
+    ) -> tuple[bytes, BotFault | None]:
+        """Write the request and read the reply line, `scope` being cancelled if the bot dies
+        meanwhile (its deadline is the caller's business)."""
+        process = request.process
+        decision = request.decision
+        process.cancel_on_exit(scope)
+        try:
+            await process.send(line, doing=f"being sent decision {decision}")
+            reply = await process.receive(
+                doing=f"the referee waited for its answer to decision {decision}"
+            )
+        except BotFault as exc:
+            return b"", exc
+        finally:
+            process.cancel_on_exit(None)
+        return reply, None
+
+    async def answered(
+        self,
+        request: _Request,
+        reply: bytes,
+        fault: BotFault | None,
+        cut_short: bool,
+        outcome: _Outcome,
+    ) -> None:
+        """Charge the time of a request whose wait is over (`cut_short`: by its deadline or
+        the bot's death) and turn the reply into an answer or a fault."""
+        seat, process, decision = request.seat, request.process, request.decision
+        clock = self.seats[seat].clock
         answered = trio.current_time()
-        used_ms = (answered - began) * 1000
-        if cpu_mode and not scope.cancelled_caught:
-            used_ms = (process.cpu_s() - began_cpu_s) * 1000
-        times[seat] = used_ms
+        used_ms = (answered - request.began) * 1000
+        if request.began_cpu_s is not None and not cut_short:
+            used_ms = (process.cpu_s() - request.began_cpu_s) * 1000
+        outcome.times[seat] = used_ms
         if self.sample_latency:
-            await trio.lowlevel.checkpoint()
+            with trio.CancelScope(shield=True):  # a spent guard must not cut this short
+                await trio.lowlevel.checkpoint()
             self.latency_ms.append(round((trio.current_time() - answered) * 1000, 3))
+        limit_ms = request.limit_ms
         in_time = clock.charge(used_ms)
-        if scope.cancelled_caught:
+        if cut_short:
             allowance = _allowance(clock, limit_ms)
+            cpu_mode = request.began_cpu_s is not None
             fault = await self.late(
-                scope,
+                request.deadline,
                 "timeout",
-                f"no answer to decision {decision} within {wall_limit_ms:.0f} ms ({allowance}"
+                f"no answer to decision {decision} within {request.wall_limit_ms:.0f} ms "
+                f"({allowance}"
                 + (f", times {CPU_MODE_WALL_FACTOR} in cpu time mode" if cpu_mode else "")
                 + f"); waited {used_ms:.0f} ms",
                 f"the referee waited for its answer to decision {decision}",
@@ -492,11 +658,13 @@ class _Match:
         fault = process.resource_fault("answering decision", decision) or fault
         if fault is None:
             try:
-                answers[seat] = decode_answer(reply, decision, legal, self.game.Action)
+                outcome.answers[seat] = decode_answer(
+                    reply, decision, request.legal, self.game.Action
+                )
             except BotFault as exc:
                 fault = exc
         if fault is not None:
-            faults[seat] = fault
+            outcome.faults[seat] = fault
             await self.seats[seat].handle.kill()
 
     def refusal(
@@ -526,25 +694,37 @@ class _Match:
     # ---- the end --------------------------------------------------------------------------
 
     async def send_end(self, result: GameResult) -> None:
-        """Tell the healthy bots the result; one that does not take it is restarted next game."""
+        """Tell the healthy bots the result; one that does not take it is restarted next game.
+
+        The line goes into each pipe at once, normally: only a bot whose pipe is full gets a
+        task that waits (at most `END_WRITE_TIMEOUT_S`) for it to read."""
         reason = "; ".join(
             f"seat {fault.seat} ({self.names[fault.seat]}) forfeits: {fault.kind}"
             for fault in self.faults
         )
         line = encode_line(End(scores=result.scores, ranks=result.ranks, reason=reason or "over"))
-
-        async def tell(seat: _Seat) -> None:
+        waiting: list[tuple[BotHandle, BotProcess, bytes]] = []
+        for seat in self.seats:
             process = seat.handle.process
             if seat.faulted or process is None:
-                return
+                continue
+            rest = process.offer(line)
+            if rest is None:
+                await seat.handle.kill()
+            elif rest:
+                waiting.append((seat.handle, process, rest))
+        if not waiting:
+            return
+
+        async def tell(handle: BotHandle, process: BotProcess, rest: bytes) -> None:
             with trio.move_on_after(END_WRITE_TIMEOUT_S) as scope:
                 try:
-                    await process.send(line, doing="being sent `end`")
+                    await process.send(rest, doing="being sent `end`")
                 except BotFault:
-                    await seat.handle.kill()
+                    await handle.kill()
             if scope.cancelled_caught:
-                await seat.handle.kill()
+                await handle.kill()
 
         async with trio.open_nursery() as nursery:
-            for seat in self.seats:
-                nursery.start_soon(tell, seat)
+            for handle, process, rest in waiting:
+                nursery.start_soon(tell, handle, process, rest)

@@ -40,7 +40,6 @@ explicit, shielded `kill` of the whole group, never a bare wait on the leader.
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import logging
 import os
@@ -84,8 +83,9 @@ from referee.stderr import StderrLog, drain
 
 log = logging.getLogger("referee.process")
 
-CPU_CHECK_S = 0.1
-"""How often (at most) the CPU time of a game is compared with its limit."""
+RESOURCE_CHECK_S = 0.1
+"""How often (at most) a bot's counters are compared with its limits during a game (they are
+also compared at the end of every game, and at a death)."""
 
 DISK_SLACK_BYTES = 64 << 10
 """A sandbox `/tmp` with less free space than this is full (a write of that size fails)."""
@@ -230,7 +230,7 @@ class BotProcess:
         self.resources = spec.resources or limits.resources
         self._cgroup = cgroup
         self._game_cpu_s = 0.0
-        self._next_cpu_check = 0.0
+        self._next_check = 0.0
         self._process = process
         self._stdin = process.stdin
         self._stdout = process.stdout
@@ -266,28 +266,35 @@ class BotProcess:
     def start_game(self) -> None:
         """Start counting this game's CPU time (the process may have played games before).
 
-        The baseline was read just now, so the next comparison is due `CPU_CHECK_S` later."""
+        The baseline was read just now, so the next comparison is due `RESOURCE_CHECK_S`
+        later."""
         self._game_cpu_s = self.cpu_s()
-        self._next_cpu_check = time.monotonic() + CPU_CHECK_S
+        self._next_check = time.monotonic() + RESOURCE_CHECK_S
 
-    def resource_fault(self, doing: str, decision: int | None = None) -> BotFault | None:
+    def resource_fault(
+        self, doing: str, decision: int | None = None, *, now: bool = False
+    ) -> BotFault | None:
         """A `resource_limit` fault if the bot exceeded a limit the kernel does not report by
-        killing it: its process count, its disk, its CPU per game, its memory (a child
-        OOM-killed).
+        killing it: its process count (forks refused), its disk, its CPU per game, its memory
+        (a child OOM-killed).
 
-        Called after every decision, so kept cheap: with a cgroup the kernel enforces the count
-        and one file says whether it refused a fork, and the disk is one `fstatvfs` of a kept
-        fd; the rest (a few reads) is looked at most every `CPU_CHECK_S`, which limits counted
-        in seconds can afford. `doing` (followed by `decision` when given) is only formatted
-        into a fault's reason.
+        Called after every decision, but looks at most every `RESOURCE_CHECK_S` unless `now`
+        (reading the counters cost more than the rest of a fast decision). A later look still
+        blames the right bot and game: the counters are this bot's and cumulative (a refused
+        fork or an OOM kill stays counted, CPU time only grows), and the match loop looks `now`
+        at the end of every game. What is not cumulative — a full disk, the process count from
+        /proc where no pids cgroup counts refusals — is seen if it lasts until a look, as it
+        was when the look came after each decision (a decision may last seconds); the kernel
+        holds the disk and memory caps meanwhile. `doing` (followed by `decision` when given)
+        is only formatted into a fault's reason.
         """
+        clock = time.monotonic()
+        if not now and clock < self._next_check:
+            return None
+        self._next_check = clock + RESOURCE_CHECK_S
         if self._tmp_pending:
             self._open_tmp()
-        hit = self._process_hit() or self._disk_hit()
-        now = time.monotonic()
-        if hit is None and now >= self._next_cpu_check:
-            self._next_cpu_check = now + CPU_CHECK_S
-            hit = self._memory_hit() or self._cpu_hit()
+        hit = self._process_hit() or self._disk_hit() or self._memory_hit() or self._cpu_hit()
         if hit is None:
             return None
         doing = doing if decision is None else f"{doing} {decision}"
@@ -409,38 +416,41 @@ class BotProcess:
 
     async def send(self, line: bytes, *, doing: str) -> None:
         """Write one line; a `BotFault` if the bot is gone or stopped reading its stdin."""
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s[%d] << %s", self.spec.name, self.pid, line[:300].rstrip())
+        rest = self.offer(line)
         try:
-            sent = self._write_now(line)
-            if sent < len(line):
-                await self._stdin.send_all(memoryview(line)[sent:])
+            if rest:
+                await self._stdin.send_all(rest)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise await self._gone(doing, "closed its stdin") from None
+            rest = None
+        if rest is None:
+            raise await self._gone(doing, "closed its stdin")
 
-    def _write_now(self, line: bytes) -> int:
-        """Write what the pipe takes without waiting (all of a request, normally); bytes written.
+    def offer(self, line: bytes) -> bytes | None:
+        """Write what the pipe takes without waiting (all of a line, normally): the part of
+        `line` still to send with `send` (empty when all of it went), or None when the bot no
+        longer reads its stdin.
 
         `FdStream.send_all` would first pass through the scheduler; a request is always
-        followed by reading the answer, whose wait is the scheduling point. Errors are raised
-        as `send_all` raises them.
+        followed by reading the answer, whose wait is the scheduling point.
         """
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s[%d] << %s", self.spec.name, self.pid, line[:300].rstrip())
         stdin = self._stdin
         if not isinstance(stdin, trio.lowlevel.FdStream):  # not a pipe: no fast path
-            return 0
+            return line
         try:
-            return os.write(stdin.fileno(), line)
+            sent = os.write(stdin.fileno(), line)
         except BlockingIOError:
-            return 0
-        except OSError as exc:
-            if exc.errno == errno.EBADF:
-                raise trio.ClosedResourceError("file was already closed") from None
-            raise trio.BrokenResourceError from exc
+            return line
+        except OSError:  # EPIPE, or EBADF once closed
+            return None
+        return line[sent:] if sent < len(line) else b""
 
     async def receive(self, *, doing: str) -> bytes:
-        """Read one line; a `BotFault` for an over-long line or a closed stdout."""
+        """Read the line that answers the request just sent; a `BotFault` for an over-long line
+        or a closed stdout."""
         try:
-            line = await self._reader.readline()
+            line = await self._reader.readline(answer=True)
         except LineTooLong as exc:
             raise BotFault(
                 "line_too_long",
@@ -475,8 +485,7 @@ class BotProcess:
         )
         if hit is not None:
             return BotFault("resource_limit", f"{hit}; {reason}")
-        self._next_cpu_check = 0.0  # dead: look at everything now
-        return self.resource_fault(reason) or BotFault("crash", reason)
+        return self.resource_fault(reason, now=True) or BotFault("crash", reason)
 
     async def stderr_tail(self) -> str:
         """'; [first stderr lines: ... …] last stderr lines: ...' once stderr has been read to

@@ -10,13 +10,23 @@ module ...` comes before a long stack).
 Writes go straight to an unbuffered file from the trio task: they are bounded by the cap, land in
 the page cache, and doing them synchronously avoids racing a thread against the per-game switch
 of log files.
+
+A game's log file is created by the first byte the bot writes to stderr in that game: most bots
+write nothing, and a tournament of 10,000 games would otherwise leave 20,000 empty files (and
+pay an `open` and a `close` per seat and game for them). Its path is known from the game's
+start, whether or not the file comes to exist.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
 from typing import BinaryIO
 
 import trio
+
+log = logging.getLogger("referee.stderr")
 
 TAIL_BYTES = 4096
 CHUNK_BYTES = 1 << 16
@@ -28,6 +38,7 @@ class StderrLog:
     def __init__(self, cap_bytes: int) -> None:
         self.cap_bytes = cap_bytes
         self.path: str | None = None
+        """The current game's log (created on the first byte written), or None between games."""
         self.written = 0
         self.dropped = 0
         self._file: BinaryIO | None = None
@@ -36,9 +47,12 @@ class StderrLog:
         self._seen = 0
 
     def open(self, path: str) -> None:
-        """Start the log of a new game (closing the previous one)."""
+        """Start the log of a new game at `path` (closing the previous one); the file itself is
+        created when the bot first writes. A file already there (from an interrupted run that
+        played this game) is removed: it would pass for this game's log."""
         self.close()
-        self._file = open(path, "wb", buffering=0)  # noqa: SIM115 - owned until close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
         self.path = path
         self.written = 0
         self.dropped = 0
@@ -50,17 +64,32 @@ class StderrLog:
         self._seen += len(chunk)
         self._tail += chunk[-TAIL_BYTES:]
         del self._tail[:-TAIL_BYTES]
-        if self._file is None:
+        room = max(0, self.cap_bytes - self.written)
+        file = self._file or self._create()
+        if file is None:
             self.dropped += len(chunk)
             return
-        room = max(0, self.cap_bytes - self.written)
         if room:
-            self._file.write(chunk[:room])
+            file.write(chunk[:room])
             self.written += min(room, len(chunk))
         self.dropped += max(0, len(chunk) - room)
 
+    def _create(self) -> BinaryIO | None:
+        """The current game's file, created now; None between games, or when it cannot be
+        created (said once, in the referee's log): what is written then is counted and dropped,
+        as the drain must go on whatever happens to the log directory."""
+        if self.path is None:
+            return None
+        try:
+            self._file = open(self.path, "wb", buffering=0)  # noqa: SIM115 - owned until close()
+        except OSError as exc:
+            log.warning("cannot create the stderr log %s: %s", self.path, exc)
+            self.path = None
+        return self._file
+
     def close(self) -> None:
-        """Close the current game's log, noting how much was dropped over the cap."""
+        """End the current game's log, noting in it how much was dropped over the cap."""
+        self.path = None
         if self._file is None:
             return
         if self.dropped:

@@ -2,7 +2,9 @@
 
 Without `--logs DIR` the referee would leave a temporary directory behind per block of games,
 unannounced. Here the command makes one itself, names the logs that hold something when it is
-done, and removes the directory when no bot wrote a byte (nothing worth keeping).
+done, and removes the directory when no bot wrote a byte (nothing worth keeping). The referee
+makes a seat's log file only when its bot writes to stderr, so a game's log paths may name
+files that do not exist: only those that do, and hold something, are named.
 """
 
 from __future__ import annotations

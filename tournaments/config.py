@@ -52,6 +52,7 @@ from referee.games import BadOptions, UnknownGame, find_game, parse_options
 from tournaments.botcommands import BotCommand, written
 
 ScheduleKind = Literal["round-robin", "gauntlet"]
+ExecutorKind = Literal["local", "inprocess", "dask"]
 
 Positive = Annotated[int, msgspec.Meta(ge=1)]
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
@@ -133,6 +134,12 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     time: TimeControl = TimeControl()
     concurrency: NonNegative = 0
     """Matches played at once; 0 means one per CPU core."""
+    executor: ExecutorKind = "local"
+    """Where the matches run (`tournaments.executors`): "local", a referee process per match at
+    once; "inprocess", every match in this process; "dask", tasks on a Dask cluster."""
+    scheduler: str | None = None
+    """executor = "dask": the scheduler's address (tcp://host:8786); none: a `LocalCluster` of
+    `concurrency` worker processes on this machine."""
     seed: NonNegative = 0
     db: str | None = None
     """The SQLite store, relative to the tournament file; default: the file with suffix .sqlite."""
@@ -176,9 +183,10 @@ the rotations of one deal must share its seed."""
 def fixed_settings(tournament: Tournament) -> dict[str, Any]:
     """What a store is bound to: changing any of these would make stored games incomparable.
 
-    Participants, deals, schedule and concurrency may change between runs (more games are simply
-    played); game, players, options, time control and seed may not, nor the rules version of the
-    engine or the way deal seeds are derived (`DEALING_VERSION`).
+    Participants, deals, schedule, concurrency and executor may change between runs (more games
+    are simply played; where they are played does not change them); game, players, options,
+    time control and seed may not, nor the rules version of the engine or the way deal seeds
+    are derived (`DEALING_VERSION`).
     """
     return {
         "game": tournament.game,
@@ -262,6 +270,8 @@ def check(tournament: Tournament, source: str = "tournament") -> None:
             )
     elif tournament.candidate is not None:
         raise ConfigError(f'{source}: candidate is only for schedule = "gauntlet"')
+    if tournament.scheduler is not None and tournament.executor != "dask":
+        raise ConfigError(f'{source}: scheduler is only for executor = "dask"')
     if len(names) < tournament.players:
         raise ConfigError(
             f"{source}: {tournament.players} players per game need at least "

@@ -1,13 +1,18 @@
-"""The concurrent runner: plays a tournament's missing games and stores each as it finishes.
+"""The runner: plays a tournament's missing games and stores each as it finishes.
 
-Workers (trio tasks, `workers` of them) take units — one rotation of some deals of one seat-set
-— from a channel fed lazily from the schedule, so memory does not grow with the number of games.
-A worker opens the unit's bots once and plays all its games on the same processes (a bot process
-start can cost more than a game); since a unit holds one rotation, no process plays two games of
-the same deal. Every game's seed and the seats' own seeds are keyed by the store's secret
-(`tournaments.schedule`), which no bot can reach. Each finished game is stored in its own
-transaction before the next starts, so stopping at any moment — Ctrl-C, a crash, `kill -9` —
-loses at most the games in flight, and the next run plays exactly the games that are not stored.
+The runner is the coordinator: it walks the schedule lazily (so memory does not grow with the
+number of games), turns each unit — one rotation of some deals of one seat-set — that still has
+games to play into plain data (`executors.work.UnitWork`: the bots as they run, and every
+game's seed and the seats' own seeds, keyed by the store's secret, which stays here), and hands
+the units to an executor (`tournaments.executors`): trio tasks in this process, referee processes
+on this machine, or a Dask cluster. The executor opens each unit's bots once and plays all its
+games on the same processes (a bot process start can cost more than a game); since a unit holds
+one rotation, no process plays two games of the same deal. Every finished game comes back here
+and is stored in its own transaction at once — the runner is the store's only writer — so
+stopping at any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in flight, and the
+next run plays exactly the games that are not stored. A game delivered twice (a re-run unit) is
+stored once. Each seat's stderr comes back as text and is written to the log directory of the
+limits (`<store>.logs/`), only for the bots that wrote something.
 
 Recovery: a bot that crashed is restarted for the next game of its pairing (`BotHandle`). A bot
 whose games end in its own fault `probation_after` times in a row is put on probation: reported
@@ -19,19 +24,29 @@ on, and `Voided.command` is a one-line `arena match` that plays the same game ag
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 import msgspec
-import trio
 
 from protocol import TimeControl
-from referee import BotHandle, BotSpec, Limits, MatchOutcome, open_bots, play_match
+from referee import BotHandle, BotSpec, Limits, MatchOutcome, play_match
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
-from tournaments.results import FaultRow, FinishedGame, Played
+from tournaments.executors import Executor
+from tournaments.executors.inprocess import InProcess
+from tournaments.executors.work import (
+    Deal,
+    GameDone,
+    GameVoided,
+    Result,
+    Seat,
+    UnitWork,
+)
+from tournaments.executors.work import played_from as played_from  # `arena compare` uses it
+from tournaments.results import FaultRow, FinishedGame
 from tournaments.schedule import (
     Unit,
     bot_seeds,
@@ -99,19 +114,6 @@ def reproduce_command(tournament: Tournament, seed: int, specs: Sequence[BotSpec
     return shlex.join(words)
 
 
-def played_from(outcome: MatchOutcome, wall_ms: float) -> Played:
-    """The referee's outcome as the store's plain data."""
-    return Played(
-        scores=list(outcome.result.scores),
-        ranks=list(outcome.result.ranks),
-        tiebreak=outcome.result.tiebreak,
-        moves=list(outcome.moves),
-        think_ms=list(outcome.think_ms),
-        faults=[FaultRow(f.seat, f.kind, f.reason, f.decision) for f in outcome.faults],
-        wall_ms=round(wall_ms, 3),
-    )
-
-
 async def play_game(
     tournament: Tournament,
     handles: Sequence[BotHandle],
@@ -145,7 +147,8 @@ async def play_game(
 
 
 class Runner:
-    """One run of one tournament: the schedule, the store, the bots and the callbacks."""
+    """One run of one tournament: the schedule, the store, the bots, the executor and the
+    callbacks. The executor defaults to `InProcess` with the tournament's concurrency."""
 
     def __init__(
         self,
@@ -154,6 +157,7 @@ class Runner:
         players: Sequence[Player],
         *,
         limits: Limits,
+        executor: Executor | None = None,
         on_start: OnStart | None = None,
         on_game: OnGame | None = None,
         on_void: OnVoid | None = None,
@@ -164,6 +168,7 @@ class Runner:
         self.secret = store.secret()
         self.players = {player.id: player for player in sorted(players, key=lambda p: p.id)}
         self.limits = limits
+        self.executor = executor or InProcess(tournament.workers)
         self.on_start = on_start or (lambda total, stored: None)
         self.on_game = on_game or (lambda game: None)
         self.on_void = on_void or (lambda voided: None)
@@ -172,6 +177,14 @@ class Runner:
         self.voided: list[Voided] = []
         self.probation: list[str] = []
         self._faults_in_a_row: dict[int, int] = {}
+        self._seats = {bot: self._seat(player) for bot, player in self.players.items()}
+
+    def _seat(self, player: Player) -> Seat:
+        """A bot as a worker runs it, with the identity its files must hash to there."""
+        entrant = player.entrant
+        time = self.tournament.time_for(entrant.name)
+        odds = b"" if time == self.tournament.time else msgspec.json.encode(time)
+        return Seat(entrant.spec, entrant.command, entrant.hash, odds, time)
 
     def _seat_sets(self) -> Iterator[tuple[int, ...]]:
         t = self.tournament
@@ -202,12 +215,7 @@ class Runner:
             total += per_seat_set
             stored += self.store.count(seat_set_key(seat_set), deals)
         self.on_start(total, stored)
-        send, receive = trio.open_memory_channel[Unit[int]](0)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._feed, send)
-            for _ in range(t.workers):
-                nursery.start_soon(self._work, receive.clone())
-            await receive.aclose()
+        await self.executor.run(self._work(), self._deliver)
         return RunReport(
             total=total,
             stored_before=stored,
@@ -216,65 +224,70 @@ class Runner:
             probation=self.probation,
         )
 
-    async def _feed(self, send: trio.MemorySendChannel[Unit[int]]) -> None:
-        """Send the units that still have games to play, in schedule order."""
-        async with send:
-            for unit in self._units():
-                done = self.store.stored(seat_set_key(unit.seat_set), unit.deals)
-                if any((deal, unit.rotation) not in done for deal in unit.deals):
-                    await send.send(unit)
+    def _work(self) -> Iterator[UnitWork]:
+        """The units that still have games to play, in schedule order, as workers take them."""
+        t = self.tournament
+        for unit in self._units():
+            key = seat_set_key(unit.seat_set)
+            done = self.store.stored(key, unit.deals)
+            players = len(unit.seat_set)
+            missing = [
+                Deal(
+                    deal,
+                    deal_seed(self.secret, t.seed, deal),
+                    bot_seeds(self.secret, t.seed, deal, unit.rotation, players),
+                )
+                for deal in unit.deals
+                if (deal, unit.rotation) not in done
+            ]
+            if missing:
+                yield UnitWork(
+                    game=t.game,
+                    options=t.options,
+                    seat_set=unit.seat_set,
+                    seats=[self._seats[bot] for bot in unit.seat_set],
+                    rotation=unit.rotation,
+                    deals=missing,
+                    limits=self.limits,
+                    tag=key,
+                )
 
-    async def _work(self, receive: trio.MemoryReceiveChannel[Unit[int]]) -> None:
-        async with receive:
-            async for unit in receive:
-                await self._play_unit(unit)
+    def _deliver(self, work: UnitWork, result: Result) -> None:
+        """Take one game back from the executor: void it, or keep its logs and store it."""
+        if isinstance(result, GameVoided):
+            self._void(work.seat_set, result)
+            return
+        self._keep_logs(result)
+        self._store(work.seat_set, result)
 
-    async def _play_unit(self, unit: Unit[int]) -> None:
-        """Play the unit's missing games on one set of bot processes, storing each at once."""
-        ids, rotation = unit.seat_set, unit.rotation
-        key = seat_set_key(ids)
-        done = self.store.stored(key, unit.deals)
-        specs = [self.players[bot].entrant.spec for bot in ids]
-        times = [self.tournament.time_for(self.players[bot].entrant.name) for bot in ids]
-        async with open_bots(specs, self.limits) as handles:
-            for deal in unit.deals:
-                if (deal, rotation) in done:
-                    continue
-                try:
-                    outcome, wall_ms = await play_game(
-                        self.tournament,
-                        handles,
-                        deal,
-                        rotation,
-                        secret=self.secret,
-                        limits=self.limits,
-                        tag=key,
-                        times=times,
-                    )
-                except Exception as exc:  # a referee bug: see the module docstring
-                    self._void(ids, deal, rotation, exc)
-                    continue
-                self._store(ids, deal, rotation, outcome, wall_ms)
-                self._watch(seating(ids, rotation), outcome)
+    def _keep_logs(self, game: GameDone) -> None:
+        """Write the stderr each seat wrote in `game` to the log directory (if there is one)."""
+        directory = self.limits.log_dir
+        if directory is None or not game.logs:
+            return
+        os.makedirs(directory, exist_ok=True)
+        for name, text in game.logs:
+            with open(os.path.join(directory, os.path.basename(name)), "w") as file:
+                file.write(text)
 
-    def _void(self, ids: tuple[int, ...], deal: int, rotation: int, exc: Exception) -> None:
-        seated = seating(ids, rotation)
-        seed = deal_seed(self.secret, self.tournament.seed, deal)
+    def _void(self, ids: tuple[int, ...], game: GameVoided) -> None:
+        seated = seating(ids, game.rotation)
+        seed = deal_seed(self.secret, self.tournament.seed, game.deal)
         specs = [self.players[bot].entrant.spec for bot in seated]
         voided = Voided(
             bots=tuple(self.players[bot].label for bot in seated),
-            deal=deal,
-            rotation=rotation,
-            error=traceback.format_exception_only(exc)[-1].strip(),
+            deal=game.deal,
+            rotation=game.rotation,
+            error=game.error,
             command=reproduce_command(self.tournament, seed, specs),
         )
         self.voided.append(voided)
         self.on_void(voided)
 
-    def _watch(self, seated: Sequence[int], outcome: MatchOutcome) -> None:
+    def _watch(self, seated: Sequence[int], faults: Sequence[FaultRow]) -> None:
         """Count each bot's faulty games in a row; put it on probation at the threshold."""
         threshold = self.tournament.probation_after
-        faulty = {fault.seat: fault for fault in outcome.faults}
+        faulty = {fault.seat: fault for fault in faults}
         for seat, bot in enumerate(seated):
             if seat not in faulty:
                 self._faults_in_a_row[bot] = 0
@@ -286,30 +299,28 @@ class Runner:
                 fault = faulty[seat]
                 self.on_probation(label, f"{fault.kind}: {fault.reason}")
 
-    def _store(
-        self, ids: tuple[int, ...], deal: int, rotation: int, outcome: MatchOutcome, wall_ms: float
-    ) -> None:
-        seated = seating(ids, rotation)
-        played = played_from(outcome, wall_ms)
-        key = seat_set_key(ids)
+    def _store(self, ids: tuple[int, ...], game: GameDone) -> None:
+        seated = seating(ids, game.rotation)
         stored = self.store.add_game(
-            seat_set=key,
-            deal=deal,
-            rotation=rotation,
-            seed=outcome.seed,
+            seat_set=seat_set_key(ids),
+            deal=game.deal,
+            rotation=game.rotation,
+            seed=game.seed,
             bots=seated,
-            played=played,
-            decisions=outcome.decisions,
-            record=outcome.record,
+            played=game.played,
+            decisions=game.decisions,
+            record=game.record,
         )
-        if stored:
-            self.played += 1
-            self.on_game(
-                FinishedGame(
-                    seat_set=",".join(self.players[bot].label for bot in ids),
-                    deal=deal,
-                    rotation=rotation,
-                    bots=tuple(self.players[bot].label for bot in seated),
-                    played=played,
-                )
+        if not stored:  # delivered again by a re-run unit: counted and reported once
+            return
+        self.played += 1
+        self.on_game(
+            FinishedGame(
+                seat_set=",".join(self.players[bot].label for bot in ids),
+                deal=game.deal,
+                rotation=game.rotation,
+                bots=tuple(self.players[bot].label for bot in seated),
+                played=game.played,
             )
+        )
+        self._watch(seated, game.played.faults)

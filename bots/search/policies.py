@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from bots.search import alhambra, summer_pavilion
 from referee.games.azul import (
     CENTRE,
     FLOOR,
@@ -134,13 +135,16 @@ Horizon = Callable[[Any], int]
 """state -> decisions a rollout plays from it before its leaf is evaluated (0: to the end)."""
 
 HORIZONS: dict[str, Horizon] = {
-    "azul": lambda state: 30,
+    "azul": lambda state: 12,
     "5211": lambda state: len(TURN_CARDS) - state.turn,
 }
-"""Azul: about two rounds, through the wall-tiling where the points are scored. 5211: to the end
-of the round, when its cards have scored; the leaves of later rounds are mostly the noise of
-unseen draws (measured against greedy at 400 iterations: 0.64 of the points to the end of the
-round and 0.48 over two rounds)."""
+"""Azul: 12 decisions, about the rest of a 2-player round; the evaluation counts what the wall
+tiling will score, so longer rollouts mostly add the noise of random draws and cost iterations
+(measured against greedy, in-process, 45 ms of CPU a decision, 100 games each: 0.81 of the points
+at 30 decisions, 0.96 at 12, 0.98 at 8; 55 points a game at 8 and 12). 5211: to the end of the
+round, when its cards have scored; the leaves of later rounds are mostly the noise of unseen
+draws (measured against greedy at 400 iterations: 0.64 of the points to the end of the round and
+0.48 over two rounds)."""
 SCALES: dict[str, float] = {"azul": 15.0, "5211": 20.0}
 """A score margin of one scale is worth 73% (a logistic curve) at a leaf; default 10. Wide
 enough that a few points still matter when one seat leads by many (measured against greedy at
@@ -149,3 +153,29 @@ and 52 points a game at 15, 0.90 and 45 at 6)."""
 EXPLORATION: dict[str, float] = {"azul": 0.3, "5211": 0.7}
 """The UCB constant by game; default 0.7. Azul's many actions of which few are good want little
 exploration (0.95 of the points and 57 points a game at 0.3, 0.85 and 45 at 1.2)."""
+OPPONENTS: dict[str, str] = {"5211": "heuristic"}
+"""How the search treats the other seats (`ismcts.Params.opponents`); default "search".
+5211 3p against two greedy bots (in-process, 45 ms of CPU a decision, 120 games): 0.571 of the
+points modelled, 0.529 searched (see `ismcts`). Azul stays searched: modelled, it beat greedy
+more (1.00 of the points and 57.8 points a game against 0.96 and 55.4, 100 games, horizon 12)
+but random less (40 iterations a decision, 8 games: by 46 points a game against 54), a sign
+that the model fits the heuristic's own kind of player and costs against others."""
+SAMPLES: dict[str, int] = {}
+"""Legal actions a greedy rollout samples to pick the heuristic's best from, by game
+(`ismcts.Params.sample`); default 8. Summer Pavilion's sets its own (see its module)."""
+
+# Summer Pavilion and Alhambra keep their knowledge in their own modules (measurements there).
+# Exploration: at scale 15 a point of margin is worth about 0.017 at a leaf; at 0.1 a Summer
+# Pavilion root's 40 visits spread evenly over its actions (the most played one was noise), at
+# 0.005 they follow the values. Alhambra measured alike from 0.005 to 5 (in-process against
+# greedy: 0.00-0.31 of the points, 8-12 games each).
+for _id, _module, _scale, _c in (
+    ("summer-pavilion", summer_pavilion, 15.0, 0.005),
+    ("alhambra", alhambra, 15.0, 0.05),
+):
+    HEURISTICS[_id] = _module.heuristic
+    EVALUATIONS[_id] = _module.evaluation
+    HORIZONS[_id] = _module.horizon
+    SCALES[_id] = _scale
+    EXPLORATION[_id] = _c
+SAMPLES["summer-pavilion"] = summer_pavilion.SAMPLE

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from referee.games.alhambra import POINTS, Grid, longest_outer_wall, rank_points, spots
@@ -74,7 +74,7 @@ def choose(observation: Observation, legal: list[Any], rng: random.Random) -> in
     """Index into `legal` of a decision with the best heuristic value (see the module docstring)."""
     if observation.phase == "pay":
         return _pay(observation, legal)
-    view = _View(observation)
+    view = View.of_observation(observation)
     values = [view.value(action) for action in legal]
     best = max(values)
     return rng.choice([i for i, v in enumerate(values) if v > best - 1e-9])
@@ -102,58 +102,99 @@ def _values(cards: Sequence[Money], currency: int) -> list[int]:
     return [card.value for card in cards if card.currency == currency]
 
 
+def next_payment(hand: Sequence[int], price: int, paid: Sequence[int]) -> int | None:
+    """The value of the next card of the cheapest payment of `price` from the `hand` values of
+    the slot's currency, after the `paid` values; None once the price is met (then `end`)."""
+    total = sum(paid)
+    if total >= price:
+        return None
+    lowest = paid[-1] if paid else 0
+    plan = cheapest_payment([v for v in hand if v >= lowest], price - total)
+    return plan[0] if plan else None
+
+
 def _pay(obs: Observation, legal: list[Any]) -> int:
     """The next card of the cheapest payment, or `end` once the price is met."""
     slot = obs.paying
     building = obs.market[slot] if slot is not None else None
     assert slot is not None and building is not None, "a pay decision names the slot bought"
-    paid = sum(card.value for card in obs.paid)
-    lowest = obs.paid[-1].value if obs.paid else 0
-    if paid < PRICE[building]:
-        usable = [v for v in _values(obs.hands[obs.seat], slot) if v >= lowest]
-        plan = cheapest_payment(usable, PRICE[building] - paid)
-        if plan:
-            for index, action in enumerate(legal):
-                if isinstance(action, Pay) and action.card.value == plan[0]:
-                    return index
+    paid = [card.value for card in obs.paid]
+    value = next_payment(_values(obs.hands[obs.seat], slot), PRICE[building], paid)
+    if value is not None:
+        for index, action in enumerate(legal):
+            if isinstance(action, Pay) and action.card.value == value:
+                return index
     for index, action in enumerate(legal):
         if isinstance(action, End):
             return index
     return 0
 
 
-def _grid(obs: Observation, seat: int) -> Grid:
-    return {(p.x, p.y): p.building for p in obs.alhambras[seat]}
+class View:
+    """What one decision's valuation needs, computed once: from an observation
+    (`View.of_observation`), or from an engine state by the search
+    (`bots.search.alhambra`)."""
 
-
-class _View:
-    """What one decision's valuation needs from the observation, computed once."""
-
-    def __init__(self, obs: Observation) -> None:
-        self.obs = obs
-        self.me = obs.seat
-        self.grid = _grid(obs, self.me)
-        players = len(obs.alhambras)
-        self.counts = [[0] * len(TYPES) for _ in range(players + obs.dirk)]
+    def __init__(
+        self,
+        me: int,
+        grids: Sequence[Grid],
+        pending: Sequence[int],
+        dirk_buildings: Sequence[int],
+        scorings: int,
+        market: Sequence[int | None],
+        hand: Sequence[Money],
+        reserve: Sequence[int],
+        placed_elsewhere: Callable[[], Iterable[Iterable[int]]],
+    ) -> None:
+        """`grids`: every seat's Alhambra; `pending`: my buildings bought, not placed yet;
+        `market`: the building per slot (None: empty); `placed_elsewhere`: the building groups
+        out of the bag and the market besides the Alhambras (reserves, pending, Dirk's, out of
+        play), asked only when a placement is valued."""
+        self.me = me
+        self.grid = grids[me]
+        self.market = market
+        self.hand = hand
+        self.reserve = reserve
+        self.grids = grids
+        self.placed_elsewhere = placed_elsewhere
+        players = len(grids)
+        self.counts = [[0] * len(TYPES) for _ in range(players + bool(dirk_buildings))]
         for seat in range(players):
-            for placed in obs.alhambras[seat]:
-                if placed.building != FOUNTAIN:
-                    self.counts[seat][TYPE[placed.building]] += 1
-        for building in obs.pending[self.me]:
-            self.counts[self.me][TYPE[building]] += 1
-        for building in obs.dirk_buildings:
+            for building in grids[seat].values():
+                if building != FOUNTAIN:
+                    self.counts[seat][TYPE[building]] += 1
+        for building in pending:
+            self.counts[me][TYPE[building]] += 1
+        for building in dirk_buildings:
             self.counts[-1][TYPE[building]] += 1
-        self.scorings_left = SCORINGS - obs.scorings
+        self.scorings_left = SCORINGS - scorings
         self._unseen_walls: Counter[int] | None = None
 
+    @classmethod
+    def of_observation(cls, obs: Observation) -> View:
+        def elsewhere() -> Iterable[Iterable[int]]:
+            return (*obs.reserves, *obs.pending, obs.dirk_buildings, obs.out_of_play)
+
+        return cls(
+            obs.seat,
+            [{(p.x, p.y): p.building for p in alhambra} for alhambra in obs.alhambras],
+            obs.pending[obs.seat],
+            obs.dirk_buildings,
+            obs.scorings,
+            obs.market,
+            obs.hands[obs.seat],
+            obs.reserves[obs.seat],
+            elsewhere,
+        )
+
     def value(self, action: Any) -> float:
-        obs = self.obs
         if isinstance(action, Buy):
             return self._buy(action.slot)
         if isinstance(action, Take):
             return self._take(action.cards)
         if isinstance(action, Redesign):
-            if action.building in obs.reserves[self.me] and spots(self.grid, action.building):
+            if action.building in self.reserve and spots(self.grid, action.building):
                 return self.worth(action.building)
             return OUT
         if isinstance(action, Place):
@@ -182,19 +223,19 @@ class _View:
         return gain + BASE
 
     def _buy(self, slot: int) -> float:
-        building = self.obs.market[slot]
+        building = self.market[slot]
         assert building is not None, "only a filled slot can be bought"
         price = PRICE[building]
-        plan = cheapest_payment(_values(self.obs.hands[self.me], slot), price)
+        plan = cheapest_payment(_values(self.hand, slot), price)
         if plan is None:
             return -math.inf
         surplus = sum(plan) - price
         return self.worth(building) - SURPLUS * surplus + (EXTRA if surplus == 0 else 0.0)
 
     def _take(self, cards: Sequence[Money]) -> float:
-        hand = self.obs.hands[self.me]
+        hand = self.hand
         value = MONEY * sum(card.value for card in cards)
-        for slot, building in enumerate(self.obs.market):
+        for slot, building in enumerate(self.market):
             if building is None or not any(card.currency == slot for card in cards):
                 continue
             before = _values(hand, slot)
@@ -221,11 +262,10 @@ class _View:
     def _unseen(self) -> Counter[int]:
         """Wall masks of the buildings in nobody's hands (the bag and the market)."""
         if self._unseen_walls is None:
-            obs = self.obs
             seen: set[int] = set()
-            for alhambra in obs.alhambras:
-                seen.update(p.building for p in alhambra)
-            for group in (*obs.reserves, *obs.pending, obs.dirk_buildings, obs.out_of_play):
+            for grid in self.grids:
+                seen.update(grid.values())
+            for group in self.placed_elsewhere():
                 seen.update(group)
             self._unseen_walls = Counter(WALLS[b] for b, *_ in BUILDINGS if b not in seen)
         return self._unseen_walls

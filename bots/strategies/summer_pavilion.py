@@ -27,7 +27,7 @@ Ties are broken with the bot's RNG.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from referee.games.summer_pavilion import Pass, Place, allowed_colours, run_length
 from referee.games.summer_pavilion_board import (
@@ -42,12 +42,35 @@ from referee.games.summer_pavilion_board import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from referee.games.summer_pavilion import (
         Bonus,
         PlayerView,
         SummerPavilionObservation,
         Take,
     )
+
+
+class Table(Protocol):
+    """The shared part of a game the valuations read: an observation has it, and so has the
+    search's view of an engine state (`bots.search.summer_pavilion`)."""
+
+    @property
+    def round(self) -> int: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def wild(self) -> int: ...
+    @property
+    def marker(self) -> int: ...
+    @property
+    def centre(self) -> list[int]: ...
+    @property
+    def factories(self) -> Sequence[list[int]]: ...
+    @property
+    def costs(self) -> Sequence[Sequence[int]]: ...
+
 
 ROUNDS = 6
 STORAGE = 4
@@ -73,13 +96,13 @@ def choose(observation: SummerPavilionObservation, legal: list[Any], rng: random
     kind = observation.decision.kind
     me = observation.players[observation.seat]
     if kind == "take":
-        needs = _unmet_needs(observation, me)
-        values = [_take_value(observation, needs, action) for action in legal]
+        needs = unmet_needs(observation, _cells(me), me.hand, me.storage)
+        values = [take_value(observation, needs, action) for action in legal]
     elif kind == "pay":
         values = [-float(action.wilds) for action in legal]
     elif kind == "bonus":
-        needs = _unmet_needs(observation, me)
-        values = [_bonus_value(observation, needs, action) for action in legal]
+        needs = unmet_needs(observation, _cells(me), me.hand, me.storage)
+        values = [bonus_value(observation, needs, action) for action in legal]
     else:
         return _phase_two(observation, me, legal, rng)
     best = max(values)
@@ -90,12 +113,12 @@ def _cells(player: PlayerView) -> list[int]:
     return [colour for star in player.stars for colour in star]
 
 
-def _needs(observation: SummerPavilionObservation, cells: list[int]) -> list[int]:
+def colour_needs(table: Table, cells: list[int]) -> list[int]:
     """Per colour, the tiles the open spaces that colour may go on would cost (see docstring)."""
-    grey = observation.variant == "grey"
+    grey = table.variant == "grey"
     needs = [0] * COLOURS
     for star in range(STARS):
-        costs = observation.costs[star]
+        costs = table.costs[star]
         open_costs = [costs[p] for p in range(6) if cells[star * 6 + p] < 0]
         if not open_costs:
             continue
@@ -107,31 +130,30 @@ def _needs(observation: SummerPavilionObservation, cells: list[int]) -> list[int
     return needs
 
 
-def _unmet_needs(observation: SummerPavilionObservation, player: PlayerView) -> list[int]:
+def unmet_needs(table: Table, cells: list[int], hand: list[int], storage: list[int]) -> list[int]:
     """Need minus the tiles of that colour already in hand or storage."""
-    needs = _needs(observation, _cells(player))
-    return [
-        max(0, need - player.hand[colour] - player.storage[colour])
-        for colour, need in enumerate(needs)
-    ]
+    needs = colour_needs(table, cells)
+    return [max(0, need - hand[colour] - storage[colour]) for colour, need in enumerate(needs)]
 
 
-def _take_value(observation: SummerPavilionObservation, needs: list[int], action: Take) -> float:
-    wild = observation.wild
-    source = observation.centre if action.source == -1 else observation.factories[action.source]
+def take_value(table: Table, needs: list[int], action: Take) -> float:
+    """A take's value (see the module docstring), given my `unmet_needs`."""
+    wild = table.wild
+    source = table.centre if action.source == -1 else table.factories[action.source]
     count = source[action.colour]
     with_wild = action.colour != wild and source[wild] > 0
     if action.colour == wild:
         count = 1
     useful = min(count, needs[action.colour])
     value = TILE * useful + SURPLUS * (count - useful) + (WILD if with_wild else 0.0)
-    if action.source == -1 and observation.marker == -1:
+    if action.source == -1 and table.marker == -1:
         value -= count + with_wild - MARKER_EDGE
     return value
 
 
-def _bonus_value(observation: SummerPavilionObservation, needs: list[int], action: Bonus) -> float:
-    next_wild = 0.5 if action.colour == observation.round % COLOURS else 0.0
+def bonus_value(table: Table, needs: list[int], action: Bonus) -> float:
+    """A bonus tile's value: the unmet need of its colour, a little more for next round's wild."""
+    next_wild = 0.5 if action.colour == table.round % COLOURS else 0.0
     return needs[action.colour] + next_wild
 
 
@@ -142,7 +164,7 @@ def _phase_two(
     placement is worth more than PASS_BELOW, or there is no placement: then the best pass."""
     cells = _cells(me)
     scored = [
-        (_place_value(observation, cells, action), index)
+        (place_value(observation, cells, action), index)
         for index, action in enumerate(legal)
         if isinstance(action, Place)
     ]
@@ -150,9 +172,9 @@ def _phase_two(
         best = max(value for value, _ in scored)
         if best > PASS_BELOW or sum(me.hand) > STORAGE:
             return rng.choice([index for value, index in scored if value > best - 1e-9])
-    needs = _unmet_needs(observation, me)
+    needs = unmet_needs(observation, _cells(me), me.hand, me.storage)
     passes = [
-        (_keep_value(observation, needs, action), index)
+        (keep_value(observation, needs, action), index)
         for index, action in enumerate(legal)
         if isinstance(action, Pass)
     ]
@@ -168,9 +190,10 @@ def _star_value(colours: list[int], star: int, grey: bool) -> int:
     return STAR_VALUE[placed.pop()] if len(placed) == 1 else MULTI_STAR_VALUE
 
 
-def _place_value(observation: SummerPavilionObservation, cells: list[int], action: Place) -> float:
+def place_value(table: Table, cells: list[int], action: Place) -> float:
+    """A placement's value on my board `cells` (see the module docstring)."""
     space = action.star * 6 + action.space - 1
-    cost = observation.costs[action.star][action.space - 1]
+    cost = table.costs[action.star][action.space - 1]
     after = cells[:]
     after[space] = action.colour
     value = float(run_length(after, space))
@@ -180,26 +203,26 @@ def _place_value(observation: SummerPavilionObservation, cells: list[int], actio
             value += bonus
     ring = after[action.star * 6 : action.star * 6 + 6]
     filled = sum(colour >= 0 for colour in ring)
-    star_value = _star_value(ring, action.star, observation.variant == "grey")
+    star_value = _star_value(ring, action.star, table.variant == "grey")
     value += star_value * (filled**2 - (filled - 1) ** 2) / 36
     same_cost = [
         after[star * 6 + p] >= 0
         for star in range(STARS)
         for p in range(6)
-        if observation.costs[star][p] == cost
+        if table.costs[star][p] == cost
     ]
     done = sum(same_cost)
     value += NUMBER_BONUS.get(cost, 0) * (done**2 - (done - 1) ** 2) / len(same_cost) ** 2
     return value - SPEND * (cost - 1)
 
 
-def _keep_value(observation: SummerPavilionObservation, needs: list[int], action: Pass) -> float:
+def keep_value(table: Table, needs: list[int], action: Pass) -> float:
     """A kept tile saves its -1 discard (a half point, and a half more if my board needs it),
     next round's wild colour most (`NEXT_WILD`); after the
     last round a stored tile costs the same -1, so keeping nothing is as good and simpler."""
-    if observation.round >= ROUNDS:
+    if table.round >= ROUNDS:
         return -float(len(action.keep))
-    next_wild = observation.round % COLOURS
+    next_wild = table.round % COLOURS
     value = 0.0
     for colour in set(action.keep):
         kept = action.keep.count(colour)

@@ -127,6 +127,10 @@ def _money(kind: int) -> Money:
 _MONEY: tuple[Money, ...] = tuple(Money(kind // 9, kind % 9 + 1) for kind in range(36))
 
 
+def _kind(card: Money) -> int:
+    return card.currency * 9 + card.value - 1
+
+
 def _value(kind: int) -> int:
     return kind % 9 + 1
 
@@ -534,6 +538,21 @@ def _deal(state: State) -> None:
     state.current = min(keys)[2]
 
 
+def _stack_deck(
+    money: list[int], scoring: Sequence[int], piles: Sequence[tuple[int, int]], rng: random.Random
+) -> list[int]:
+    """A deck (top at the end) of `money` in a random order, with each scoring card of
+    `scoring` at a random place of the pile it was shuffled into (`piles`, by scoring card,
+    positions from the bottom) that the deck still reaches."""
+    rng.shuffle(money)
+    size = len(money) + len(scoring)
+    places: dict[int, int] = {}
+    for card in scoring:
+        low, high = piles[SCORING_CARDS.index(card)]
+        places[rng.randrange(low, min(high, size))] = card
+    return [places[i] if i in places else money.pop() for i in range(size)]
+
+
 def _draw_money(state: State) -> int | None:
     """The deck's top card, reshuffling the discards when the deck is empty (None: none left)."""
     if not state.deck:
@@ -820,15 +839,59 @@ class Alhambra(Game[State, Action, Observation]):
         twin = state.copy()
         rng.shuffle(twin.bag)
         money = [card for card in twin.deck if card not in SCORING_CARDS]
-        rng.shuffle(money)
-        size = len(twin.deck)
-        places: dict[int, int] = {}
-        for card, (low, high) in zip(SCORING_CARDS, twin.piles, strict=True):
-            if card in twin.deck:
-                places[rng.randrange(low, min(high, size))] = card
-        twin.deck = [places[i] if i in places else money.pop() for i in range(size)]
+        scoring = [card for card in SCORING_CARDS if card in twin.deck]
+        twin.deck = _stack_deck(money, scoring, twin.piles, rng)
         twin.seed = rng.getrandbits(64)
         return twin
+
+    def from_observation(self, observation: SeatObservation, rng: random.Random) -> State:
+        """Everything is public but the orders of the bag and of the deck: the buildings not in
+        sight go into the bag and the money cards not in sight into the deck, in random orders,
+        with the scoring cards not yet drawn each at a random place of its pile; the seed of
+        later shuffles is dealt from `rng` too."""
+        state = State()
+        state.players = observation.players
+        state.dirk = observation.dirk
+        state.market = [building or 0 for building in observation.market]
+        state.offer = [_kind(card) for card in observation.offer]
+        state.discard = [_kind(card) for card in observation.discard]
+        state.hands = [sorted(_kind(card) for card in hand) for hand in observation.hands]
+        state.alhambras = [
+            {(placed.x, placed.y): placed.building for placed in grid}
+            for grid in observation.alhambras
+        ]
+        state.reserves = [reserve.copy() for reserve in observation.reserves]
+        state.pending = [pending.copy() for pending in observation.pending]
+        state.dirk_buildings = observation.dirk_buildings.copy()
+        state.out_of_play = observation.out_of_play.copy()
+        state.scores = observation.scores.copy()
+        state.dirk_score = observation.dirk_score or 0
+        state.current = observation.current
+        state.phase = observation.phase
+        state.actions = observation.actions
+        # An action phase goes on after an action only when it was an exact payment.
+        state.extra = state.phase in ("action", "pay", "redesign") and state.actions > 0
+        state.paying = observation.paying if observation.paying is not None else -1
+        state.paid = [_kind(card) for card in observation.paid]
+        state.moving = observation.moving if observation.moving is not None else -1
+        state.scorings = observation.scorings
+        state.piles = tuple((low, high) for low, high in observation.scoring_piles)
+        placed = {building for grid in state.alhambras for building in grid.values()}
+        placed.update(state.market, state.dirk_buildings, state.out_of_play)
+        for buildings in (*state.reserves, *state.pending):
+            placed.update(buildings)
+        state.bag = [b for b in range(1, len(BUILDINGS) + 1) if b not in placed]
+        rng.shuffle(state.bag)
+        money = money_kinds(state.dirk)
+        for hand in (state.offer, state.discard, state.paid, *state.hands):
+            for card in hand:
+                money.remove(card)
+        # The first scoring card lies above the second, so the undrawn ones are the last.
+        undrawn = observation.deck - len(money)
+        scoring = list(SCORING_CARDS[len(SCORING_CARDS) - undrawn :])
+        state.deck = _stack_deck(money, scoring, state.piles, rng)
+        state.seed = rng.getrandbits(64)
+        return state
 
     def scores(self, state: State) -> list[int]:
         return state.scores.copy()
@@ -902,7 +965,7 @@ def _do(state: State, seat: int, action: Action) -> None:
     """Apply a legal action (checked by the caller)."""
     if isinstance(action, Take):
         for card in action.cards:
-            kind = card.currency * 9 + card.value - 1
+            kind = _kind(card)
             state.offer.remove(kind)
             state.hands[seat].append(kind)
         state.hands[seat].sort()
@@ -911,7 +974,7 @@ def _do(state: State, seat: int, action: Action) -> None:
         state.phase = "pay"
         state.paying = action.slot
     elif isinstance(action, Pay):
-        kind = action.card.currency * 9 + action.card.value - 1
+        kind = _kind(action.card)
         state.hands[seat].remove(kind)
         state.paid.append(kind)
     elif isinstance(action, End) and state.phase == "pay":
@@ -1003,6 +1066,7 @@ def _observation(state: State, seat: int) -> Observation:
         bag=len(state.bag),
         out_of_play=sorted(state.out_of_play),
         over=state.phase == "over",
+        scoring_piles=list(state.piles),
     )
 
 

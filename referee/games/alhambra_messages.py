@@ -149,3 +149,8 @@ class Observation(msgspec.Struct):
     bag: int
     out_of_play: list[int]
     over: bool
+    scoring_piles: list[tuple[int, int]]
+    """Per scoring card (1, then 2), the deck positions [low, high), counted from the bottom,
+    of the pile it was shuffled into (piles 2 and 4, built in view of everyone): where an
+    undrawn one may lie. Added with `Game.from_observation` (issue 14): a state rebuilt from an
+    observation needs it, and no seat could work it out from the rest."""

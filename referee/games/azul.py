@@ -470,6 +470,7 @@ class Azul(Game[AzulState, Action, AzulObservation]):
             _place(state, seat, action)
 
     def observe(self, state: AzulState, seat: int) -> AzulObservation:
+        offer, bag = state.offer, state.bag
         return AzulObservation(
             seat=seat,
             round=state.round,
@@ -477,12 +478,12 @@ class Azul(Game[AzulState, Action, AzulObservation]):
             special_factories=state.special,
             decision=_decision(state),
             start_player=state.start,
-            marker=state.offer.marker,
-            factories=[group[:] for group in state.offer.factories],
+            marker=offer.marker,
+            factories=[group[:] for group in offer.factories],
             powers=[POWER_NAMES[power] for power in state.powers],
-            centre=state.offer.centre[:],
-            bag=state.bag.tiles[:],
-            lid=state.bag.lid[:],
+            centre=offer.centre[:],
+            bag=bag.tiles[:],
+            lid=bag.lid[:],
             players=[_player_view(state, p) for p in range(state.players)],
         )
 
@@ -494,6 +495,10 @@ class Azul(Game[AzulState, Action, AzulObservation]):
         twin = state.copy()
         twin.seed = rng.getrandbits(63)
         return twin
+
+    def from_observation(self, observation: AzulObservation, rng: random.Random) -> AzulState:
+        """Everything but the future draws is public: only the seed is dealt from `rng`."""
+        return _state_from(observation, rng.getrandbits(63))
 
     def scores(self, state: AzulState) -> list[int]:
         return state.score[:]
@@ -756,7 +761,6 @@ def _tile_walls(state: AzulState) -> None:
         _open_lines(state, seat)
         state.tiling_seat += 1
         state.tiling_row = 0
-    state.disc_factory = -1  # every extra floor disc is back
     seats = range(state.players)
     if (
         any(complete_rows(state, seat) for seat in seats)
@@ -783,6 +787,8 @@ def _score_floor(state: AzulState, seat: int) -> None:
     floor.clear()
     if state.extra[seat] >= 0:
         state.bag.discard(state.extra[seat])
+    if state.extra[seat] != _NO_DISC:
+        state.disc_factory = -1  # the extra floor disc is back in the circle
     state.extra[seat] = _NO_DISC
 
 
@@ -813,13 +819,54 @@ def _player_view(state: AzulState, seat: int) -> PlayerView:
     counts = state.line_count[seat]
     cells = state.wall[seat]
     extra = state.extra[seat]
+    # Written out rather than as comprehensions: one observation per decision of every match.
     return PlayerView(
         score=state.score[seat],
-        lines=[[colours[line]] * counts[line] for line in range(5)],
-        wall=[cells[row * 5 : row * 5 + 5] for row in range(5)],
+        lines=[
+            [colours[0]] * counts[0],
+            [colours[1]] * counts[1],
+            [colours[2]] * counts[2],
+            [colours[3]] * counts[3],
+            [colours[4]] * counts[4],
+        ],
+        wall=[cells[0:5], cells[5:10], cells[10:15], cells[15:20], cells[20:25]],
         floor=state.floor[seat][:],
         extra_floor=None if extra == _NO_DISC else [] if extra == _DISC_EMPTY else [extra],
     )
+
+
+def _state_from(observation: AzulObservation, seed: int) -> AzulState:
+    """The state `observation` shows, drawing its future from `seed` (see `from_observation`)."""
+    players = len(observation.players)
+    state = AzulState(players, seed, observation.variant == "grey", observation.special_factories)
+    decision = observation.decision
+    state.round = observation.round
+    state.bag.tiles = observation.bag[:]
+    state.bag.lid = observation.lid[:]
+    state.offer.factories = [group[:] for group in observation.factories]
+    state.offer.centre = observation.centre[:]
+    state.offer.marker = observation.marker
+    state.powers = [POWER_NAMES.index(name) for name in observation.powers]
+    state.start = observation.start_player
+    state.phase = _KINDS.index(decision.kind)
+    state.turn = decision.seat
+    state.split_factory = decision.factory
+    if state.phase == _PLACING:
+        state.tiling_seat, state.tiling_row = decision.seat, decision.row
+    for seat, view in enumerate(observation.players):
+        state.score[seat] = view.score
+        for line, tiles in enumerate(view.lines):
+            state.line_count[seat][line] = len(tiles)
+            state.line_colour[seat][line] = tiles[0] if tiles else -1
+        state.wall[seat] = [colour for row in view.wall for colour in row]
+        state.floor[seat] = view.floor[:]
+        extra = view.extra_floor
+        state.extra[seat] = _NO_DISC if extra is None else extra[0] if extra else _DISC_EMPTY
+    # The extra floor disc leaves the circle while someone holds it (split neighbours skip it).
+    if EXTRA_FLOOR in state.powers and any(extra != _NO_DISC for extra in state.extra):
+        state.disc_factory = state.powers.index(EXTRA_FLOOR)
+    state.sync()
+    return state
 
 
 def _tiles_text(counts: list[int]) -> str:

@@ -157,6 +157,15 @@ class Game(ABC, Generic[StateT, ActionT, ObsT]):
         draws, the others' hands. Information-set search samples worlds with it."""
 
     @abstractmethod
+    def from_observation(self, observation: ObsT, rng: random.Random) -> StateT:
+        """A fresh state that gives back `observation` (`observe(state, observation.seat)`
+        equals it; the same seats act, and the observing seat has the true state's legal
+        actions), with every part hidden from that seat dealt at random from `rng`.
+
+        A bot sees only its observation, never the referee's state: this is how a search bot
+        gets a state to simulate. It reads nothing but `observation`, so it cannot leak."""
+
+    @abstractmethod
     def scores(self, state: StateT) -> list[int]:
         """Current score of every seat (also mid-game: a forfeit ends a game early)."""
 

@@ -474,6 +474,47 @@ class FiveTwoOneOne(Game[State, Play, Observation]):
         twin.seed = rng.getrandbits(64)
         return twin
 
+    def from_observation(self, observation: SeatObservation, rng: random.Random) -> State:
+        """Deal the cards this seat has not seen (the deck minus its hand, the revealed cards,
+        the score piles and the discard) at random to the others' hands, the removed cards,
+        the draw pile and the hands discarded face down after a last round; the seed of later
+        shuffles too."""
+        seat = observation.seat
+        state = State()
+        state.players = observation.players
+        state.long = observation.variant == "long"
+        state.seed = rng.getrandbits(64)
+        state.played = [_kinds(cards) for cards in observation.played]
+        state.piles = [_kinds(cards) for cards in observation.score_piles]
+        state.discard = _kinds(observation.discard)
+        mine = sorted(_kinds(observation.hand))
+        unseen = list(DECK)
+        for group in (mine, state.discard, *state.played, *state.piles):
+            for kind in group:
+                unseen.remove(kind)
+        rng.shuffle(unseen)
+        cut = observation.removed
+        state.removed = unseen[:cut]
+        state.hands = []
+        for other, size in enumerate(observation.hand_sizes):
+            if other == seat:
+                state.hands.append(mine)
+            else:
+                state.hands.append(sorted(unseen[cut : cut + size]))
+                cut += size
+        state.pile = unseen[cut : cut + observation.draw_pile]
+        state.hidden_discard = unseen[cut + observation.draw_pile :]
+        state.totals = observation.scores.copy()
+        state.scored = observation.scored.copy()
+        state.deal = observation.deal
+        state.round = observation.round
+        state.turn = observation.turn - 1
+        state.last_round = observation.last_round
+        state.checking = observation.deal > 1
+        state.previous = observation.previous
+        state.over = observation.over
+        return state
+
     def scores(self, state: State) -> list[int]:
         return state.totals.copy()
 
@@ -566,7 +607,12 @@ def _observation(state: State, seat: int, hand: list[int], to_play: int) -> Obse
         removed=len(state.removed),
         discard=_cards(sorted(state.discard)),
         over=state.over,
+        scored=state.scored.copy(),
     )
+
+
+def _kinds(cards: Sequence[Card]) -> list[int]:
+    return [card_kind(card.colour, card.value) for card in cards]
 
 
 def _names(kinds: Sequence[int]) -> str:

@@ -90,3 +90,8 @@ class Observation(msgspec.Struct):
     discard: list[Card]
     """The revealed cards discarded since the last shuffle."""
     over: bool
+    scored: list[int]
+    """Per seat, the cards scored over the whole game (the tie-break): public, as every scored
+    card was revealed, but after a reshuffle of the long variant no longer in `score_piles`.
+    Added with `Game.from_observation` (issue 14), so a state rebuilt from an observation
+    breaks ties as the true one does."""

@@ -402,6 +402,12 @@ class SummerPavilion(Game[SummerPavilionState, Action, SummerPavilionObservation
         twin.seed = rng.getrandbits(63)
         return twin
 
+    def from_observation(
+        self, observation: SummerPavilionObservation, rng: random.Random
+    ) -> SummerPavilionState:
+        """Everything but the future draws is public: only the seed is dealt from `rng`."""
+        return _state_from(observation, rng.getrandbits(63))
+
     def scores(self, state: SummerPavilionState) -> list[int]:
         return state.score[:]
 
@@ -765,6 +771,33 @@ def _player_view(state: SummerPavilionState, seat: int) -> PlayerView:
         stars=[cells[star * 6 : star * 6 + 6] for star in range(STARS)],
         passed=state.passed[seat],
     )
+
+
+def _state_from(observation: SummerPavilionObservation, seed: int) -> SummerPavilionState:
+    """The state `observation` shows, drawing its future from `seed` (see `from_observation`)."""
+    state = SummerPavilionState(len(observation.players), seed, observation.variant == "grey")
+    decision = observation.decision
+    state.round = observation.round
+    state.bag.tiles = observation.bag[:]
+    state.bag.lid = observation.tower[:]
+    state.offer.factories = [group[:] for group in observation.factories]
+    state.offer.centre = observation.centre[:]
+    state.offer.marker = observation.marker
+    state.offer.recount()
+    state.supply = observation.supply[:]
+    for seat, view in enumerate(observation.players):
+        state.hand[seat] = view.hand[:]
+        state.storage[seat] = view.storage[:]
+        state.board[seat] = [colour for star in view.stars for colour in star]
+        state.score[seat] = view.score
+        state.passed[seat] = view.passed
+    state.phase = _KINDS.index(decision.kind)
+    state.start = observation.start_player
+    state.turn = decision.seat
+    if state.phase == _PAYING:
+        state.pending = (decision.star * 6 + decision.space - 1, decision.colour)
+    state.owed = decision.owed
+    return state
 
 
 def _tiles_text(counts: list[int]) -> str:

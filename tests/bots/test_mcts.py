@@ -17,8 +17,7 @@ import pytest
 from bots import builtin_command
 from bots.mcts import MctsBot, parse_args, search_seconds
 from bots.sdk import Context
-from bots.search.ismcts import Params
-from bots.search.worlds import NoWorldModel, state_from_observation
+from bots.search.ismcts import ROLLOUT_STEP, Node, Params, Search
 from protocol import Clock, TimeControl
 from referee.games import Game, find_game, simulate
 
@@ -29,6 +28,8 @@ VARIANTS = [
     ("5211", 3, {}),
     ("5211", 5, {}),
     ("5211", 2, {"variant": "long"}),
+    ("summer-pavilion", 2, {}),
+    ("alhambra", 2, {}),
 ]
 """Every game and variant, with every kind of decision: take, place (grey wall), split (special
 factories), a simultaneous play of 2 cards and of 1."""
@@ -59,27 +60,6 @@ def _mid_game(game: Game[Any], players: int, seed: int, options: Any, steps: int
         seats = game.to_act(state)
         game.apply(state, {s: rng.choice(game.legal(state, s)) for s in seats})
     return state
-
-
-@pytest.mark.parametrize(("game_id", "players", "options"), VARIANTS)
-def test_world_from_an_observation_gives_back_that_observation(
-    game_id: str, players: int, options: dict[str, Any]
-) -> None:
-    """The search starts from a state rebuilt from what the seat saw: at every decision of whole
-    games, for every seat, that state observes the same and offers the same legal actions."""
-    game = find_game(game_id)
-    rng = random.Random(7)
-    for seed in range(3):
-        state = game.new(players, seed, game.Options(**options))
-        while game.to_act(state):
-            for seat in range(players):
-                observation, legal = _wire(game, state, seat)
-                world = state_from_observation(game_id, observation, rng)
-                assert game.observe(world, seat) == observation
-                assert game.legal(world, seat) == legal
-                assert game.broken_invariants(world) == []
-            seats = game.to_act(state)
-            game.apply(state, {s: rng.choice(game.legal(state, s)) for s in seats})
 
 
 def _hidden_parts_differ(game: Game[Any], state: Any, twin: Any) -> bool:
@@ -175,6 +155,67 @@ def test_mcts_beats_random_by_a_wide_margin_at_a_tiny_budget() -> None:
     assert all(margin > 20 for margin in margins), margins
 
 
+@pytest.mark.parametrize(("opponents", "searched"), [("search", {0, 1, 2}), ("heuristic", {1})])
+def test_other_seats_are_searched_or_modelled(opponents: str, searched: set[int]) -> None:
+    """A simultaneous decision of 5211: with "search" every seat's choice has statistics at the
+    root (decoupled UCT); with "heuristic" only the searching seat's does, the others play the
+    heuristic's best, and the answer is still a legal play."""
+    game = find_game("5211")
+    state = game.new(3, 4)
+    search = Search(game, Params(opponents=opponents))  # type: ignore[arg-type]
+    rng = random.Random(4)
+    search.run(state, 1, rng, time.perf_counter() + 60, iterations=1)
+    tree = Node()
+    for _ in range(20):
+        search._iterate(tree, game.determinize(state, 1, rng), rng, time.perf_counter() + 60)
+    assert set(tree.stats) == searched
+    action = search.run(state, 1, rng, time.perf_counter() + 60, iterations=50)
+    assert action in game.legal(state, 1)
+
+
+def test_a_long_rollout_looks_at_the_clock() -> None:
+    """A rollout to the end of a game stops soon after the deadline (a few decisions later),
+    not at the end: one slow iteration cannot make the answer late."""
+    game = find_game("azul")
+    search = Search(game, Params(rollout="random", depth=0))
+    rng = random.Random(3)
+    world = game.new(2, 3)
+    assert search._rollout(game.clone(world), rng, deadline=0.0) == ROLLOUT_STEP
+    ended = game.clone(world)
+    played = search._rollout(ended, rng, deadline=time.perf_counter() + 600)
+    assert played > 4 * ROLLOUT_STEP
+    assert game.is_over(ended)
+
+
+def test_a_late_decision_is_kept_back_from_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Time a decision spent past its deadline is subtracted from the next ones, and forgotten
+    by halves once decisions end in time again."""
+    game = find_game("azul")
+    state = game.new(2, 5)
+    observation, legal = _wire(game, state, 0)
+    bot = MctsBot(Params(), None, None)
+    context = _context(game, 0, 2, 0, move_ms=100)
+    search = Search(game, Params())
+    bot.searches["azul"] = search
+    real_run = search.run
+
+    def late_run(*args: Any) -> Any:
+        """The real search, then 30 ms past its deadline (args: root, seat, rng, deadline)."""
+        action = real_run(*args)
+        time.sleep(max(0.0, args[3] - time.perf_counter()) + 0.03)
+        return action
+
+    monkeypatch.setattr(search, "run", late_run)
+    bot.choose(observation, legal, context)
+    assert bot.overrun >= 0.029
+    kept = bot.overrun
+    monkeypatch.setattr(search, "run", real_run)
+    started = time.perf_counter()
+    bot.choose(observation, legal, context)
+    assert time.perf_counter() - started < search_seconds(context.clock) - kept + 0.01
+    assert bot.overrun < kept / 2 + 0.005
+
+
 def test_search_time_leaves_a_margin_under_every_clock() -> None:
     assert search_seconds(Clock(move_ms=100, bank_ms=0)) == pytest.approx(0.045)
     assert search_seconds(Clock(move_ms=100, bank_ms=0), cap_ms=20) == pytest.approx(0.020)
@@ -210,8 +251,3 @@ def test_a_real_match_with_parameters_on_the_command_line(tmp_path: Path) -> Non
     outcome = json.loads(done.stdout)
     assert outcome["faults"] == []
     assert outcome["bots"][0] == "mcts --ms 5 --c 1"
-
-
-def test_a_game_without_a_world_model_is_refused_by_name() -> None:
-    with pytest.raises(NoWorldModel, match="cannot play chess"):
-        state_from_observation("chess", None, random.Random(0))

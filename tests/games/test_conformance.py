@@ -259,6 +259,82 @@ def test_determinize_hides_nothing_seen_and_resamples_the_rest(
     assert game.result(twin) is not None
 
 
+def wire(game: Game[Any], state: Any, seat: int) -> Any:
+    """`seat`'s observation as a bot receives it: encoded, then decoded into the game's type."""
+    encoded = msgspec.json.encode(game.observe(state, seat))
+    return msgspec.json.decode(encoded, type=game.Observation)
+
+
+def future(game: Game[Any], state: Any) -> str:
+    """A state's picture and that of the state one fixed random play of 60 decisions reaches
+    from it: two states that differ in a hidden part (a hand, the order of a bag or deck, the
+    seed of the draws to come) differ here, mostly."""
+    later = game.clone(state)
+    simulate(game, later, random.Random(0), limit=60)
+    return game.render(state) + game.render(later)
+
+
+REBUILT_PLAYOUTS = (0, 30)
+"""The decisions at which the rebuilt state is also played out to its end."""
+
+
+@conformance
+def test_a_state_from_an_observation_gives_that_observation_back(
+    game_id: str, options: dict[str, Any], players: int
+) -> None:
+    """What a search bot simulates from: at every decision of a random game, for the seats to
+    act and one other seat in turn, the state `from_observation` builds from the seat's
+    observation (decoded as the protocol delivers it) observes the same, has the same seats to
+    act and the same legal actions for that seat, and is sound; at a few decisions it is also
+    played out to a sound end."""
+    game, state = start(game_id, options, players, 10)
+    rng = random.Random(10)
+    for step, current in enumerate(states(game, state, random.Random(10))):
+        acting = game.to_act(current)
+        for seat in sorted({*acting, step % players}):
+            observation = wire(game, current, seat)
+            rebuilt = game.from_observation(observation, rng)
+            assert game.observe(rebuilt, seat) == observation
+            assert game.to_act(rebuilt) == acting
+            assert game.legal(rebuilt, seat) == game.legal(current, seat)
+            assert game.broken_invariants(rebuilt) == []
+        if step in REBUILT_PLAYOUTS:
+            simulate(game, rebuilt, rng)
+            assert game.result(rebuilt) is not None
+            assert game.broken_invariants(rebuilt) == []
+
+
+@conformance
+def test_from_observation_deals_the_hidden_parts_afresh(
+    game_id: str, options: dict[str, Any], players: int
+) -> None:
+    """The rebuilt state depends on the observation and the RNG alone: the true state and a
+    re-deal of it that the seat cannot tell apart give the same state for the same RNG, so
+    nothing hidden leaks into it. And the hidden parts are dealt, not copied: two RNGs give
+    states that differ somewhere hidden, and the rebuilt state is not the true one, at most
+    of 12 points of a game (the others: nothing left to hide or draw)."""
+    game, state = start(game_id, options, players, 9)
+    points = redealt = copied = 0
+    for step, current in enumerate(states(game, state, random.Random(9))):
+        if step % 7 or game.is_over(current):
+            continue
+        if points == 12:
+            break
+        seat = step // 7 % players
+        twin = game.determinize(current, seat, random.Random(step))
+        one, same = (
+            game.from_observation(wire(game, true, seat), random.Random(1))
+            for true in (current, twin)
+        )
+        assert snapshot(one) == snapshot(same)
+        other = game.from_observation(wire(game, current, seat), random.Random(2))
+        points += 1
+        redealt += future(game, one) != future(game, other)
+        copied += future(game, one) == future(game, current)
+    assert redealt > points / 2
+    assert copied < points / 2
+
+
 # ---- perft-style pinned counts --------------------------------------------------------------
 
 PERFT: list[tuple[str, int, dict[str, Any], int, int, str, list[int]]] = [

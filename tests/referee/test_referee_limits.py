@@ -7,10 +7,11 @@ import functools
 import sys
 from pathlib import Path
 
+import pytest
 from refhelp import BOTS, Bots
 
 from protocol.messages import TimeControl
-from referee import BotSpec, Limits, run_match
+from referee import BotSpec, Limits, process, run_match
 from referee.limits import ResourceLimits, limit_hit
 from tournaments.botcommands import parse_bot
 
@@ -74,3 +75,32 @@ def test_a_death_is_blamed_on_a_limit_only_with_evidence() -> None:
     full = "OSError: [Errno 28] No space left on device"
     assert (hit(1, [full]) or "").startswith("disk: filled its 64 MB")
     assert limit_hit(1, [full], limits, sandboxed=False) is None, "the host's disk, not ours"
+
+
+async def test_resources_are_looked_at_on_a_timer_and_at_every_game_end(
+    bots: Bots, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a bot's counters after every decision cost more than the rest of a fast
+    decision, so they are read at most every `RESOURCE_CHECK_S` — and at the end of every game,
+    so that an excess is still the faulty bot's forfeit in the game where it happened. With a
+    timer that never fires during the game, the fork bomb is caught by that last look alone."""
+    monkeypatch.setattr(process, "RESOURCE_CHECK_S", 3600.0)
+    looks: list[int] = []
+    process_hit = process.BotProcess._process_hit
+
+    def counted(self: process.BotProcess) -> str | None:
+        looks.append(self.pid)
+        return process_hit(self)
+
+    monkeypatch.setattr(process.BotProcess, "_process_hit", counted)
+    limits = Limits(sandbox="none", log_dir=str(tmp_path), resources=ResourceLimits(processes=16))
+    specs = [bots.healthy(), bots.broken("fork_bomb", "max=40")]
+    outcome = await run_match("azul", {}, 1, specs, TimeControl(), limits=limits)
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind) == (1, "resource_limit"), fault.reason
+    assert fault.reason.startswith("processes: exceeded the limit of 16"), fault.reason
+    assert fault.reason.endswith("while playing this game (seen at its end)")
+    assert fault.decision == outcome.decisions > 20
+    assert outcome.result.ranks == [1, 2]
+    assert len(looks) == 2, "one look per bot, at the end"
+    bots.assert_none_left()

@@ -81,6 +81,28 @@ async def test_the_default_limit_on_a_real_pipe(extra: int) -> None:
             assert await reader.readline() == b"next"
 
 
+async def test_an_answer_is_waited_for_first_yet_found_when_already_there() -> None:
+    """`answer=True` waits for the pipe before reading: an answer written before the call (a
+    bot that answers at once) or after it is read either way, a line in a chunk read earlier is
+    not waited for, and a closed stream is `ClosedResourceError` as without it."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    stream = trio.lowlevel.FdStream(read_fd)
+    reader = LineReader(stream, 100)
+    os.write(write_fd, b"early\nkept\n")
+    with trio.fail_after(5):
+        assert await reader.readline(answer=True) == b"early"
+        assert await reader.readline(answer=True) == b"kept"
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.to_thread.run_sync, os.write, write_fd, b"late\n")
+            assert await reader.readline(answer=True) == b"late"
+    os.close(write_fd)
+    assert await reader.readline(answer=True) is None
+    await stream.aclose()
+    with pytest.raises(trio.ClosedResourceError):
+        await LineReader(stream, 100).readline(answer=True)
+
+
 async def test_an_endless_line_fails_without_reading_it_all() -> None:
     send, receive = trio.testing.memory_stream_one_way_pair()
     reader = LineReader(receive, 1000)

@@ -4,6 +4,7 @@ outcomes, records, and the line between a bot's fault and an engine bug."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from refhelp import Bots
 
-from protocol.messages import TimeControl
+from protocol.messages import Act, Clock, TimeControl, encode_act, encode_line
 from referee import Limits, open_bots, parse_record, play_match, replay, run_match
-from referee.games import find_game, parse_options
+from referee.games import GAME_IDS, find_game, parse_options
 from referee.games.azul import Azul
 from referee.match import display_name
 
@@ -88,8 +89,10 @@ async def test_the_bank_pays_for_overruns_and_grows_by_the_increment(
 
 @pytest.mark.alone
 async def test_the_bank_runs_out(bots: Bots, tmp_path: Path) -> None:
-    # every answer takes 200 ms: 100 from the move, 100 (and the jitter) from the bank
-    specs = [bots.healthy("sleep_ms=200"), bots.healthy()]
+    # every answer takes 220 ms: 100 from the move, 120 (and the jitter) from the bank, which
+    # leaves the third (decision 5) a limit of 100 ms + about 55 ms: the wait is cut ~60 ms
+    # before the answer comes (a margin well beyond the deadline's granularity)
+    specs = [bots.healthy("sleep_ms=220"), bots.healthy()]
     time = TimeControl(move_ms=100, bank_ms=300)
     limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
     outcome = await run_match("azul", {}, 1, specs, time, limits=limits)
@@ -299,6 +302,32 @@ async def test_time_odds_give_each_seat_its_own_clock(bots: Bots, tmp_path: Path
     bots.assert_none_left()
 
 
+@pytest.mark.alone
+async def test_the_shared_deadline_is_moved_whenever_it_would_be_early_or_late(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """Sequential requests share one cancel scope whose deadline is kept only while it is within
+    `GUARD_SLACK_S` after the request's own: a long clock's deadline is not kept for a hung bot
+    on a short clock (cut at its 150 ms, not the other's 20 s), nor an earlier request's for a
+    bot that takes most of its time on every decision (never cut short)."""
+    specs = [bots.healthy(), bots.broken("hang")]
+    long, short = TimeControl(move_ms=20_000), TimeControl(move_ms=150)
+    with trio.fail_after(10):  # a hung bot kept waiting for the long clock's deadline fails here
+        outcome = await run_match(
+            "azul", {}, 1, specs, [long, short], limits=Limits(log_dir=str(tmp_path))
+        )
+    assert [(fault.seat, fault.kind, fault.decision) for fault in outcome.faults] == [
+        (1, "timeout", 2)
+    ]
+    assert 150 <= outcome.think_ms[1] < 150 + 500, outcome.think_ms
+    specs = [bots.healthy("sleep_ms=250", "slow_decisions=6", name=f"s{seat}") for seat in (0, 1)]
+    slow = TimeControl(move_ms=400)
+    outcome = await run_match("azul", {}, 1, specs, slow, limits=Limits(log_dir=str(tmp_path)))
+    assert outcome.faults == []
+    assert outcome.moves[0] > 6 and min(decisions_of(outcome.record)[5]["ms"].values()) >= 250
+    bots.assert_none_left()
+
+
 @given(st.text())
 def test_a_bots_own_name_is_shown_printable_and_short(name: str) -> None:
     """The `ready` name of a bot named only by its command is hostile text: no control
@@ -312,3 +341,44 @@ def test_a_bots_own_name_loses_escapes_and_length() -> None:
     assert display_name("\x1b[31mred\x1b[0m\n") == "[31mred[0m"
     assert display_name("  \t\n ") == ""  # then the command's name stays
     assert display_name("x" * 1000) == "x" * 40
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_the_act_line_is_the_act_message_byte_for_byte(game_id: str) -> None:
+    """`encode_act` (constant parts written once) sends what `Act` encodes to, at every
+    decision of a random game of every registered game, banks and ids of several digits too."""
+    game = find_game(game_id)
+    state = game.new(game.min_players, 7, parse_options(game, {}))
+    rng = random.Random(7)
+    decision = 0
+    while (to_act := game.to_act(state)) and decision < 400:
+        decision += 1
+        for seat in to_act:
+            legal = game.legal(state, seat)
+            observation = game.observe(state, seat)
+            clock = Clock(move_ms=rng.choice([1, 1000]), bank_ms=rng.choice([0, 123456]))
+            expected = encode_line(Act(decision * 997, observation, legal, clock))
+            assert encode_act(decision * 997, observation, legal, clock) == expected
+        game.apply(state, {seat: rng.choice(game.legal(state, seat)) for seat in to_act})
+    assert decision > 10
+
+
+async def test_after_a_timeout_the_others_play_on_against_their_own_clocks(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """A wait cut short by its deadline ends the cancel scope the sequential requests share
+    (`_Match.decisions`); the game goes on under a fresh one, every other request still held to
+    its own deadline and charged its own time."""
+    specs = [bots.healthy(), bots.broken("hang"), bots.healthy("sleep_ms=150", "pick=last")]
+    time = TimeControl(move_ms=1000, startup_ms=5000)
+    outcome = await run_match("azul", {}, 6, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind, fault.decision) == (1, "timeout", 2), fault.reason
+    assert "no answer to decision 2 within 1000 ms" in fault.reason
+    assert find_game("azul").is_over(_replayed_state("azul", 6, 3, outcome.record))
+    lines = decisions_of(outcome.record)
+    asked_last = [line["ms"]["2"] for line in lines if "2" in line["ms"]]
+    assert len(asked_last) == outcome.moves[2] > 5
+    assert all(150 <= ms < 1000 for ms in asked_last), asked_last
+    assert replay(outcome.record).identical
+    bots.assert_none_left()

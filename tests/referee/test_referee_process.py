@@ -16,6 +16,7 @@ from refhelp import BOTS, Bots, gone
 
 from protocol.messages import TimeControl
 from referee import BotSpec, Limits, open_bots, play_match, run_match
+from referee.stderr import StderrLog
 
 FAST = TimeControl(move_ms=2000, startup_ms=5000)
 
@@ -171,7 +172,7 @@ async def test_stderr_flood_is_capped_and_never_held_in_memory(bots: Bots, tmp_p
     assert len(log) < 64 * 1024 + 200
     dropped = 50 * (1 << 20) - 64 * 1024
     assert f"[arena: {dropped} more bytes of stderr dropped".encode() in log
-    assert Path(outcome.logs[0]).read_bytes() == b""
+    assert not Path(outcome.logs[0]).exists(), "the healthy bot wrote nothing: no file"
     assert after - before < 30_000, "ru_maxrss is in KiB: the 50 MB must not pass through memory"
     bots.assert_none_left()
 
@@ -192,12 +193,81 @@ async def test_a_missing_command_is_a_spawn_fault(bots: Bots, tmp_path: Path, sa
 
 
 async def test_default_log_dir_is_created(bots: Bots) -> None:
-    specs = [bots.healthy(), bots.healthy()]
+    specs = [bots.healthy(), bots.broken("flood", "mb=1")]
     outcome = await run_match("azul", {}, 1, specs, FAST, limits=Limits(sandbox="none"))
-    assert all(os.path.exists(path) for path in outcome.logs)
-    for path in outcome.logs:
-        os.remove(path)
+    assert outcome.faults == []
+    assert not os.path.exists(outcome.logs[0])
+    assert os.path.getsize(outcome.logs[1]) == 1 << 20
+    os.remove(outcome.logs[1])
     os.rmdir(os.path.dirname(outcome.logs[0]))
+
+
+def test_a_stderr_log_is_made_by_its_first_byte_and_a_lost_directory_is_no_crash(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    log = StderrLog(cap_bytes=8)
+    log.open(str(tmp_path / "quiet.log"))
+    log.close()
+    assert list(tmp_path.iterdir()) == []
+    log.open(str(tmp_path / "talks.log"))
+    log.write(b"0123456789")
+    log.close()
+    assert (tmp_path / "talks.log").read_bytes() == (
+        b"01234567\n[arena: 2 more bytes of stderr dropped; the log is capped at 8 bytes]\n"
+    )
+    log.open(str(tmp_path / "removed" / "lost.log"))
+    log.write(b"lost\n")  # in the stderr drain: an exception there would end the block
+    log.write(b"twice\n")
+    log.close()
+    assert caplog.text.count("cannot create the stderr log") == 1
+    assert log.tail_lines()[-2:] == ["0123456789lost", "twice"], "still kept for crash reasons"
+
+
+TALKER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import botlib
+last = [0, 1]  # the last act id, the game
+
+def answer(message):
+    if message["id"] < last[0]:  # ids start again: a new game
+        last[1] += 1
+    last[0] = message["id"]
+    if last[1] == 2:
+        sys.stderr.write("".join(f"line {n}\\n" for n in range(1, 13)))
+        sys.stderr.flush()
+        sys.exit(5)
+    return botlib.index(message)
+
+botlib.play(answer, [])
+"""
+
+
+async def test_a_log_file_is_made_only_when_a_bot_writes_to_stderr(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """Quiet bots leave no empty files (10,000 games would leave 20,000); a game's log paths are
+    known either way, a file left at one by an interrupted run is not taken for this game's,
+    and crash reasons still quote the first and the last stderr lines."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "m1-seat0-healthy.log").write_text("from an interrupted run")
+    talker = BotSpec("talker", [sys.executable, "-c", TALKER, str(BOTS), bots.marker])
+    limits = Limits(sandbox="none", log_dir=str(logs))
+    async with open_bots([bots.healthy(), talker], limits) as handles:
+        quiet = await play_match("azul", {}, 1, handles, FAST, match_id="m1")
+        assert quiet.faults == []
+        assert quiet.logs == [str(logs / "m1-seat0-healthy.log"), str(logs / "m1-seat1-talker.log")]
+        assert list(logs.iterdir()) == []
+        crashed = await play_match("azul", {}, 2, handles, FAST, match_id="m2")
+    [fault] = crashed.faults
+    assert (fault.seat, fault.kind) == (1, "crash"), fault.reason
+    assert "exited (exit code 5)" in fault.reason
+    assert "; first stderr lines: line 1 | line 2 | line 3 | line 4 | line 5 … " in fault.reason
+    assert fault.reason.endswith("last stderr lines: line 8 | line 9 | line 10 | line 11 | line 12")
+    assert os.listdir(logs) == ["m2-seat1-talker.log"]
+    assert Path(crashed.logs[1]).read_text() == "".join(f"line {n}\n" for n in range(1, 13))
+    bots.assert_none_left()
 
 
 CWD_BOT = """

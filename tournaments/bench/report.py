@@ -19,7 +19,7 @@ from pathlib import Path
 import msgspec
 
 from referee.games import GAME_IDS
-from tournaments.bench import engine, matches, memory, pipes, search
+from tournaments.bench import engine, matches, memory, pipes, scale, search
 
 SECTIONS = (
     "engine",
@@ -27,8 +27,10 @@ SECTIONS = (
     "startup",
     "floor",
     "overhead",
+    "referee",
     "match",
     "tournament",
+    "scale",
     "peer",
     "memory",
     "search",
@@ -200,6 +202,22 @@ class Bench:
             ),
         )
 
+    def referee(self) -> None:
+        self.progress("referee: its own CPU time per decision, trivial bots")
+        got = matches.referee_cpu_us(self.sizes.overhead_games)
+        self.add(
+            Figure(
+                "referee",
+                "referee CPU per decision (its process only)",
+                got.per_decision_us,
+                "µs",
+                "≤ 70 µs",
+                got.per_decision_us <= 70,
+            ),
+            Figure("referee", "… lower quartile of the games", got.lower_quartile_us, "µs"),
+            Figure("referee", "wall time per decision, same games", got.wall_per_decision_us, "µs"),
+        )
+
     def match(self) -> None:
         self.progress(f"match: random bots, 1 and {self.cores} at a time")
         got = matches.match_throughput(self.sizes.match_games, self.cores)
@@ -232,6 +250,41 @@ class Bench:
                 pair >= 30,
             ),
             Figure("tournament", "4-bot round-robin", four * 60, "games/min"),
+        )
+
+    def scale(self) -> None:
+        bots, deals, rounds, stored = (2, 1, 1, 200) if self.sizes == QUICK else (4, 20, 3, 5000)
+        self.progress("scale: Dask LocalCluster of 2 workers")
+        dask = scale.dask_games_per_s(bots, deals)
+        self.progress("scale: local executor, 1 and 2 workers, and in-process, interleaved")
+        got = scale.executor_throughput(bots, deals, rounds)
+        self.progress("scale: Store.add_game")
+        store = scale.store_games_per_s(stored)
+        self.add(
+            Figure(
+                "scale",
+                "azul 2p round-robin, local executor, 1 worker",
+                got.one.games_per_s,
+                "games/s",
+            ),
+            Figure("scale", "… local executor, 2 workers", got.two.games_per_s, "games/s"),
+            Figure(
+                "scale", "… 2 workers ÷ 1, interleaved", got.ratio, "×", "≥ 1.5×", got.ratio >= 1.5
+            ),
+            Figure(
+                "scale", "… in-process executor, 2 at once", got.in_process.games_per_s, "games/s"
+            ),
+            Figure("scale", "… Dask LocalCluster, 2 workers (start excluded)", dask, "games/s"),
+            Figure(
+                "scale", "coordinator CPU per game (local, 2 workers)", got.two.coordinator_ms, "ms"
+            ),
+            Figure(
+                "scale",
+                "workers' CPU per game: referee + bots (local, 2 workers)",
+                got.two.workers_ms,
+                "ms",
+            ),
+            Figure("scale", "Store.add_game, one transaction per game", store, "games/s"),
         )
 
     def peer(self) -> None:
@@ -378,10 +431,23 @@ with tiny repetitions (a smoke test, not a measurement).
   reading and writing — and it is divided by the trio round trip of the same run. The last row
   is the narrower older figure: wall time minus the time the referee charged the bots (from
   writing `act` to reading the answer), i.e. the referee's own work without the pipe.
+- **referee**: the same trivial bots; the target row is the referee's own CPU time per decision:
+  the CPU time of the referee process (`time.process_time`: its threads, never the bots, which
+  are its child processes) over whole games, game starts and ends included, divided by the
+  decisions, the median over games (and its lower quartile: on a shared machine other processes
+  only ever add to it). The bots are real processes, reused across games, so every check the
+  referee makes per decision is the real one.
 - **match**: the built-in random bot (SDK, typed decoding) in both seats, processes reused:
   median wall time of a whole game, and games/s one match at a time and one per core.
 - **tournament**: the real runner and SQLite store on a temporary file (process starts per unit
   and one transaction per stored game included), concurrency = cores.
+- **scale**: the executors (`tournaments.bench.scale`): a 4-bot Azul 2p round-robin of random
+  bots on a fresh store, played by the local executor with 1 and 2 referee processes and by the
+  in-process one with 2 matches at once, interleaved round by round (the ratio is the median of
+  the per-round ratios); the same on a Dask `LocalCluster` of 2 workers, its start left out.
+  The cost rows feed the estimate in [scaling.md](scaling.md): the coordinator's CPU per game,
+  the workers' (referee and bot processes, reaped children), and `Store.add_game` of a real
+  game, one transaction each, the most one coordinator can store.
 - **primitives**: what a search bot lives on, per game as above, on one mid-game state (15
   random decisions in; in Azul 2p mid-round 2): `clone`, `clone` + `apply` of one action per
   acting seat, `legal`, and a random rollout of a clone to the end (`simulate`); and `clone` +

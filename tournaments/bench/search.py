@@ -1,9 +1,9 @@
-"""Search speed: iterations per second of the `mcts` bot's search, per game.
+"""Search speed: iterations per second of the `mcts` bot's search, per registered game.
 
 Each measurement is what the bot does for one decision, repeated over positions of real games
 (random play from the start for a random number of decisions): rebuild a state from the seat's
-observation, then run a search of a fixed number of iterations from it. Time is CPU time of this
-process, like the engine section's.
+observation (`Game.from_observation`), then run a search of a fixed number of iterations from
+it. Time is CPU time of this process, like the engine section's.
 """
 
 from __future__ import annotations
@@ -12,11 +12,21 @@ import random
 import time
 
 from bots.search.ismcts import Params, Search
-from bots.search.worlds import state_from_observation
-from referee.games import find_game, simulate
+from referee.games import GAME_IDS, find_game, simulate
 
-CASES: tuple[tuple[str, int], ...] = (("azul", 2), ("azul", 4), ("5211", 3), ("5211", 5))
-"""(game, players) measured: every game, with the fewest and the most players that matter."""
+
+def _cases() -> tuple[tuple[str, int], ...]:
+    """Every registered game, with its fewest and its most players."""
+    cases: list[tuple[str, int]] = []
+    for game_id in GAME_IDS:
+        game = find_game(game_id)
+        for players in dict.fromkeys((game.min_players, game.max_players)):
+            cases.append((game_id, players))
+    return tuple(cases)
+
+
+CASES: tuple[tuple[str, int], ...] = _cases()
+"""(game, players) measured: a game registered later is measured with no change here."""
 
 
 def iterations_per_second(game_id: str, players: int, positions: int, iterations: int) -> float:
@@ -36,7 +46,7 @@ def iterations_per_second(game_id: str, players: int, positions: int, iterations
             continue
         seat = game.to_act(state)[0]
         began = time.process_time()
-        root = state_from_observation(game_id, game.observe(state, seat), rng)
+        root = game.from_observation(game.observe(state, seat), rng)
         search.run(root, seat, rng, time.perf_counter() + 600, iterations)
         spent += time.process_time() - began
         done += search.iterations

@@ -27,13 +27,17 @@ from tournaments.commands.common import (
     run_trio,
 )
 from tournaments.commands.table import add_table_options, print_tables, table_names
-from tournaments.config import ConfigError
+from tournaments.config import ConfigError, ExecutorKind
 from tournaments.errors import UsageError
 from tournaments.exclusion import hidden, visible
+from tournaments.executors import ExecutorError
+from tournaments.executors.choose import executor_for
 from tournaments.live import LiveView, TextProgress
 from tournaments.prepare import Prepared, prepare
 from tournaments.results import FinishedGame
 from tournaments.runner import Runner, Voided
+
+EXECUTORS: tuple[ExecutorKind, ...] = ("local", "inprocess", "dask")
 
 
 def add_tournament_options(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +45,18 @@ def add_tournament_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("overriding the tournament file")
     group.add_argument("--db", type=Path, help="the SQLite store (default: FILE with .sqlite)")
     group.add_argument("-j", "--concurrency", type=int, help="matches at once (0: one per core)")
+    group.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        help="where the matches run: local (a referee process per match at once), inprocess "
+        "(all in this process), dask (a Dask cluster: --dask ADDRESS, else a LocalCluster)",
+    )
+    group.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="play on the Dask cluster of this scheduler (tcp://host:8786); implies "
+        "--executor dask (see docs/scaling.md)",
+    )
     group.add_argument("--deals", type=positive, help="deals per seat-set")
     group.add_argument("--seed", type=int, help="tournament seed (all deal seeds derive from it)")
     group.add_argument("--max-seat-sets", type=positive, help="sample this many seat-sets at most")
@@ -96,6 +112,8 @@ def open_prepared(args: argparse.Namespace, *, warn: bool = True) -> Prepared:
             args.file,
             db=args.db,
             concurrency=args.concurrency,
+            executor="dask" if args.dask else args.executor,
+            scheduler=args.dask,
             deals=args.deals,
             seed=args.seed,
             max_seat_sets=args.max_seat_sets,
@@ -176,7 +194,8 @@ def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
     dropped (their bot processes are killed by the referee) and will be played by the next run.
     """
     cores = os.cpu_count() or 1
-    if prepared.tournament.workers > cores:
+    t = prepared.tournament
+    if t.workers > cores and (t.executor != "dask" or t.scheduler is None):
         print(
             f"arena: warning: {prepared.tournament.workers} matches at once on {cores} cores; "
             "bots will be charged for waiting for a core (false timeouts). "
@@ -193,12 +212,18 @@ def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
         if view is not None and hide.isdisjoint(game.bots):
             view.on_game(game)
 
+    try:
+        executor = executor_for(t)
+    except ExecutorError as exc:
+        print(f"arena run: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR, faulty
     began = time.monotonic()
     runner = Runner(
         prepared.tournament,
         prepared.store,
         prepared.players,
         limits=prepared.limits,
+        executor=executor,
         on_start=view.on_start if view else None,
         on_game=on_game,
         on_void=report_void,
@@ -208,6 +233,13 @@ def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
         with view if isinstance(view, LiveView) else contextlib.nullcontext():
             report = run_trio(runner.run)
     except BaseException as exc:
+        failure = _failure(exc)
+        if failure is not None:
+            print(
+                f"arena run: error: {failure}; {runner.played} games played and stored",
+                file=sys.stderr,
+            )
+            return EXIT_ERROR, faulty
         stopped = _stopped(exc)
         if stopped is None:
             raise
@@ -238,6 +270,19 @@ def report_void(voided: Voided) -> None:
 
 def report_probation(label: str, fault: str) -> None:
     print(f"arena: {label} is on probation (faulty games in a row; last {fault})", file=sys.stderr)
+
+
+def _failure(exc: BaseException) -> ExecutorError | None:
+    """The executor's error that stopped the run, possibly wrapped in exception groups by the
+    nurseries it crossed; None for any other exception."""
+    if isinstance(exc, ExecutorError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for part in exc.exceptions:
+            found = _failure(part)
+            if found is not None:
+                return found
+    return None
 
 
 def _stopped(exc: BaseException) -> tuple[str, int] | None:

@@ -1,0 +1,322 @@
+"""The executor seam: the in-process and local executors store the very games the runner stored
+before the seam; the local executor's referee processes stream back the bots' stderr, survive a
+dead worker, and leave nothing behind when the coordinator is stopped or killed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+import zlib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import trio
+from tourhelp import ARENA
+
+from tournaments.config import ConfigError, decode
+from tournaments.executors import Executor
+from tournaments.executors.inprocess import InProcess
+from tournaments.executors.local import Local
+from tournaments.executors.work import LOGS_PREFIX, sweep_log_dirs
+from tournaments.prepare import prepare
+from tournaments.results import FinishedGame
+from tournaments.runner import Runner, RunReport
+
+BOTS = Path(__file__).resolve().parents[1] / "bots"
+
+SECRET = bytes(range(32)).hex()
+"""A fixed store secret, so that the deal seeds, and so the games, are known in advance."""
+
+TOURNAMENT = """
+game = "azul"
+deals = 3
+seed = 11
+concurrency = 2
+{settings}
+
+[time]
+move_ms = 5000
+
+[participants]
+random = "random"
+first = "{python} {bots}/healthy.py {first}"
+last = "{python} {bots}/healthy.py pick=last {last}"
+"""
+
+GOLDEN = "dafcb2f8c990ba4c5cadeebe1fa346403ad7d11b742b99ef109b497ebff06856"
+"""`digest` of the store of `TOURNAMENT` under `SECRET`, as the runner wrote it before the
+executor seam (commit ec95b23): 18 games. Only a change of the games themselves (the Azul
+engine, the random bot) changes it."""
+
+GAMES = 18
+"""3 seat-sets × 3 deals × 2 rotations."""
+
+
+def tournament(
+    directory: Path, *, settings: str = "", first: str = "", last: str = "", marker: str = ""
+) -> Path:
+    """`TOURNAMENT` in `directory`, its store created with `SECRET`; the file."""
+    file = directory / "cup.toml"
+    text = TOURNAMENT.format(
+        settings=settings,
+        python=sys.executable,
+        bots=BOTS,
+        first=f"{first} {marker}",
+        last=f"{last} {marker}",
+    )
+    file.write_text(text)
+    prepare(file).close()
+    with sqlite3.connect(file.with_suffix(".sqlite")) as db:
+        db.execute("UPDATE meta SET value = ? WHERE key = 'secret'", (SECRET,))
+    return file
+
+
+def run(file: Path, executor: Executor, **callbacks: Any) -> RunReport:
+    """Play the tournament of `file` to its end with `executor`."""
+    prepared = prepare(file)
+    try:
+        runner = Runner(
+            prepared.tournament,
+            prepared.store,
+            prepared.players,
+            limits=prepared.limits,
+            executor=executor,
+            **callbacks,
+        )
+        return trio.run(runner.run)
+    finally:
+        prepared.close()
+
+
+def games(db: Path) -> list[Any]:
+    """Every stored game as comparable data: where it sits, who sat where, scores, ranks,
+    moves, faults, and its record without the times and the random match id."""
+    with sqlite3.connect(db) as connection:
+        names = dict(connection.execute("SELECT id, name FROM bots"))
+        found = []
+        for row in connection.execute(
+            "SELECT id, seat_set, deal, rotation, seed, decisions, tiebreak, record FROM games "
+            "ORDER BY seat_set, deal, rotation"
+        ).fetchall():
+            game, seat_set, deal, rotation, seed, decisions, tiebreak, record = row
+            seats = connection.execute(
+                "SELECT bot, score, rank, moves FROM seats WHERE game = ? ORDER BY seat", (game,)
+            ).fetchall()
+            faults = connection.execute(
+                "SELECT seat, kind, reason, decision FROM faults WHERE game = ? ORDER BY seat",
+                (game,),
+            ).fetchall()
+            lines = [msgspec.json.decode(line) for line in zlib.decompress(record).splitlines()]
+            kept = [{k: v for k, v in line.items() if k not in ("ms", "match", "commands")}
+                    for line in lines]  # fmt: skip
+            found.append(
+                (
+                    ",".join(names[int(bot)] for bot in seat_set.split(",")),
+                    deal,
+                    rotation,
+                    seed,
+                    decisions,
+                    tiebreak,
+                    [(names[bot], score, rank, moves) for bot, score, rank, moves in seats],
+                    faults,
+                    kept,
+                )
+            )
+    return found
+
+
+def digest(db: Path) -> str:
+    return hashlib.sha256(msgspec.json.encode(games(db))).hexdigest()
+
+
+def pids_running(needle: str) -> list[int]:
+    """Processes whose command line holds `needle`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as file:
+                    if needle.encode() in file.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def children(parent: int, needle: str) -> list[int]:
+    """The child processes of `parent` whose command line holds `needle`."""
+    return [
+        pid
+        for pid in pids_running(needle)
+        if f"PPid:\t{parent}\n" in Path(f"/proc/{pid}/status").read_text()
+    ]
+
+
+def alive(pid: int) -> bool:
+    """The process runs (a zombie, dead but not yet reaped by its new parent, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
+
+
+def wait_gone(pids: list[int], timeout: float = 15.0) -> list[int]:
+    """Wait until none of `pids` runs; those still running at the timeout."""
+    deadline = time.monotonic() + timeout
+    while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+def stored(db: Path) -> int:
+    with sqlite3.connect(db) as connection:
+        return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
+
+
+@pytest.mark.parametrize("executor", [InProcess(2), Local(2)], ids=["inprocess", "local"])
+def test_every_executor_stores_the_games_the_runner_stored_before_the_seam(
+    tmp_path: Path, executor: Executor
+) -> None:
+    file = tournament(tmp_path)
+    report = run(file, executor)
+    assert report.total == report.played == GAMES
+    assert len(games(file.with_suffix(".sqlite"))) == GAMES
+    assert digest(file.with_suffix(".sqlite")) == GOLDEN
+
+
+def test_local_workers_send_back_the_stderr_of_the_bots_that_wrote_any(tmp_path: Path) -> None:
+    file = tournament(tmp_path)
+    text = file.read_text().replace(
+        "last = ", f'crasher = "{sys.executable} {BOTS}/broken.py crash_mid after=3"\nlast = '
+    )
+    file.write_text(text)
+    report = run(file, Local(2))
+    assert report.played == 36  # 6 seat-sets now
+    logs = sorted((tmp_path / "cup.logs").iterdir())
+    assert logs, "the crasher's stderr must reach the coordinator's log directory"
+    assert all(log.name.endswith("-crasher.log") for log in logs)  # the others wrote nothing
+    assert all("fatal: the bot broke at decision" in log.read_text() for log in logs)
+
+
+@pytest.mark.slow
+def test_the_bots_of_a_local_worker_are_sandboxed_away_from_the_store_and_the_host(
+    tmp_path: Path,
+) -> None:
+    file = tournament(tmp_path, settings='sandbox = "bwrap"')
+    db = file.with_suffix(".sqlite")
+    attack = f"attack victim=999999999 referee={os.getpid()} secret={db} store={db}"
+    file.write_text(file.read_text() + f'spy = "{sys.executable} {BOTS}/hostile.py {attack}"\n')
+    report = run(file, Local(2))
+    assert report.played == 36  # 6 seat-sets: the spy played (index 0) without a fault
+    [line] = {
+        line
+        for log in (tmp_path / "cup.logs").glob("*-spy.log")
+        for line in log.read_text().splitlines()
+        if line.startswith("attacks: ")
+    }
+    results = dict(item.split("=") for item in line.split()[1:])
+    for attack in ("secret", "store", "shadow", "environ", "cgroup"):
+        assert results[attack] != "ok", line
+    assert len(games(db)) == 36 and all(faults == [] for *_, faults, _ in games(db))
+
+
+@pytest.mark.slow
+def test_a_killed_worker_is_replaced_and_every_game_is_stored_once(tmp_path: Path) -> None:
+    file = tournament(tmp_path)
+    killed: list[int] = []
+
+    def kill_a_worker(game: FinishedGame) -> None:
+        if not killed:
+            [victim, *_] = children(os.getpid(), "tournaments.executors.worker")
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    report = run(file, Local(2), on_game=kill_a_worker)
+    assert killed and report.played == GAMES
+    assert digest(file.with_suffix(".sqlite")) == GOLDEN
+
+
+def stop_mid_run(directory: Path, how: signal.Signals) -> tuple[Path, int, bytes]:
+    """Start `arena run` on the local executor, send it `how` once a game is stored; check that
+    it leaves no worker or bot behind. The tournament file, the exit code, the stderr."""
+    marker = f"--marker=arena-executors-{uuid.uuid4().hex}"
+    file = tournament(directory, marker=marker)
+    db = file.with_suffix(".sqlite")
+    coordinator = subprocess.Popen(
+        [*ARENA, "run", str(file), "--executor", "local", "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while stored(db) == 0 and coordinator.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = children(coordinator.pid, "tournaments.executors.worker")
+        bots = pids_running(marker)
+        coordinator.send_signal(how)
+        _, errors = coordinator.communicate(timeout=30)
+    finally:
+        coordinator.kill()
+        coordinator.communicate()
+    assert len(workers) == 2 and bots, errors
+    assert 0 < stored(db) < GAMES  # stopped mid-run, with its games kept
+    assert wait_gone(workers + bots) == []  # no worker outlives the coordinator, no bot its worker
+    assert pids_running(marker) == []
+    return file, coordinator.returncode, errors
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_workers_and_their_bots(tmp_path: Path) -> None:
+    _, code, errors = stop_mid_run(tmp_path, signal.SIGTERM)
+    assert code == 143, errors
+    assert b"terminated (SIGTERM)" in errors and b"again to resume" in errors
+
+
+@pytest.mark.slow
+def test_after_kill_9_of_the_coordinator_nothing_is_left_and_the_run_resumes(
+    tmp_path: Path,
+) -> None:
+    file, code, _ = stop_mid_run(tmp_path, signal.SIGKILL)
+    assert code == -signal.SIGKILL
+    report = run(file, Local(2))
+    assert 0 < report.played < GAMES and report.stored_before + report.played == GAMES
+    assert digest(file.with_suffix(".sqlite")) == GOLDEN
+
+
+def test_the_tournament_file_says_where_its_games_run() -> None:
+    base = 'game = "azul"\n[participants]\na = "random"\nb = "random"\n'
+    assert decode(base).executor == "local"
+    on_dask = decode('executor = "dask"\nscheduler = "tcp://10.0.0.1:8786"\n' + base)
+    assert (on_dask.executor, on_dask.scheduler) == ("dask", "tcp://10.0.0.1:8786")
+    with pytest.raises(ConfigError, match='scheduler is only for executor = "dask"'):
+        decode('scheduler = "tcp://10.0.0.1:8786"\n' + base)
+    with pytest.raises(ConfigError, match="did you mean `executor`"):
+        decode('executer = "dask"\n' + base)
+
+
+def test_the_log_directories_of_dead_referees_are_swept() -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    top = Path(tempfile.gettempdir())
+    left = top / f"{LOGS_PREFIX}{dead.pid}-{uuid.uuid4().hex}"
+    live = top / f"{LOGS_PREFIX}{os.getpid()}-{uuid.uuid4().hex}"
+    for directory in (left, live):
+        directory.mkdir()
+        (directory / "x.log").write_text("a killed worker's log")
+    sweep_log_dirs.cache_clear()
+    try:
+        sweep_log_dirs()
+        assert not left.exists() and live.exists()
+    finally:
+        shutil.rmtree(live)

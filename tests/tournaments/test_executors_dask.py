@@ -1,0 +1,120 @@
+"""The Dask executor on a `LocalCluster` of 2 worker processes: the same games as the runner
+before the seam (and so as the local executor: `test_executors`), a worker killed mid-run, the
+coordinator killed and resumed, a bot that differs on a worker, and Dask missing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import trio
+from distributed import Client, LocalCluster
+from test_executors import BOTS, GAMES, GOLDEN, digest, run, stored, tournament
+from tourhelp import ARENA
+
+from tournaments.executors import ExecutorError
+from tournaments.executors.ondask import OnDask, require_dask
+from tournaments.prepare import prepare
+from tournaments.results import FinishedGame
+from tournaments.runner import Runner
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    """A client of a cluster of 2 single-threaded worker processes on this machine."""
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
+
+
+def address(client: Client) -> str:
+    return str(client.scheduler.address)
+
+
+@pytest.mark.slow
+def test_a_local_cluster_of_its_own_stores_the_games_of_the_runner(tmp_path: Path) -> None:
+    file = tournament(tmp_path)
+    report = run(file, OnDask(None, 2))
+    assert report.played == GAMES
+    assert digest(file.with_suffix(".sqlite")) == GOLDEN
+
+
+@pytest.mark.slow
+def test_a_killed_worker_has_its_unit_played_elsewhere_and_every_game_stored_once(
+    tmp_path: Path, client: Client
+) -> None:
+    file = tournament(tmp_path)
+    pids = client.run(os.getpid)
+    killed: list[int] = []
+
+    def kill_a_busy_worker(game: FinishedGame) -> None:
+        if not killed:
+            busy = [worker for worker, tasks in client.processing().items() if tasks]
+            os.kill(pids[busy[0]], signal.SIGKILL)
+            killed.append(pids[busy[0]])
+
+    report = run(file, OnDask(address(client), 2), on_game=kill_a_busy_worker)
+    assert killed and report.played == GAMES
+    assert digest(file.with_suffix(".sqlite")) == GOLDEN
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted it, for the next tests
+
+
+@pytest.mark.slow
+def test_a_killed_coordinator_loses_nothing_and_resumes(tmp_path: Path, client: Client) -> None:
+    file = tournament(tmp_path)
+    db = file.with_suffix(".sqlite")
+    command = [*ARENA, "run", str(file), "--dask", address(client), "-q"]
+    coordinator = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while stored(db) == 0 and coordinator.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        coordinator.kill()
+        _, errors = coordinator.communicate()
+    assert 0 < stored(db) < GAMES, errors
+    report = run(file, OnDask(address(client), 2))  # resumed
+    assert report.stored_before + report.played == GAMES
+    assert digest(db) == GOLDEN  # complete, every game once, the same games
+
+
+def test_a_worker_refuses_a_bot_whose_files_differ_from_the_coordinators(
+    tmp_path: Path, client: Client
+) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text((BOTS / "healthy.py").read_text())
+    file = tournament(tmp_path)
+    file.write_text(file.read_text() + f'mine = "{sys.executable} {bot}"\n')
+    prepared = prepare(file)  # the coordinator hashes mine.py as it is now
+    bot.write_text(bot.read_text() + "# what the workers see: another version\n")
+    try:
+        runner = Runner(
+            prepared.tournament,
+            prepared.store,
+            prepared.players,
+            limits=prepared.limits,
+            executor=OnDask(address(client), 2),
+        )
+        with pytest.raises(ExecutorError, match=r"bot 'mine' on .*: its files hash to") as raised:
+            trio.run(runner.run)
+    finally:
+        prepared.close()
+    assert "at the same paths with the same content" in str(raised.value)
+
+
+def test_without_dask_the_error_names_the_extra_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed: ImportError
+    with pytest.raises(ExecutorError, match=r"pip install 'tile-arena\[dask\]'"):
+        require_dask()

@@ -1,0 +1,155 @@
+"""Tournament throughput by executor, and the per-game costs that bound scaling out.
+
+- `executor_throughput`: the same Azul 2p round-robin of random bots, on a fresh store each
+  time, played by the local executor with 1 and with 2 referee processes and by the in-process
+  executor with 2 matches at once, interleaved (1, 2, in-process, 1, 2, ...), so that a change
+  of the machine's load falls on all three alike; the ratio is the median of the per-round
+  ratios. Worker process starts count (they are part of a run). It also reads what a game
+  costs: the coordinator's CPU (scheduling, decoding the results, the store) and the workers'
+  (referees and bots: their processes are reaped children, so `RUSAGE_CHILDREN` holds them).
+- `store_games_per_s`: `Store.add_game` of a real game, one transaction each: the ceiling of
+  one coordinator whatever the number of workers.
+- `dask_games_per_s`: the same round-robin on a `LocalCluster` of 2 worker processes, the
+  cluster's start left out (it is paid once per cluster, not per tournament).
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import msgspec
+import trio
+
+from referee import Limits, open_bots, play_match
+from tournaments.bench.matches import TIME
+from tournaments.botcommands import parse_bot
+from tournaments.config import Tournament
+from tournaments.entrants import entrant
+from tournaments.executors import Executor
+from tournaments.executors.inprocess import InProcess
+from tournaments.executors.local import Local
+from tournaments.executors.work import played_from
+from tournaments.results import Played
+from tournaments.runner import Player, Runner
+from tournaments.store import Store
+
+
+class Run(msgspec.Struct, frozen=True):
+    games_per_s: float
+    coordinator_ms: float
+    """CPU of this process per game."""
+    workers_ms: float
+    """CPU of the reaped child processes (worker referees and their bots) per game."""
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def round_robin(executor: Executor, bots: int, deals: int, workers: int) -> Run:
+    """One 2-player round-robin of `bots` random bots played by `executor`, store and all."""
+    participants = {f"random{n}": "random" for n in range(bots)}
+    tournament = Tournament(
+        game="azul",
+        participants=dict(participants),
+        deals=deals,
+        concurrency=workers,
+        seed=1,
+        time=TIME,
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as directory,
+        Store(Path(directory) / "bench.sqlite") as store,
+    ):
+        entrants = [entrant(name, command) for name, command in participants.items()]
+        rows = [(store.bot(e.name, e.command, e.hash), e) for e in entrants]
+        labels = store.labels()
+        players = [Player(row.id, labels[row.id], e) for row, e in rows]
+        limits = Limits(log_dir=str(Path(directory) / "logs"))
+        runner = Runner(tournament, store, players, limits=limits, executor=executor)
+        began, cpu, children = time.perf_counter(), time.process_time(), _children_cpu_s()
+        report = trio.run(runner.run)
+        elapsed = time.perf_counter() - began
+        cpu, children = time.process_time() - cpu, _children_cpu_s() - children
+    games = report.played
+    return Run(games / elapsed, 1000 * cpu / games, 1000 * children / games)
+
+
+class Scaling(msgspec.Struct, frozen=True):
+    one: Run
+    two: Run
+    in_process: Run
+    ratio: float
+    """Median over rounds of (2 workers' games/s ÷ 1 worker's)."""
+
+
+def executor_throughput(bots: int, deals: int, rounds: int) -> Scaling:
+    ones, twos, in_process = [], [], []
+    for _ in range(rounds):
+        ones.append(round_robin(Local(1), bots, deals, 1))
+        twos.append(round_robin(Local(2), bots, deals, 2))
+        in_process.append(round_robin(InProcess(2), bots, deals, 2))
+    ratios = [two.games_per_s / one.games_per_s for one, two in zip(ones, twos, strict=True)]
+    return Scaling(_median(ones), _median(twos), _median(in_process), statistics.median(ratios))
+
+
+def _median(runs: list[Run]) -> Run:
+    return Run(
+        statistics.median(run.games_per_s for run in runs),
+        statistics.median(run.coordinator_ms for run in runs),
+        statistics.median(run.workers_ms for run in runs),
+    )
+
+
+async def _one_game() -> tuple[Played, int, bytes]:
+    spec = parse_bot("random")
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
+        async with open_bots([spec, spec], Limits(log_dir=logs)) as handles:
+            began = time.perf_counter()
+            outcome = await play_match("azul", {}, 1, handles, TIME)
+    played = played_from(outcome, (time.perf_counter() - began) * 1000)
+    return played, outcome.decisions, outcome.record
+
+
+def store_games_per_s(games: int) -> float:
+    """`Store.add_game` of one real Azul game under `games` keys, one transaction each."""
+    played, decisions, record = trio.run(_one_game)
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as directory,
+        Store(Path(directory) / "bench.sqlite") as store,
+    ):
+        ids = [store.bot(f"random{n}", "random", f"{n:016x}").id for n in range(2)]
+        began = time.perf_counter()
+        for deal in range(games):
+            store.add_game(
+                seat_set=f"{ids[0]},{ids[1]}",
+                deal=deal,
+                rotation=0,
+                seed=deal,
+                bots=ids,
+                played=played,
+                decisions=decisions,
+                record=record,
+            )
+        return games / (time.perf_counter() - began)
+
+
+def dask_games_per_s(bots: int, deals: int) -> float:
+    """The round-robin on a `LocalCluster` of 2 single-threaded worker processes."""
+    from distributed import Client, LocalCluster
+
+    from tournaments.executors.ondask import OnDask
+
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        executor = OnDask(str(client.scheduler.address), 2)
+        return round_robin(executor, bots, deals, 2).games_per_s

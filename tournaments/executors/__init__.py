@@ -1,0 +1,37 @@
+"""Executors: where a tournament's games are played, while the runner schedules and stores.
+
+The seam is `work`: a unit of work as plain data and `play_games`/`play_unit`, which play it
+with no store and no callbacks into the runner. Each executor takes the runner's units, plays
+them somewhere and hands each finished game back (`Deliver`) as it arrives; the runner, alone,
+writes the store. The executors:
+
+- `inprocess.InProcess`: trio tasks in this process, one referee for every match at once;
+- `local.Local`: one referee process per match at once (`worker` is its main), so the
+  referee's own CPU is spread over the cores;
+- `ondask.OnDask`: tasks on a Dask cluster (`pip install '.[dask]'`), a `LocalCluster` or a
+  scheduler's address.
+
+`choose.executor_for` builds the one a tournament asks for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Protocol
+
+from tournaments.executors.work import ExecutorError, Result, UnitWork
+
+Deliver = Callable[[UnitWork, Result], None]
+"""Called on the coordinator's trio thread with each game of a unit, as soon as it is back."""
+
+
+class Executor(Protocol):
+    async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
+        """Play every unit of `units` (taken lazily, as workers free up), delivering each game.
+
+        Raises `ExecutorError` when a unit cannot be played; cancellation stops every worker
+        and bot it started before it returns."""
+        ...
+
+
+__all__ = ["Deliver", "Executor", "ExecutorError"]

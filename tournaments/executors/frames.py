@@ -1,0 +1,54 @@
+"""Length-prefixed msgpack frames: how the local executor talks to its referee processes.
+
+Both ends are this project's own code (the bots never see these pipes), so a frame is trusted;
+msgspec still decodes it into the expected types, so a mismatch fails loudly, not silently."""
+
+from __future__ import annotations
+
+import msgspec
+import trio
+
+from tournaments.executors.work import GameDone, GameVoided, UnitWork
+
+HEADER = 4
+"""Bytes of the big-endian length before each frame."""
+
+
+class UnitEnd(msgspec.Struct, frozen=True, tag=True):
+    """The worker is done with the unit it was sent; `error` says why it failed it, if so."""
+
+    error: str | None = None
+
+
+Reply = GameDone | GameVoided | UnitEnd
+
+_encoder = msgspec.msgpack.Encoder()
+units = msgspec.msgpack.Decoder(UnitWork)
+replies = msgspec.msgpack.Decoder(Reply)
+
+
+def frame(message: UnitWork | Reply) -> bytes:
+    data = _encoder.encode(message)
+    return len(data).to_bytes(HEADER, "big") + data
+
+
+class FrameReader:
+    """Whole frames from a byte stream."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self._stream = stream
+        self._buffer = bytearray()
+
+    async def read(self) -> bytes | None:
+        """The next frame's payload; None at the end of the stream (a partial frame is lost)."""
+        while True:
+            if len(self._buffer) >= HEADER:
+                size = int.from_bytes(self._buffer[:HEADER], "big")
+                if len(self._buffer) >= HEADER + size:
+                    payload = bytes(self._buffer[HEADER : HEADER + size])
+                    del self._buffer[: HEADER + size]
+                    return payload
+            chunk = await self._stream.receive_some(1 << 16)
+            if not chunk:
+                return None
+            self._buffer += chunk

@@ -1,0 +1,30 @@
+"""The in-process executor: every match in this one referee, as concurrent trio tasks.
+
+One trio loop runs every match at once, so the referee's CPU (about as much as random bots'
+own) is one core's worth however many there are; it starts nothing but the bots, and a test
+that patches the rules engine in this process sees its patch applied."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+
+import trio
+
+from tournaments.executors import Deliver
+from tournaments.executors.fanout import fan_out
+from tournaments.executors.work import UnitWork, play_games
+
+
+class InProcess:
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        """Units played at once (each plays one match at a time)."""
+
+    async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
+        async def work(receive: trio.MemoryReceiveChannel[UnitWork]) -> None:
+            async with receive:
+                async for unit in receive:
+                    await play_games(unit, functools.partial(deliver, unit))
+
+        await fan_out(units, self.workers, work)

@@ -1,0 +1,147 @@
+"""The local executor: one referee process per match at once, so throughput grows with cores.
+
+A single referee process spends about as much CPU per game as random bots themselves, so with
+every match in one process (`InProcess`) a tournament is capped at one core's worth of referee
+whatever the machine. Here each of `workers` referee processes (`tournaments.executors.worker`,
+a fresh interpreter: nothing is forked from a process with threads) plays one unit at a time
+and streams each finished game back; this process only schedules and stores.
+
+Stopping: on Ctrl-C, SIGTERM or an error the coordinator closes each worker's stdin, the worker
+cancels its unit (its bots are killed by the referee) and exits; one that does not within
+`QUIT_S` is killed. A coordinator killed outright (`kill -9`) closes the pipes all the same.
+A worker that dies mid-unit is replaced and the unit's games not yet delivered are played by
+the new one (bot processes are new too, so no process sees a deal twice); a unit that kills
+`STARTS` workers in a row stops the run.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import msgspec
+import trio
+
+from tournaments.executors import Deliver
+from tournaments.executors.fanout import fan_out
+from tournaments.executors.frames import FrameReader, UnitEnd, frame, replies
+from tournaments.executors.work import ExecutorError, Result, UnitWork
+
+QUIT_S = 10.0
+"""How long a worker told to stop may take to kill its bots and exit before it is killed."""
+STARTS = 3
+"""Worker processes one unit may use up (each died under it) before the run stops."""
+
+WORKER = [sys.executable, "-m", "tournaments.executors.worker"]
+
+
+class WorkerDied(Exception):
+    """The worker process ended in the middle of a unit."""
+
+
+class Worker:
+    """One referee process and its pipes."""
+
+    def __init__(self, process: trio.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self._stdin = process.stdin
+        self._replies = FrameReader(process.stdout)
+
+    @classmethod
+    async def start(cls) -> Worker:
+        # Its own session: a Ctrl-C at the terminal reaches the coordinator only, which stops
+        # the workers in order.
+        process = await trio.lowlevel.open_process(
+            WORKER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+        )
+        return cls(process)
+
+    async def play(self, unit: UnitWork, deliver: Deliver) -> None:
+        """Send `unit`, deliver its games as they come; `WorkerDied` if the process ends."""
+        try:
+            await self._stdin.send_all(frame(unit))
+        except trio.BrokenResourceError:
+            raise WorkerDied from None
+        while (payload := await self._replies.read()) is not None:
+            reply = replies.decode(payload)
+            if isinstance(reply, UnitEnd):
+                if reply.error is not None:
+                    raise ExecutorError(reply.error)
+                return
+            deliver(unit, reply)
+        raise WorkerDied
+
+    async def stop(self) -> None:
+        """Close its stdin (it cancels its unit and exits), kill it if it lingers, reap it."""
+        with trio.CancelScope(shield=True):
+            await self._stdin.aclose()
+            with trio.move_on_after(QUIT_S):
+                await self.process.wait()
+            if self.process.returncode is None:
+                self.process.kill()
+                await self.process.wait()
+
+
+class Local:
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        """Referee processes, each playing one match at a time."""
+
+    async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
+        await fan_out(units, self.workers, functools.partial(_serve, deliver=deliver))
+
+
+async def _serve(receive: trio.MemoryReceiveChannel[UnitWork], *, deliver: Deliver) -> None:
+    """One worker slot playing the units it takes from `receive`."""
+    slot = Slot()
+    try:
+        async with receive:
+            async for unit in receive:
+                await slot.play(unit, deliver)
+    finally:
+        await slot.stop()
+
+
+class Slot:
+    """A referee process, started when the first unit comes and replaced when it dies."""
+
+    def __init__(self) -> None:
+        self.worker: Worker | None = None
+
+    async def play(self, unit: UnitWork, deliver: Deliver) -> None:
+        """Play `unit` to its end, on a new worker for the games left if one dies."""
+        left = unit
+        for _ in range(STARTS):
+            if self.worker is None:
+                self.worker = await Worker.start()
+            done: set[int] = set()
+
+            def record(work: UnitWork, result: Result, done: set[int] = done) -> None:
+                done.add(result.deal)
+                deliver(work, result)
+
+            try:
+                await self.worker.play(left, record)
+                return
+            except WorkerDied:
+                code = await self.stop()
+            left = msgspec.structs.replace(
+                left, deals=[deal for deal in left.deals if deal.deal not in done]
+            )
+            if not left.deals:
+                return
+        raise ExecutorError(
+            f"referee processes died {STARTS} times playing seat-set {unit.tag} rotation "
+            f"{unit.rotation} (last exit code {code}); the games stored so far are kept"
+        )
+
+    async def stop(self) -> int | None:
+        """Stop the worker, if any; its exit code."""
+        worker, self.worker = self.worker, None
+        if worker is None:
+            return None
+        await worker.stop()
+        return worker.process.returncode

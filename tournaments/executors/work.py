@@ -1,0 +1,226 @@
+"""A unit of work as plain data, and the one function that plays it.
+
+This is the seam between the runner (schedule, store, probation, reports: the coordinator) and
+the executors (where games are played: trio tasks here, referee processes, a Dask cluster).
+A `UnitWork` holds everything a referee needs to play one unit — the game, the seats as they
+must run (commands, limits, time controls), and each game's deal seed and bot seeds — and
+nothing it must not have: the seeds are computed by the coordinator, whose store secret never
+leaves it. `play_unit` needs no store and no callbacks, and returns each game as data: the
+outcome, and each seat's stderr of that game as text (a worker's log paths would mean nothing
+to the coordinator, which writes the logs it keeps).
+
+On another machine (a Dask worker: `play_unit`), the bots are checked before playing: their
+files must hash to the identity the coordinator stored them under
+(`tournaments.entrants.content_hash`). A worker whose copy of a bot differs — another version, a
+missing file — refuses the unit (`BotMismatch`) instead of playing games that would be stored
+under the wrong bot. The executors on the coordinator's machine run the very files it hashed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import socket
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import trio
+
+from protocol import TimeControl
+from referee import BotSpec, Limits, MatchOutcome, open_bots, play_match
+from tournaments.entrants import content_hash
+from tournaments.results import FaultRow, Played
+from tournaments.schedule import seating
+
+
+class Seat(msgspec.Struct, frozen=True):
+    """One bot of the unit's seat-set: how it runs and what its files must hash to."""
+
+    spec: BotSpec
+    command: str
+    """The command as written: with the files, what the identity hash covers."""
+    hash: str
+    odds: bytes = b""
+    """Its own time control, encoded, when it has time odds (part of its identity)."""
+    time: TimeControl = TimeControl()
+
+
+class Deal(msgspec.Struct, frozen=True):
+    """One game of a unit: the deal and the seeds the coordinator derived from its secret."""
+
+    deal: int
+    seed: int
+    bot_seeds: list[int]
+
+
+class UnitWork(msgspec.Struct, frozen=True):
+    """One rotation of some deals of one seat-set, to be played on one set of bot processes."""
+
+    game: str
+    options: dict[str, Any]
+    seat_set: tuple[int, ...]
+    """The bots' store ids in schedule order (rotation 0): how the coordinator files results."""
+    seats: list[Seat]
+    """In the order of `seat_set`."""
+    rotation: int
+    deals: list[Deal]
+    limits: Limits
+    tag: str
+    """Names the stderr logs (`<tag>.<deal>.<rotation>-seat<n>-<bot>.log`)."""
+
+
+class GameDone(msgspec.Struct, frozen=True, tag=True):
+    """A finished game: what the store keeps, and each seat's stderr of that game."""
+
+    deal: int
+    rotation: int
+    seed: int
+    played: Played
+    decisions: int
+    record: bytes
+    logs: list[tuple[str, str]]
+    """(log file name, text) of each seat that wrote to stderr, capped like the referee's."""
+
+
+class GameVoided(msgspec.Struct, frozen=True, tag=True):
+    """A game the referee itself failed (a rules engine bug): nothing to store, no bot blamed."""
+
+    deal: int
+    rotation: int
+    error: str
+    """The exception's last line, e.g. "IndexError: list index out of range"."""
+
+
+Result = GameDone | GameVoided
+
+
+class ExecutorError(Exception):
+    """A unit could not be played (a worker refused it, or kept dying): the run stops, with
+    this one-line message; the games stored so far are kept."""
+
+
+class BotMismatch(ExecutorError):
+    """A bot's files on this worker are not the ones the coordinator identified it by."""
+
+
+def played_from(outcome: MatchOutcome, wall_ms: float) -> Played:
+    """The referee's outcome as the store's plain data."""
+    return Played(
+        scores=list(outcome.result.scores),
+        ranks=list(outcome.result.ranks),
+        tiebreak=outcome.result.tiebreak,
+        moves=list(outcome.moves),
+        think_ms=list(outcome.think_ms),
+        faults=[FaultRow(f.seat, f.kind, f.reason, f.decision) for f in outcome.faults],
+        wall_ms=round(wall_ms, 3),
+    )
+
+
+def check_bots(work: UnitWork) -> None:
+    """Refuse the unit unless every bot's files here hash to the coordinator's identity."""
+    for seat in work.seats:
+        found = content_hash(seat.command, seat.spec, seat.odds)
+        if found != seat.hash:
+            raise BotMismatch(
+                f"bot {seat.spec.name!r} on {socket.gethostname()}: its files hash to {found}, "
+                f"not to {seat.hash} as on the coordinator (`{seat.command}`); every worker "
+                "needs the bots at the same paths with the same content (docs/scaling.md)"
+            )
+
+
+def read_log(path: str, cap: int) -> str | None:
+    """The text of a seat's stderr log and remove it; None when the bot wrote nothing (the
+    referee may not have made the file at all). `cap` bounds what is read, as the referee
+    bounds what it writes (plus its note of what it dropped)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read(cap + 4096)
+        os.unlink(path)
+    except FileNotFoundError:
+        return None
+    return data.decode("utf-8", errors="replace") if data else None
+
+
+LOGS_PREFIX = "arena-unit-"
+"""A unit's private log directory: `arena-unit-<pid>-<random>` under the temporary directory."""
+
+
+@functools.cache
+def sweep_log_dirs() -> None:
+    """Remove the log directories left by referees that died (`kill -9`) mid-unit; once per
+    process (what a live referee leaves is its own to remove)."""
+    top = tempfile.gettempdir()
+    for name in os.listdir(top):
+        pid = name.removeprefix(LOGS_PREFIX).split("-")[0]
+        if name.startswith(LOGS_PREFIX) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(os.path.join(top, name), ignore_errors=True)
+
+
+def finished(work: UnitWork, deal: int, outcome: MatchOutcome, wall_ms: float) -> GameDone:
+    """The game as data, with the stderr each seat wrote (its log files read and removed)."""
+    cap = work.limits.stderr_cap_bytes
+    logs = []
+    for path in outcome.logs:
+        text = read_log(path, cap)
+        if text is not None:
+            logs.append((os.path.basename(path), text))
+    return GameDone(
+        deal=deal,
+        rotation=work.rotation,
+        seed=outcome.seed,
+        played=played_from(outcome, wall_ms),
+        decisions=outcome.decisions,
+        record=outcome.record,
+        logs=logs,
+    )
+
+
+async def play_games(work: UnitWork, emit: Callable[[Result], None]) -> None:
+    """Play the unit's games on one set of bot processes, `emit`ting each as it finishes.
+
+    The stderr logs go to a private temporary directory (read into the results, then removed)
+    that the bots cannot see; each game's logs are closed when it ends, so what a bot writes
+    between two games is dropped."""
+    sweep_log_dirs()
+    with tempfile.TemporaryDirectory(prefix=f"{LOGS_PREFIX}{os.getpid()}-") as logs:
+        limits = msgspec.structs.replace(
+            work.limits, log_dir=logs, hidden=(*work.limits.hidden, logs)
+        )
+        specs = [seat.spec for seat in work.seats]
+        times = [seat.time for seat in work.seats]
+        async with open_bots(specs, limits) as handles:
+            for deal in work.deals:
+                began = time.perf_counter()
+                try:
+                    outcome = await play_match(
+                        work.game,
+                        work.options,
+                        deal.seed,
+                        seating(handles, work.rotation),
+                        seating(times, work.rotation),
+                        limits=limits,
+                        bot_seeds=deal.bot_seeds,
+                        log_tag=f"{work.tag}.{deal.deal}.{work.rotation}",
+                    )
+                except Exception as exc:  # a referee bug: the game is voided, the unit goes on
+                    error = traceback.format_exception_only(exc)[-1].strip()
+                    emit(GameVoided(deal.deal, work.rotation, error))
+                    continue
+                wall_ms = (time.perf_counter() - began) * 1000
+                for handle in handles:  # whole logs, with the cap's note (`finished` reads them)
+                    handle.stderr.close()
+                emit(finished(work, deal.deal, outcome, wall_ms))
+
+
+def play_unit(work: UnitWork) -> list[Result]:
+    """Check the bots, then play a whole unit in a fresh trio loop (what a Dask task runs on a
+    worker); its games' results. `BotMismatch` if a bot's files differ from the coordinator's."""
+    check_bots(work)
+    results: list[Result] = []
+    trio.run(play_games, work, results.append)
+    return results
