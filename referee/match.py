@@ -590,6 +590,7 @@ class _Match:
     async def ask(self, request: _Request, line: bytes, outcome: _Outcome) -> None:
         """Send one seat its `act` and read its answer against its own clock, in a cancel
         scope of its own (several seats are asked at once)."""
+        reply, fault = b"", None  # what a request cut by its deadline leaves
         with trio.move_on_at(request.deadline) as scope:
             reply, fault = await self.exchange(request, line, scope)
         await self.answered(request, reply, fault, scope.cancelled_caught, outcome)

@@ -44,7 +44,9 @@ from bots.search.policies import (
     EXPLORATION,
     HEURISTICS,
     HORIZONS,
+    MODELS,
     OPPONENTS,
+    PRIORS,
     SAMPLES,
     SCALES,
     Horizon,
@@ -118,7 +120,11 @@ class Search:
         self.seat = -1
         """The searching seat of the current `run`."""
         opponents = params.opponents or OPPONENTS.get(game.id, "search")
-        self.modelled = opponents == "heuristic" and self.heuristic is not None
+        self.model = MODELS.get(game.id)
+        self.modelled = opponents == "heuristic" and (
+            self.heuristic is not None or self.model is not None
+        )
+        self.prior = PRIORS.get(game.id)
 
     def run(
         self,
@@ -210,8 +216,10 @@ class Search:
         return best
 
     def _modelled(self, world: Any, seat: int, legal: list[Any], rng: random.Random) -> Any:
-        """Another seat's action by the opponent model: the heuristic's best (ties broken at
-        random)."""
+        """Another seat's action by the opponent model: the game's (`policies.MODELS`), else
+        the heuristic's best (ties broken at random)."""
+        if self.model is not None:
+            return self.model(world, seat, legal, rng)
         heuristic = self.heuristic
         assert heuristic is not None
         return max(legal, key=lambda action: (heuristic(world, seat, action), rng.random()))
@@ -299,10 +307,13 @@ class Search:
         return values
 
     def _best(self, tree: Node, root: Any, seat: int, rng: random.Random) -> Any:
-        """The most played root action (the best mean breaks ties); before any iteration, the
-        heuristic's favourite or a random one."""
+        """The most played root action (the best mean breaks ties), or with a game's prior the
+        best mean once the prior is counted in; before any iteration, the heuristic's favourite
+        or a random one."""
         stats = tree.stats.get(seat, {})
         played = [(s[0], s[1] / s[0], a) for a, s in stats.items() if s[0]]
+        if played and self.prior is not None:
+            return self._blended(stats, root, seat)
         if played:
             return max(played, key=lambda entry: entry[:2])[2]
         legal = self.game.legal(root, seat)
@@ -310,3 +321,23 @@ class Search:
         if heuristic is not None:
             return max(legal, key=lambda action: heuristic(root, seat, action))
         return legal[int(rng.random() * len(legal))]
+
+    def _blended(self, stats: dict[Any, list[float]], root: Any, seat: int) -> Any:
+        """The root action with the best mean value when the prior's estimate counts as `weight`
+        iterations: the estimate's differences from its mean, in points, are turned into value
+        by the slope of the leaf's logistic at an even margin (1 / (4 scale) a point), around
+        the mean value of all the root's iterations."""
+        assert self.prior is not None
+        estimate, weight = self.prior
+        legal = self.game.legal(root, seat)
+        points = estimate(root, seat, legal)
+        centre = sum(points) / len(points)
+        base = sum(s[1] for s in stats.values()) / max(1.0, sum(s[0] for s in stats.values()))
+        slope = 1.0 / (4.0 * self.scale)
+
+        def blended(index: int) -> float:
+            visits, total = stats.get(legal[index], (0, 0.0))[:2]
+            guess = base + slope * (points[index] - centre)
+            return (weight * guess + total) / (weight + visits)
+
+        return legal[max(range(len(legal)), key=blended)]

@@ -9,10 +9,11 @@ rollout cut short still has a value.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
-from bots.search import alhambra, summer_pavilion
+from bots.search import alhambra, g5211, summer_pavilion
 from referee.games.azul import (
     CENTRE,
     FLOOR,
@@ -160,6 +161,14 @@ points modelled, 0.529 searched (see `ismcts`). Azul stays searched: modelled, i
 more (1.00 of the points and 57.8 points a game against 0.96 and 55.4, 100 games, horizon 12)
 but random less (40 iterations a decision, 8 games: by 46 points a game against 54), a sign
 that the model fits the heuristic's own kind of player and costs against others."""
+Model = Callable[[Any, int, list[Any], random.Random], Any]
+"""(world, seat, legal, rng) -> the action a modelled seat plays there."""
+MODELS: dict[str, Model] = {"5211": g5211.model}
+"""How a modelled seat chooses, by game; default the heuristic's best (see `OPPONENTS`)."""
+Prior = Callable[[Any, int, list[Any]], list[float]]
+"""(root, seat, legal) -> an estimate of each action's points, on the evaluation's scale."""
+PRIORS: dict[str, tuple[Prior, float]] = {"5211": (g5211.prior, g5211.PRIOR_VISITS)}
+"""A root estimate per game and the iterations' worth of evidence it is given (see `ismcts`)."""
 SAMPLES: dict[str, int] = {}
 """Legal actions a greedy rollout samples to pick the heuristic's best from, by game
 (`ismcts.Params.sample`); default 8. Summer Pavilion's sets its own (see its module)."""

@@ -49,21 +49,20 @@ _PASS_BLOCKED = -100.0
 """A pass that discards tiles while a placement is legal: greedy never does it."""
 PROGRESS = 1.0
 """Weight of the unfinished end bonuses (greedy's placement counts their growth fully)."""
-DEPTH = 1
-"""Decisions a rollout plays before its leaf is evaluated: the next seat's reply. Deeper
-rollouts did worse against greedy (in-process, 40 iterations a decision, 16 games each: 0.41
-of the points at 1, 0.12 at 2; to the end of phase 1 and 3 placements, 0.12; to the end of the
-round, 0.00): a greedy rollout picks the best of 8 sampled actions, and a phase-2 legal list is
-mostly passes, so it places poorly and passes early, and its noise outweighs what it sees. With
-rollouts choosing among all legal actions (`Params(sample=1000)`), the same search took 0.88 of
-the points at 1 and 0.44 at 4: the sample size is the limit, not the search."""
-
-
+DEPTH = 2
+"""Decisions a rollout plays before its leaf is evaluated: the next seat's reply and my answer.
+With rollouts of the best of 8 sampled actions, deeper did worse against greedy (in-process, 40
+iterations a decision, 16 games each: 0.41 of the points at 1, 0.12 at 2; to the end of the
+round, 0.00): a phase-2 legal list is mostly passes, so such a rollout places poorly and passes
+early, and its noise outweighs what it sees. With rollouts choosing among all legal actions
+(`SAMPLE`), against greedy in-process, seats alternating: at 200 iterations a decision, 24
+games each, 0.62 of the points at 1, 0.79 at 2, 0.71 at 4; at 70 ms of CPU a decision, 32
+games each, 0.56 at 1, 0.69 at 2, 0.59 at 3 (at 2: 0.62 with scale 8, 0.47 with exploration
+0.03, 0.69 with `Params.widen` 4)."""
 SAMPLE = 1000
 """Legal actions a greedy rollout samples (`policies.SAMPLES`): all of them. A phase-2 legal
 list is mostly passes (up to 210 actions), so the default best of 8 random ones places poorly;
-through the referee, 100 ms a move against greedy, the search scored 60.0% with every action
-(120 games) (see `DEPTH`)."""
+with 8, rollouts deeper than one reply made the search worse (see `DEPTH`)."""
 
 
 class _Table:

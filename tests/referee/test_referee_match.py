@@ -140,6 +140,21 @@ async def test_three_seats_go_on_with_the_fallback(bots: Bots, tmp_path: Path, g
     bots.assert_none_left()
 
 
+async def test_a_hang_in_a_simultaneous_decision_is_a_timeout_and_the_others_play_on(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """A seat asked together with others (5211) and cut by its own deadline: its wait ends
+    without an answer, which must be its timeout, not a referee error."""
+    specs = [bots.healthy(), bots.broken("hang"), bots.healthy("pick=last")]
+    time = TimeControl(move_ms=300, startup_ms=5000)
+    outcome = await run_match("5211", {}, 5, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind) == (1, "timeout"), fault.reason
+    assert find_game("5211").is_over(_replayed_state("5211", 5, 3, outcome.record))
+    assert outcome.result.ranks[1] == 3
+    bots.assert_none_left()
+
+
 async def test_the_fallback_is_deterministic(bots: Bots, tmp_path: Path) -> None:
     records = []
     for _ in range(2):

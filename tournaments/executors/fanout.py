@@ -26,4 +26,9 @@ async def fan_out(units: Iterator[UnitWork], workers: int, worker: Worker) -> No
 async def _feed(units: Iterator[UnitWork], send: trio.MemorySendChannel[UnitWork]) -> None:
     async with send:
         for unit in units:
-            await send.send(unit)
+            try:
+                await send.send(unit)
+            except trio.BrokenResourceError:
+                # Every worker has ended, which only an error does: theirs is the one to
+                # report (e.g. a full disk), not this channel's.
+                return
