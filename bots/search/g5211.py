@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from bots.strategies.g5211 import KEEP, _Round, choose
+from bots.strategies.g5211 import KEEP, Round, choose
 from referee.games.g5211 import FiveTwoOneOne, Play, State
 
 GAME = FiveTwoOneOne()
@@ -33,7 +33,7 @@ def model(state: State, seat: int, legal: list[Play], rng: random.Random) -> Pla
 def prior(state: State, seat: int, legal: list[Play]) -> list[float]:
     """Greedy's value (expected points this round, less the keep cost) of each play in `legal`."""
     observation = GAME.observe(state, seat)
-    round_ = _Round(observation)
+    round_ = Round(observation)
     keep = 0.0 if observation.last_round else KEEP
     return [
         round_.expected_points(play.cards) - keep * sum(card.value for card in play.cards)

@@ -16,12 +16,15 @@ One search for every game, through the engine interface only (`determinize`, `to
   weakness (it may not converge to a mixed equilibrium) matters little against opponents that
   do not exploit it, and its root choice is the most played action.
 - The other seats may instead be *modelled* (`Params.opponents`, per game in
-  `policies.OPPONENTS`): they play the heuristic's best, and only the searching seat's choices
-  are searched. The default for 5211: with decoupled UCT the simulated opponents learn to
-  answer the searcher's plays, a cautious view that real opponents, who do not see its cards,
-  cannot take; a best response to a heuristic player scored more against greedy (in-process,
-  45 ms of CPU a decision, 120 games with two greedy bots each: 0.571 of the points against
-  0.529). Flat Monte Carlo is what this becomes at the root when the tree stays shallow.
+  `policies.OPPONENTS`): they play the game's model (`policies.MODELS`) or the heuristic's
+  best, and only the searching seat's choices are searched. A game may also give a prior
+  estimate of the root actions (`policies.PRIORS`), counted as a few iterations' worth of
+  evidence when the answer is chosen. The default for 5211: with decoupled UCT the simulated
+  opponents learn to answer the searcher's plays, a cautious view that real opponents, who do
+  not see its cards, cannot take; a best response to a heuristic player scored more against
+  greedy (in-process, 45 ms of CPU a decision, 120 games with two greedy bots each: 0.571 of
+  the points against 0.529). Flat Monte Carlo is what this becomes at the root when the tree
+  stays shallow.
 - Where the game has a heuristic (`policies.HEURISTICS`), a node first widens to its best
   actions by that heuristic and admits more as its visits grow (progressive widening), and the
   "greedy" rollout plays the heuristic's best of a few random legal actions. Rollouts stop at

@@ -49,16 +49,18 @@ _PASS_BLOCKED = -100.0
 """A pass that discards tiles while a placement is legal: greedy never does it."""
 PROGRESS = 1.0
 """Weight of the unfinished end bonuses (greedy's placement counts their growth fully)."""
-DEPTH = 2
-"""Decisions a rollout plays before its leaf is evaluated: the next seat's reply and my answer.
-With rollouts of the best of 8 sampled actions, deeper did worse against greedy (in-process, 40
-iterations a decision, 16 games each: 0.41 of the points at 1, 0.12 at 2; to the end of the
-round, 0.00): a phase-2 legal list is mostly passes, so such a rollout places poorly and passes
-early, and its noise outweighs what it sees. With rollouts choosing among all legal actions
-(`SAMPLE`), against greedy in-process, seats alternating: at 200 iterations a decision, 24
-games each, 0.62 of the points at 1, 0.79 at 2, 0.71 at 4; at 70 ms of CPU a decision, 32
-games each, 0.56 at 1, 0.69 at 2, 0.59 at 3 (at 2: 0.62 with scale 8, 0.47 with exploration
-0.03, 0.69 with `Params.widen` 4)."""
+DEPTH = 1
+"""Decisions a rollout plays before its leaf is evaluated: the next seat's reply. With rollouts
+of the best of 8 sampled actions, deeper did worse against greedy (in-process, 40 iterations a
+decision, 16 games each: 0.41 of the points at 1, 0.12 at 2; to the end of the round, 0.00): a
+phase-2 legal list is mostly passes, so such a rollout places poorly and passes early, and its
+noise outweighs what it sees. With rollouts choosing among all legal actions (`SAMPLE`),
+against greedy in-process, seats alternating: at 200 iterations a decision, 24 games each,
+0.62 of the points at 1, 0.79 at 2, 0.71 at 4; at 70 ms of CPU a decision, 32 games each, 0.56
+at 1, 0.69 at 2, 0.59 at 3 (at 2: 0.62 with scale 8, 0.47 with exploration 0.03, 0.69 with
+`Params.widen` 4). Through the referee at 100 ms a move (45 ms of search, fewer iterations), 1
+did better: 67.0% of 56 games against greedy, H1 accepted (`--depth 1`), against 57.2% of 160
+games at 2 (docs/strategies.md)."""
 SAMPLE = 1000
 """Legal actions a greedy rollout samples (`policies.SAMPLES`): all of them. A phase-2 legal
 list is mostly passes (up to 210 actions), so the default best of 8 random ones places poorly;

@@ -39,7 +39,7 @@ SOFTMAX = 1.5
 
 def choose(observation: Observation, legal: list[Any], rng: random.Random) -> int:
     """Index into `legal` of the play with the best heuristic value (see the module docstring)."""
-    round_ = _Round(observation)
+    round_ = Round(observation)
     keep = 0.0 if observation.last_round else KEEP
     best: list[int] = []
     best_value = -math.inf
@@ -52,7 +52,7 @@ def choose(observation: Observation, legal: list[Any], rng: random.Random) -> in
     return rng.choice(best)
 
 
-class _Round:
+class Round:
     """What the observation says about the round in progress (step 1 of the docstring)."""
 
     def __init__(self, obs: Observation) -> None:

@@ -187,6 +187,7 @@ def test_a_long_rollout_looks_at_the_clock() -> None:
     assert game.is_over(ended)
 
 
+@pytest.mark.alone  # wall-clock bounds: run without the other tests' load
 def test_a_late_decision_is_kept_back_from_the_next(monkeypatch: pytest.MonkeyPatch) -> None:
     """Time a decision spent past its deadline is subtracted from the next ones, and forgotten
     by halves once decisions end in time again."""
@@ -207,12 +208,12 @@ def test_a_late_decision_is_kept_back_from_the_next(monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(search, "run", late_run)
     bot.choose(observation, legal, context)
-    assert bot.overrun >= 0.029
+    assert bot.overrun >= 0.025
     kept = bot.overrun
     monkeypatch.setattr(search, "run", real_run)
     started = time.perf_counter()
     bot.choose(observation, legal, context)
-    assert time.perf_counter() - started < search_seconds(context.clock) - kept + 0.01
+    assert time.perf_counter() - started < search_seconds(context.clock) - kept + 0.02
     assert bot.overrun < kept / 2 + 0.005
 
 

@@ -15,7 +15,8 @@ from greedyhelp import play_against_random
 from test_mcts import _context, _wire
 
 from bots.mcts import MctsBot, search_seconds
-from bots.search.ismcts import Params
+from bots.search.ismcts import Params, Search
+from bots.search.policies import HEURISTICS
 from protocol import Clock
 from referee.games import Game, find_game
 from referee.games.summer_pavilion_messages import Pass
@@ -138,3 +139,25 @@ def test_mcts_beats_random_by_a_wide_margin_at_a_tiny_budget(
     for seed in range(2):
         result, me = play_against_random(game, choose, 2, seed)
         assert result.scores[me] - result.scores[1 - me] > margin, result.scores
+
+
+def test_summer_pavilion_rollouts_choose_among_every_legal_action() -> None:
+    """`policies.SAMPLES`: a phase-2 list is mostly passes, so Summer Pavilion's greedy rollouts
+    value every legal action and always play the heuristic's best; an explicit
+    `Params.sample` still wins (one sampled action is often not the best)."""
+    game = find_game("summer-pavilion")
+    wanted = {"place"}
+    found = _states_by_kind(game, 2, game.Options(), _summer_pavilion_kind, wanted)
+    heuristic = HEURISTICS[game.id]
+    for state, seat in found["place"]:
+        legal = game.legal(state, seat)
+        values = [heuristic(state, seat, action) for action in legal]
+        best = legal[values.index(max(values))]
+        assert len(legal) > 24 and values.count(max(values)) == 1  # 8 samples often miss it
+        rng = random.Random(0)
+        policy = Search(game, Params())._policy(rng)
+        assert policy is not None
+        assert all(policy(state, seat, legal) == best for _ in range(20))
+        one = Search(game, Params(sample=1))._policy(rng)
+        assert one is not None
+        assert any(one(state, seat, legal) != best for _ in range(20))
