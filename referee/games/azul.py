@@ -843,9 +843,7 @@ def _state_from(observation: AzulObservation, seed: int) -> AzulState:
     state.round = observation.round
     state.bag.tiles = observation.bag[:]
     state.bag.lid = observation.lid[:]
-    state.offer.factories = [group[:] for group in observation.factories]
-    state.offer.centre = observation.centre[:]
-    state.offer.marker = observation.marker
+    state.offer.restore(observation.factories, observation.centre, observation.marker)
     state.powers = [POWER_NAMES.index(name) for name in observation.powers]
     state.start = observation.start_player
     state.phase = _KINDS.index(decision.kind)

@@ -780,10 +780,7 @@ def _state_from(observation: SummerPavilionObservation, seed: int) -> SummerPavi
     state.round = observation.round
     state.bag.tiles = observation.bag[:]
     state.bag.lid = observation.tower[:]
-    state.offer.factories = [group[:] for group in observation.factories]
-    state.offer.centre = observation.centre[:]
-    state.offer.marker = observation.marker
-    state.offer.recount()
+    state.offer.restore(observation.factories, observation.centre, observation.marker)
     state.supply = observation.supply[:]
     for seat, view in enumerate(observation.players):
         state.hand[seat] = view.hand[:]

@@ -120,6 +120,13 @@ class Offer:
         self.table = drawn
         return drawn
 
+    def restore(self, factories: list[list[int]], centre: list[int], marker: int) -> None:
+        """Set the groups and the marker to those an observation shows (copied), recounted."""
+        self.factories = [group[:] for group in factories]
+        self.centre = centre[:]
+        self.marker = marker
+        self.recount()
+
     def recount(self) -> None:
         """Recompute `table` after the groups were edited by hand."""
         self.table = sum(map(sum, self.factories)) + sum(self.centre)
