@@ -63,7 +63,7 @@ from referee.games.azul_messages import (
     Take,
 )
 from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, ranks_from_keys
-from referee.games.tiles import CENTRE, Bag, FloorLine, Offer, take_colour
+from referee.games.tiles import CENTRE, Bag, FloorLine, Offer, take_colour, tiles_text
 
 __all__ = [
     "CENTRE",
@@ -867,10 +867,6 @@ def _state_from(observation: AzulObservation, seed: int) -> AzulState:
     return state
 
 
-def _tiles_text(counts: list[int]) -> str:
-    return " ".join(_LETTERS[colour] * count for colour, count in enumerate(counts) if count) or "-"
-
-
 def _render(state: AzulState) -> str:
     decision = _decision(state)
     variant = "grey wall" if state.grey else "standard"
@@ -891,14 +887,14 @@ def _render(state: AzulState) -> str:
         power = POWER_NAMES[state.powers[index]]
         label = f"{index}{'(' + power + ')' if power else ''}"
         factories.append(
-            f"{label}: {'taken' if index == state.disc_factory else _tiles_text(group)}"
+            f"{label}: {'taken' if index == state.disc_factory else tiles_text(group, _LETTERS)}"
         )
     out.append("factories  " + " | ".join(factories))
     marker = "marker " if state.offer.marker < 0 and state.phase != _OVER else ""
-    out.append(f"centre     {marker}{_tiles_text(state.offer.centre)}")
+    out.append(f"centre     {marker}{tiles_text(state.offer.centre, _LETTERS)}")
     out.append(
-        f"bag {sum(state.bag.tiles)} ({_tiles_text(state.bag.tiles)}), "
-        f"lid {sum(state.bag.lid)} ({_tiles_text(state.bag.lid)})"
+        f"bag {sum(state.bag.tiles)} ({tiles_text(state.bag.tiles, _LETTERS)}), "
+        f"lid {sum(state.bag.lid)} ({tiles_text(state.bag.lid, _LETTERS)})"
     )
     for seat in range(state.players):
         flags = " start player" if seat == state.start else ""

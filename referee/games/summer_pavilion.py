@@ -79,7 +79,7 @@ from referee.games.summer_pavilion_messages import (
     SummerPavilionOptions,
     Take,
 )
-from referee.games.tiles import CENTRE, Bag, Offer
+from referee.games.tiles import CENTRE, Bag, Offer, tiles_text
 
 __all__ = [
     "Action",
@@ -797,10 +797,6 @@ def _state_from(observation: SummerPavilionObservation, seed: int) -> SummerPavi
     return state
 
 
-def _tiles_text(counts: list[int]) -> str:
-    return " ".join(_LETTERS[colour] * count for colour, count in enumerate(counts) if count) or "-"
-
-
 _STAR_ORDER = (*RING, CENTRE_STAR)
 """Stars in the order the render lists them: clockwise from the upper left, then the centre."""
 
@@ -830,12 +826,13 @@ def _render(state: SummerPavilionState) -> str:
         "colours: " + " ".join(f"{_LETTERS[c]}={name}" for c, name in enumerate(COLOUR_NAMES)),
         "factories  "
         + " | ".join(
-            f"{index}: {_tiles_text(group)}" for index, group in enumerate(state.offer.factories)
+            f"{index}: {tiles_text(group, _LETTERS)}"
+            for index, group in enumerate(state.offer.factories)
         ),
-        f"centre     {marker}{_tiles_text(state.offer.centre)}",
-        f"supply     {_tiles_text(state.supply)}",
-        f"bag {sum(state.bag.tiles)} ({_tiles_text(state.bag.tiles)}), "
-        f"tower {sum(state.bag.lid)} ({_tiles_text(state.bag.lid)})",
+        f"centre     {marker}{tiles_text(state.offer.centre, _LETTERS)}",
+        f"supply     {tiles_text(state.supply, _LETTERS)}",
+        f"bag {sum(state.bag.tiles)} ({tiles_text(state.bag.tiles, _LETTERS)}), "
+        f"tower {sum(state.bag.lid)} ({tiles_text(state.bag.lid, _LETTERS)})",
     ]
     costs = COSTS[state.grey]
     for seat in range(state.players):
@@ -845,8 +842,9 @@ def _render(state: SummerPavilionState) -> str:
         if state.passed[seat]:
             flags += ", passed"
         out.append(
-            f"seat {seat}: score {state.score[seat]}{flags}; hand {_tiles_text(state.hand[seat])};"
-            f" storage {_tiles_text(state.storage[seat])}"
+            f"seat {seat}: score {state.score[seat]}{flags};"
+            f" hand {tiles_text(state.hand[seat], _LETTERS)};"
+            f" storage {tiles_text(state.storage[seat], _LETTERS)}"
         )
         cells = state.board[seat]
         for star in _STAR_ORDER:

@@ -20,6 +20,11 @@ def empty(colours: int) -> list[int]:
     return [0] * colours
 
 
+def tiles_text(counts: list[int], letters: str) -> str:
+    """Tile counts by colour as letters for `render` ("BB Y"), or "-" for none."""
+    return " ".join(letters[colour] * count for colour, count in enumerate(counts) if count) or "-"
+
+
 class Bag:
     """The draw bag and the box lid that refills it.
 

@@ -28,7 +28,7 @@ from tournaments.executors import Executor
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
 from tournaments.executors.work import LOGS_PREFIX, sweep_log_dirs
-from tournaments.prepare import prepare
+from tournaments.prepare import Prepared, prepare
 from tournaments.results import FinishedGame
 from tournaments.runner import Runner, RunReport
 
@@ -85,17 +85,22 @@ def run(file: Path, executor: Executor, **callbacks: Any) -> RunReport:
     """Play the tournament of `file` to its end with `executor`."""
     prepared = prepare(file)
     try:
-        runner = Runner(
-            prepared.tournament,
-            prepared.store,
-            prepared.players,
-            limits=prepared.limits,
-            executor=executor,
-            **callbacks,
-        )
-        return trio.run(runner.run)
+        return play(prepared, executor, **callbacks)
     finally:
         prepared.close()
+
+
+def play(prepared: Prepared, executor: Executor, **callbacks: Any) -> RunReport:
+    """Play a prepared tournament (store open, bots hashed) to its end with `executor`."""
+    runner = Runner(
+        prepared.tournament,
+        prepared.store,
+        prepared.players,
+        limits=prepared.limits,
+        executor=executor,
+        **callbacks,
+    )
+    return trio.run(runner.run)
 
 
 def games(db: Path) -> list[Any]:

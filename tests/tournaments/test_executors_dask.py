@@ -13,16 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import trio
 from distributed import Client, LocalCluster
-from test_executors import BOTS, GAMES, GOLDEN, digest, run, stored, tournament
+from test_executors import BOTS, GAMES, GOLDEN, digest, play, run, stored, tournament
 from tourhelp import ARENA
 
 from tournaments.executors import ExecutorError
 from tournaments.executors.ondask import OnDask, require_dask
 from tournaments.prepare import prepare
 from tournaments.results import FinishedGame
-from tournaments.runner import Runner
 
 
 @pytest.fixture(scope="module")
@@ -98,15 +96,8 @@ def test_a_worker_refuses_a_bot_whose_files_differ_from_the_coordinators(
     prepared = prepare(file)  # the coordinator hashes mine.py as it is now
     bot.write_text(bot.read_text() + "# what the workers see: another version\n")
     try:
-        runner = Runner(
-            prepared.tournament,
-            prepared.store,
-            prepared.players,
-            limits=prepared.limits,
-            executor=OnDask(address(client), 2),
-        )
         with pytest.raises(ExecutorError, match=r"bot 'mine' on .*: its files hash to") as raised:
-            trio.run(runner.run)
+            play(prepared, OnDask(address(client), 2))
     finally:
         prepared.close()
     assert "at the same paths with the same content" in str(raised.value)

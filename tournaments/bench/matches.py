@@ -35,10 +35,6 @@ from protocol import TimeControl
 from referee import BotSpec, Limits, open_bots, play_match
 from tournaments.bench.children import command
 from tournaments.botcommands import parse_bot
-from tournaments.config import Tournament
-from tournaments.entrants import entrant
-from tournaments.runner import Player, Runner
-from tournaments.store import Store
 
 TIME = TimeControl(move_ms=1000)
 
@@ -176,29 +172,3 @@ def match_throughput(games: int, concurrency: int) -> Throughput:
         games_per_s=1000 * len(walls) / sum(walls),
         concurrent_games_per_s=concurrency * (games + 1) / elapsed,
     )
-
-
-def tournament_games_per_s(bots: int, deals: int, concurrency: int) -> float:
-    """Games per second of a 2-player round-robin of `bots` random bots, store and all."""
-    participants = {f"random{n}": "random" for n in range(bots)}
-    with tempfile.TemporaryDirectory(prefix="arena-bench-") as directory:
-        tournament = Tournament(
-            game="azul",
-            participants=dict(participants),
-            deals=deals,
-            concurrency=concurrency,
-            seed=1,
-            time=TIME,
-        )
-        with Store(Path(directory) / "bench.sqlite") as store:
-            entrants = [entrant(name, command) for name, command in participants.items()]
-            rows = [(store.bot(e.name, e.command, e.hash), e) for e in entrants]
-            labels = store.labels()
-            players = [Player(row.id, labels[row.id], e) for row, e in rows]
-            runner = Runner(
-                tournament, store, players, limits=Limits(log_dir=str(Path(directory) / "logs"))
-            )
-            began = time.perf_counter()
-            report = trio.run(runner.run)
-            elapsed = time.perf_counter() - began
-    return report.played / elapsed

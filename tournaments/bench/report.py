@@ -20,6 +20,7 @@ import msgspec
 
 from referee.games import GAME_IDS
 from tournaments.bench import engine, matches, memory, pipes, scale, search
+from tournaments.executors.inprocess import InProcess
 
 SECTIONS = (
     "engine",
@@ -237,19 +238,19 @@ class Bench:
     def tournament(self) -> None:
         s = self.sizes
         self.progress(f"tournament: 2 random bots, concurrency {self.cores}")
-        pair = matches.tournament_games_per_s(2, s.tournament_deals, self.cores)
+        pair = scale.round_robin(InProcess(self.cores), 2, s.tournament_deals, self.cores)
         self.progress(f"tournament: 4-bot round-robin, concurrency {self.cores}")
-        four = matches.tournament_games_per_s(4, s.round_robin_deals, self.cores)
+        four = scale.round_robin(InProcess(self.cores), 4, s.round_robin_deals, self.cores)
         self.add(
             Figure(
                 "tournament",
                 f"azul 2p, concurrency {self.cores}",
-                pair,
+                pair.games_per_s,
                 "games/s",
                 "≥ 30 games/s",
-                pair >= 30,
+                pair.games_per_s >= 30,
             ),
-            Figure("tournament", "4-bot round-robin", four * 60, "games/min"),
+            Figure("tournament", "4-bot round-robin", four.games_per_s * 60, "games/min"),
         )
 
     def scale(self) -> None:
