@@ -14,7 +14,7 @@ bad_index       answer with an index far out of range
 illegal         repeat the action object of its first decision (illegal later in Azul)
 long_line       answer with a 10 MB line
 flood           write `mb` MB (default 50) to stderr first (with background=1: from a thread,
-                while playing), then play well
+                while playing), then play well; with bytes=invalid, bytes that are not UTF-8
 stdout_flood    at the first `act`, write to stdout without a newline, forever
 close_stdout    close stdout at the first `act` and keep running
 fork_bomb       at the first `act`, fork until refused (at most `max`), keep the children, answer
@@ -101,8 +101,8 @@ def spin() -> None:
         pass
 
 
-def flood(megabytes: int) -> None:
-    block = b"e" * (1 << 20)
+def flood(megabytes: int, byte: bytes = b"e") -> None:
+    block = byte * (1 << 20)
     for _ in range(megabytes):
         sys.stderr.buffer.write(block)
     sys.stderr.flush()
@@ -131,8 +131,9 @@ if mode == "slow_start":
     time.sleep(30)
 if mode == "flood":
     megabytes = int(opts.get("mb", "50"))
+    byte = b"\xff" if opts.get("bytes") == "invalid" else b"e"
     if opts.get("background"):
-        threading.Thread(target=flood, args=(megabytes,), daemon=True).start()
+        threading.Thread(target=flood, args=(megabytes, byte), daemon=True).start()
     else:
-        flood(megabytes)
+        flood(megabytes, byte)
 botlib.play(answer, sys.argv[2:])

@@ -214,6 +214,22 @@ def test_local_workers_send_back_the_stderr_of_the_bots_that_wrote_any(tmp_path:
     assert all("fatal: the bot broke at decision" in log.read_text() for log in logs)
 
 
+def test_hostile_stderr_reaches_the_coordinator_capped_and_as_text(tmp_path: Path) -> None:
+    """A bot's stderr is the one thing of a bot's that crosses from a worker to the coordinator:
+    3 MB of bytes that are not UTF-8 arrive as capped text, the run unharmed."""
+    file = tournament(tmp_path)
+    flooder = f'flooder = "{sys.executable} {BOTS}/broken.py flood mb=3 bytes=invalid"\nlast = '
+    file.write_text(file.read_text().replace("last = ", flooder))
+    report = run(file, Local(2))
+    assert report.played == 36 and report.voided == []
+    logs = sorted((tmp_path / "cup.logs").iterdir())
+    assert logs and all(log.name.endswith("-flooder.log") for log in logs)
+    for log in logs:
+        text = log.read_text(encoding="utf-8")  # valid UTF-8: the bytes were replaced
+        assert "\ufffd" in text and "the log is capped" in text
+        assert len(text) < (1 << 20) + 200  # the 1 MiB cap (and its note), not the 3 MB sent
+
+
 @pytest.mark.slow
 def test_the_bots_of_a_local_worker_are_sandboxed_away_from_the_store_and_the_host(
     tmp_path: Path,
