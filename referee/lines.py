@@ -91,6 +91,22 @@ class LineReader:
                 await trio.lowlevel.checkpoint()
 
 
+    async def read_answer(self) -> bytes | None:
+        """`readline(answer=True)`, quicker for the usual answer: a whole line arriving alone
+        in one read, with nothing buffered, skips the buffer."""
+        if self._buffer or self._eof or not isinstance(self._stream, trio.lowlevel.FdStream):
+            return await self.readline(answer=True)
+        chunk, _ = await _read_fd(self._stream, wait=True)
+        end = len(chunk) - 1
+        if 0 <= end < self._limit and chunk.find(b"\n") == end:
+            return chunk[:end]
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
+        return await self.readline()
+
+
 async def _read_fd(stream: trio.lowlevel.FdStream, *, wait: bool) -> tuple[bytes, bool]:
     """One chunk from a pipe (b"" at end of file), and whether it waited for it (a checkpoint);
     `wait`: wait for the pipe to be readable before the first read.

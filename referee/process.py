@@ -118,6 +118,13 @@ class BotSpec(msgspec.Struct, frozen=True):
     `ready` is then shown instead."""
 
 
+
+def _doing(doing: str, decision: int | None) -> str:
+    """What the referee was doing, for a fault's reason: formatted only when a fault happens,
+    not at every decision."""
+    return doing if decision is None else f"{doing} {decision}"
+
+
 class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The referee's settings of a match that are not the time control (which bots are told)."""
 
@@ -297,8 +304,7 @@ class BotProcess:
         hit = self._process_hit() or self._disk_hit() or self._memory_hit() or self._cpu_hit()
         if hit is None:
             return None
-        doing = doing if decision is None else f"{doing} {decision}"
-        return BotFault("resource_limit", f"{hit} while {doing}")
+        return BotFault("resource_limit", f"{hit} while {_doing(doing, decision)}")
 
     def _process_hit(self) -> str | None:
         limit = self.resources.processes
@@ -414,8 +420,9 @@ class BotProcess:
             return code
         return None
 
-    async def send(self, line: bytes, *, doing: str) -> None:
-        """Write one line; a `BotFault` if the bot is gone or stopped reading its stdin."""
+    async def send(self, line: bytes, *, doing: str, decision: int | None = None) -> None:
+        """Write one line; a `BotFault` if the bot is gone or stopped reading its stdin.
+        `doing`, followed by `decision` when given, is only formatted into a fault's reason."""
         rest = self.offer(line)
         try:
             if rest:
@@ -423,7 +430,7 @@ class BotProcess:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             rest = None
         if rest is None:
-            raise await self._gone(doing, "closed its stdin")
+            raise await self._gone(_doing(doing, decision), "closed its stdin")
 
     def offer(self, line: bytes) -> bytes | None:
         """Write what the pipe takes without waiting (all of a line, normally): the part of
@@ -446,21 +453,21 @@ class BotProcess:
             return None
         return line[sent:] if sent < len(line) else b""
 
-    async def receive(self, *, doing: str) -> bytes:
+    async def receive(self, *, doing: str, decision: int | None = None) -> bytes:
         """Read the line that answers the request just sent; a `BotFault` for an over-long line
-        or a closed stdout."""
+        or a closed stdout (`doing` and `decision` as for `send`)."""
         try:
-            line = await self._reader.readline(answer=True)
+            line = await self._reader.read_answer()
         except LineTooLong as exc:
             raise BotFault(
                 "line_too_long",
                 f"sent a line longer than {exc.limit} bytes (the referee's maximum line length) "
-                f"while {doing}",
+                f"while {_doing(doing, decision)}",
             ) from None
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             line = None
         if line is None:
-            raise await self._gone(doing, "closed its stdout")
+            raise await self._gone(_doing(doing, decision), "closed its stdout")
         if log.isEnabledFor(logging.DEBUG):
             log.debug("%s[%d] >> %s", self.spec.name, self.pid, line[:300])
         return line

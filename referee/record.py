@@ -112,7 +112,7 @@ class RecordWriter:
         self, n: int, actions: dict[int, Any], ms: dict[int, float], fallback: list[int]
     ) -> None:
         rounded = {seat: round(value, 3) for seat, value in ms.items()}
-        line = _DecisionOut(n, actions, rounded, sorted(fallback))
+        line = _DecisionOut(n, actions, rounded, sorted(fallback) if fallback else fallback)
         self._lines.append(_encoder.encode(line))
 
     def fault(self, fault: Fault) -> None:

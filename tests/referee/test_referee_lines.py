@@ -140,3 +140,60 @@ def test_any_chunking_gives_the_same_lines(lines: list[bytes], cuts: list[int]) 
         return await read_all(await reader_over(chunks, 31))  # 30 bytes and the newline
 
     assert trio.run(main) == lines
+
+
+@given(
+    lines=st.lists(st.binary(max_size=30).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=8),
+    answers=st.lists(st.booleans(), min_size=12, max_size=12),
+)
+def test_answers_from_a_pipe_in_any_chunks_are_the_lines_sent(
+    lines: list[bytes], cuts: list[int], answers: list[bool]
+) -> None:
+    """`read_answer` (the referee's quick way to read an answer) and `readline`, in any mix, on a
+    real pipe written in any chunks at any moment, give exactly the lines written."""
+    data = b"".join(line + b"\n" for line in lines)
+    points = sorted({0, len(data), *(cut for cut in cuts if cut < len(data))})
+    chunks = [data[a:b] for a, b in itertools.pairwise(points)]
+
+    async def main() -> list[bytes]:
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(read_fd, False)
+        got: list[bytes] = []
+        async with trio.lowlevel.FdStream(read_fd) as stream, trio.open_nursery() as nursery:
+
+            async def write() -> None:
+                for chunk in chunks:
+                    os.write(write_fd, chunk)
+                    await trio.sleep(0)
+                os.close(write_fd)
+
+            nursery.start_soon(write)
+            reader = LineReader(stream, 31)
+            for quick in itertools.cycle(answers):
+                line = await (reader.read_answer() if quick else reader.readline())
+                if line is None:
+                    break
+                got.append(line)
+        return got
+
+    assert trio.run(main) == lines
+
+
+@pytest.mark.parametrize("length", [9, 10])
+async def test_a_quick_answer_keeps_the_limit_and_what_follows_it(length: int) -> None:
+    """A whole line in one read passes at the limit and fails one byte over it; a second line
+    that came in the same read is the next line."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    os.write(write_fd, b"x" * length + b"\n" + b"next\n")
+    async with trio.lowlevel.FdStream(read_fd) as stream:
+        reader = LineReader(stream, 10)
+        if length == 10:
+            with pytest.raises(LineTooLong, match="longer than 10 bytes"):
+                await reader.read_answer()
+        else:
+            assert await reader.read_answer() == b"x" * 9
+            assert await reader.read_answer() == b"next"
+            os.close(write_fd)
+            assert await reader.read_answer() is None

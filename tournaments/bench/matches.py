@@ -13,7 +13,12 @@
   speaking the real protocol over real pipes, started once and reused (the first game, which
   starts them, is dropped), so every per-decision check the referee makes — the bot's cgroup
   counters, its exit watcher, its stderr drain — is the real one, and the bots' own work is
-  excluded by the kernel's accounting rather than estimated and subtracted.
+  excluded by the kernel's accounting rather than estimated and subtracted. Interleaved with
+  those games, the same deals are played by `_least_loop`, the least any trio referee must do
+  per decision — the engine's legal actions, observation and `act` encoding, one write, one
+  wait for the pipe, one read, the answer's decoding (no checks) and the engine's apply — on two
+  more `first` bots: the difference is what the referee's own bookkeeping costs (clocks,
+  deadlines, the answer's checks, the record, resource checks, the start and end of a game).
 - `match_throughput`: the built-in random bot (the SDK, typed decoding and all) in both seats,
   processes reused; one match at a time, then `concurrency` matches at once.
 - `tournament_throughput`: the real runner and SQLite store on a temporary file, so the figure
@@ -22,9 +27,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import statistics
+import subprocess
 import tempfile
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,7 +41,9 @@ import msgspec
 import trio
 
 from protocol import TimeControl
+from protocol.messages import Answer, Clock, encode_act, from_bot_decoder
 from referee import BotSpec, Limits, open_bots, play_match
+from referee.games import find_game
 from tournaments.bench.children import command
 from tournaments.botcommands import parse_bot
 
@@ -52,6 +63,8 @@ class Overhead(msgspec.Struct, frozen=True):
 class RefereeCpu(msgspec.Struct, frozen=True):
     per_decision_us: float
     """Median over games of the referee process's CPU time / decisions."""
+    least_loop_us: float
+    """Median over the same deals of the CPU time / decisions of `_least_loop`."""
     lower_quartile_us: float
     """The same, lower quartile: on a shared machine other processes only ever add to it
     (a busy core's caches and context switches cost the referee CPU time too)."""
@@ -77,23 +90,85 @@ class _Played(NamedTuple):
     """The referee process's CPU time during the game (all its threads, none of the bots)."""
 
 
-async def _games(
-    specs: list[BotSpec], games: int, log_dir: str, first_seed: int = 0
-) -> list[_Played]:
-    """Play `games` Azul games on one set of processes and measure each."""
+PlayOne = Callable[[int], Awaitable[_Played]]
+"""Play and measure one game from its seed."""
+
+
+@contextlib.asynccontextmanager
+async def _referee(specs: list[BotSpec], log_dir: str) -> AsyncIterator[PlayOne]:
+    """Bots for whole Azul games on one set of processes: yields `play(seed)`, which plays and
+    measures one game (the caller drops the first, which starts the processes)."""
     limits = Limits(log_dir=log_dir, sandbox="none")  # the bench's bots write reports on the host
-    out = []
     async with open_bots(specs, limits) as handles:
-        for n in range(games + 1):  # game 0 pays the process starts and is dropped
+
+        async def play(seed: int) -> _Played:
             began, began_cpu = time.perf_counter(), time.process_time()
-            outcome = await play_match("azul", None, first_seed + n, handles, TIME, limits=limits)
+            outcome = await play_match("azul", None, seed, handles, TIME, limits=limits)
             cpu_ms = (time.process_time() - began_cpu) * 1000
             wall_ms = (time.perf_counter() - began) * 1000
             if outcome.faults:
                 raise RuntimeError(f"benchmark bot faulted: {outcome.faults[0].reason}")
-            if n:
-                out.append(_Played(wall_ms, sum(outcome.think_ms), outcome.decisions, cpu_ms))
-    return out
+            return _Played(wall_ms, sum(outcome.think_ms), outcome.decisions, cpu_ms)
+
+        yield play
+
+
+async def _games(
+    specs: list[BotSpec], games: int, log_dir: str, first_seed: int = 0
+) -> list[_Played]:
+    """Play `games` Azul games on one set of processes and measure each."""
+    async with _referee(specs, log_dir) as play:
+        await play(first_seed)  # pays the process starts
+        return [await play(first_seed + n) for n in range(1, games + 1)]
+
+
+@contextlib.asynccontextmanager
+async def _least_loop() -> AsyncIterator[PlayOne]:
+    """The least a trio referee must do per decision (see the module docstring), with two
+    `first` bots on raw pipes: yields `play(seed)`, which plays one Azul game and measures it
+    (`wall_ms` and `charged_ms` are not measured: 0)."""
+    game = find_game("azul")
+    clock = Clock(move_ms=TIME.move_ms, bank_ms=TIME.bank_ms)
+    bots = [
+        subprocess.Popen(command("first"), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    pipes = []
+    for bot in bots:
+        assert bot.stdin is not None and bot.stdout is not None
+        os.set_blocking(bot.stdout.fileno(), False)
+        pipes.append((bot.stdin.fileno(), bot.stdout.fileno()))
+
+    async def answer(seat: int, line: bytes) -> bytes:
+        to_bot, from_bot = pipes[seat]
+        os.write(to_bot, line)
+        reply = b""
+        while not reply.endswith(b"\n"):
+            await trio.lowlevel.wait_readable(from_bot)
+            reply += os.read(from_bot, 1 << 16)
+        return reply[:-1]
+
+    async def play(seed: int) -> _Played:
+        began_cpu = time.process_time()
+        state, decision = game.new(2, seed), 0
+        while to_act := game.to_act(state):
+            [seat] = to_act
+            decision += 1
+            legal = game.legal(state, seat)
+            act = encode_act(decision, game.observe(state, seat), legal, clock)
+            reply = from_bot_decoder.decode(await answer(seat, act))
+            assert isinstance(reply, Answer) and reply.index is not None, "`first` answers so"
+            game.apply(state, {seat: legal[reply.index]})
+        return _Played(0.0, 0.0, decision, (time.process_time() - began_cpu) * 1000)
+
+    try:
+        for seat in range(2):
+            await answer(seat, b'{"type":"start"}\n')
+        yield play
+    finally:
+        for bot in bots:
+            bot.kill()
+            bot.wait()
 
 
 def _first_bots(reports: list[Path] | None = None) -> list[BotSpec]:
@@ -140,12 +215,25 @@ def referee_overhead_us(games: int) -> Overhead:
 
 
 def referee_cpu_us(games: int) -> RefereeCpu:
-    """The referee's own CPU time per decision (see the module docstring)."""
+    """The referee's own CPU time per decision, and the least loop's on the same deals, a game
+    of each in turn (see the module docstring)."""
+    played: list[_Played] = []
+    least: list[_Played] = []
+
+    async def interleaved(logs: str) -> None:
+        async with _referee(_first_bots(), logs) as referee, _least_loop() as least_loop:
+            await referee(0)  # each pays its process starts
+            await least_loop(0)
+            for seed in range(1, games + 1):
+                played.append(await referee(seed))
+                least.append(await least_loop(seed))
+
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
-        played = trio.run(_games, _first_bots(), games, logs)
+        trio.run(interleaved, logs)
     cpu_us = [1000 * game.cpu_ms / game.decisions for game in played]
     return RefereeCpu(
         per_decision_us=statistics.median(cpu_us),
+        least_loop_us=statistics.median(1000 * game.cpu_ms / game.decisions for game in least),
         lower_quartile_us=statistics.quantiles(cpu_us, n=4)[0] if len(cpu_us) > 1 else cpu_us[0],
         wall_per_decision_us=statistics.median(
             1000 * game.wall_ms / game.decisions for game in played

@@ -216,6 +216,18 @@ class Bench:
                 got.per_decision_us <= 70,
             ),
             Figure("referee", "… lower quartile of the games", got.lower_quartile_us, "µs"),
+            Figure(
+                "referee",
+                "least loop's CPU per decision, same deals (engine, codec, one trio wait)",
+                got.least_loop_us,
+                "µs",
+            ),
+            Figure(
+                "referee",
+                "… referee ÷ least loop",
+                got.per_decision_us / got.least_loop_us,
+                "×",
+            ),
             Figure("referee", "wall time per decision, same games", got.wall_per_decision_us, "µs"),
         )
 
@@ -437,7 +449,10 @@ with tiny repetitions (a smoke test, not a measurement).
   are its child processes) over whole games, game starts and ends included, divided by the
   decisions, the median over games (and its lower quartile: on a shared machine other processes
   only ever add to it). The bots are real processes, reused across games, so every check the
-  referee makes per decision is the real one.
+  referee makes per decision is the real one. Beside it, a game in turn on the same deals, the
+  least loop (`tournaments.bench.matches`): only the engine's work, the `act` encoding, one
+  write, one trio wait and read and the answer's bare decoding per decision, on two more
+  trivial bots; the ratio is what the referee's own bookkeeping adds to that.
 - **match**: the built-in random bot (SDK, typed decoding) in both seats, processes reused:
   median wall time of a whole game, and games/s one match at a time and one per core.
 - **tournament**: the real runner and SQLite store on a temporary file (process starts per unit
