@@ -15,6 +15,10 @@ A game's log file is created by the first byte the bot writes to stderr in that 
 write nothing, and a tournament of 10,000 games would otherwise leave 20,000 empty files (and
 pay an `open` and a `close` per seat and game for them). Its path is known from the game's
 start, whether or not the file comes to exist.
+
+What a bot writes between two games (after one game's log is closed, before the next one is
+opened: say, its last words on `end`) is held, up to the cap, and goes at the top of the next
+game's log after a line saying so; nothing a bot writes is lost unread.
 """
 
 from __future__ import annotations
@@ -42,6 +46,11 @@ class StderrLog:
         self.written = 0
         self.dropped = 0
         self._file: BinaryIO | None = None
+        self._held = bytearray()
+        """What the bot wrote while no game's log was open, up to the cap (for the next log)."""
+        self._held_dropped = 0
+        self._unwritable = False
+        """The current game's file could not be created (its output is counted and dropped)."""
         self._head = bytearray()
         self._tail = bytearray()
         self._seen = 0
@@ -56,6 +65,16 @@ class StderrLog:
         self.path = path
         self.written = 0
         self.dropped = 0
+        self._unwritable = False
+        if self._held or self._held_dropped:
+            held, self._held = bytes(self._held), bytearray()
+            total = len(held) + self._held_dropped
+            file = self._create()
+            if file is not None:  # the referee's note, outside the cap like the one on drops
+                file.write(f"[arena: {total} bytes written after the previous game]\n".encode())
+            self._to_file(held)
+            self.dropped += self._held_dropped
+            self._held_dropped = 0
 
     def write(self, chunk: bytes | bytearray) -> None:
         """Keep what fits under the cap, count the rest; always update the head and tail."""
@@ -64,6 +83,15 @@ class StderrLog:
         self._seen += len(chunk)
         self._tail += chunk[-TAIL_BYTES:]
         del self._tail[:-TAIL_BYTES]
+        if self.path is None:  # between games: held for the next game's log
+            room = max(0, self.cap_bytes - len(self._held))
+            self._held += chunk[:room]
+            self._held_dropped += max(0, len(chunk) - room)
+            return
+        self._to_file(chunk)
+
+    def _to_file(self, chunk: bytes | bytearray) -> None:
+        """Write what fits under the cap to the current game's log, count the rest."""
         room = max(0, self.cap_bytes - self.written)
         file = self._file or self._create()
         if file is None:
@@ -75,16 +103,16 @@ class StderrLog:
         self.dropped += max(0, len(chunk) - room)
 
     def _create(self) -> BinaryIO | None:
-        """The current game's file, created now; None between games, or when it cannot be
-        created (said once, in the referee's log): what is written then is counted and dropped,
-        as the drain must go on whatever happens to the log directory."""
-        if self.path is None:
+        """The current game's file, created now; None when it cannot be created (said once, in
+        the referee's log): what is written then is counted and dropped, as the drain must go
+        on whatever happens to the log directory."""
+        if self.path is None or self._unwritable:
             return None
         try:
             self._file = open(self.path, "wb", buffering=0)  # noqa: SIM115 - owned until close()
         except OSError as exc:
             log.warning("cannot create the stderr log %s: %s", self.path, exc)
-            self.path = None
+            self._unwritable = True
         return self._file
 
     def close(self) -> None:

@@ -55,7 +55,9 @@ def play(answer: Callable[[dict[str, Any]], Reply], argv: list[str]) -> None:
 
     Common options: pid_file (append this pid at every `start`), act_file (append every `act`
     message received), children=path (leave a child and a grandchild running, pids to path),
-    env_file (write the environment and working directory as JSON).
+    env_file (write the environment and working directory as JSON), talk=1 (a line to stderr at
+    every `start`, `end` and `quit`: "<message type> <process>", the process named at random: in
+a sandbox's pid namespace every bot is pid 2).
     """
     opts = options(argv)
     if "env_file" in opts:
@@ -63,9 +65,13 @@ def play(answer: Callable[[dict[str, Any]], Reply], argv: list[str]) -> None:
             json.dump({"env": dict(os.environ), "cwd": os.getcwd()}, file)
     if "children" in opts:
         leave_children(opts["children"], marker(argv))
+    process = os.urandom(8).hex()
     for raw in sys.stdin.buffer:
         message = json.loads(raw)
         kind = message["type"]
+        if "talk" in opts and kind in ("start", "end", "quit"):
+            sys.stderr.write(f"{kind} {process}\n")
+            sys.stderr.flush()
         if kind == "start":
             if "pid_file" in opts:
                 with open(opts["pid_file"], "a") as file:

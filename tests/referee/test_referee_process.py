@@ -223,6 +223,31 @@ def test_a_stderr_log_is_made_by_its_first_byte_and_a_lost_directory_is_no_crash
     assert log.tail_lines()[-2:] == ["0123456789lost", "twice"], "still kept for crash reasons"
 
 
+def test_what_a_bot_writes_between_games_opens_the_next_games_log(tmp_path: Path) -> None:
+    """Its last words on `end` (the game's log closed) are not lost: held, under the cap, for
+    the next game's log, after a note; a game after a quiet gap has no note."""
+    log = StderrLog(cap_bytes=20)
+    first, second, third = (tmp_path / f"game{n}.log" for n in (1, 2, 3))
+    log.open(str(first))
+    log.write(b"in game 1\n")
+    log.close()
+    log.write(b"after game 1\n")
+    log.write(b"x" * 30)  # 43 bytes in all: 20 held, 23 over the cap
+    log.open(str(second))
+    log.write(b"in game 2\n")  # the held bytes count towards this game's cap: 10 more dropped
+    log.close()
+    log.open(str(third))
+    log.write(b"in game 3\n")
+    log.close()
+    assert first.read_bytes() == b"in game 1\n"
+    assert second.read_bytes() == (
+        b"[arena: 43 bytes written after the previous game]\n"
+        b"after game 1\nxxxxxxx"
+        b"\n[arena: 33 more bytes of stderr dropped; the log is capped at 20 bytes]\n"
+    )
+    assert third.read_bytes() == b"in game 3\n"
+
+
 TALKER = """
 import sys
 sys.path.insert(0, sys.argv[1])

@@ -214,6 +214,31 @@ def test_local_workers_send_back_the_stderr_of_the_bots_that_wrote_any(tmp_path:
     assert all("fatal: the bot broke at decision" in log.read_text() for log in logs)
 
 
+@pytest.mark.parametrize("executor", [InProcess(2), Local(2)], ids=["inprocess", "local"])
+def test_every_line_a_bot_writes_to_stderr_reaches_a_log_once(
+    tmp_path: Path, executor: Executor
+) -> None:
+    """Also its words on `end` (after its game's log is closed: they open the next game's log)
+    and on `quit` (the unit's last game keeps its log until the bots are gone)."""
+    file = tournament(tmp_path)
+    talker = f'talker = "{sys.executable} {BOTS}/healthy.py talk=1"\nlast = '
+    file.write_text(file.read_text().replace("last = ", talker))
+    report = run(file, executor)
+    assert report.played == 36 and report.voided == []
+    lines = [
+        line
+        for log in (tmp_path / "cup.logs").iterdir()
+        for line in log.read_text().splitlines()
+        if not line.startswith("[arena: ")
+    ]
+    said = {kind: [line for line in lines if line.startswith(kind)] for kind in ("start", "end")}
+    assert len(said["start"]) == len(said["end"]) == 18  # the talker's games: 3 pairings x 6
+    processes = {line.split()[1] for line in said["start"]}
+    quits = [line for line in lines if line.startswith("quit")]
+    assert sorted(quit.split()[1] for quit in quits) == sorted(processes)
+    assert len(lines) == 18 + 18 + len(processes)
+
+
 def test_hostile_stderr_reaches_the_coordinator_capped_and_as_text(tmp_path: Path) -> None:
     """A bot's stderr is the one thing of a bot's that crosses from a worker to the coordinator:
     3 MB of bytes that are not UTF-8 arrive as capped text, the run unharmed."""

@@ -28,7 +28,7 @@ def client() -> Iterator[Client]:
     """A client of a cluster of 2 single-threaded worker processes on this machine."""
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         Client(cluster) as client,
     ):

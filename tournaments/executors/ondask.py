@@ -71,7 +71,7 @@ class OnDask:
             n_workers=self.workers,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # None still takes 8787, and warns when another has it
         )
         return Client(cluster), cluster
 

@@ -184,8 +184,9 @@ async def play_games(work: UnitWork, emit: Callable[[Result], None]) -> None:
     """Play the unit's games on one set of bot processes, `emit`ting each as it finishes.
 
     The stderr logs go to a private temporary directory (read into the results, then removed)
-    that the bots cannot see; each game's logs are closed when it ends, so what a bot writes
-    between two games is dropped."""
+    that the bots cannot see. Each game's logs are closed when it ends (what a bot writes
+    before the next game starts opens that game's log, see `referee.stderr`), but the last
+    game's stay open until the bots have quit: their last words are in them."""
     sweep_log_dirs()
     with tempfile.TemporaryDirectory(prefix=f"{LOGS_PREFIX}{os.getpid()}-") as logs:
         limits = msgspec.structs.replace(
@@ -193,6 +194,7 @@ async def play_games(work: UnitWork, emit: Callable[[Result], None]) -> None:
         )
         specs = [seat.spec for seat in work.seats]
         times = [seat.time for seat in work.seats]
+        last: tuple[int, MatchOutcome, float] | None = None
         async with open_bots(specs, limits) as handles:
             for deal in work.deals:
                 began = time.perf_counter()
@@ -212,9 +214,14 @@ async def play_games(work: UnitWork, emit: Callable[[Result], None]) -> None:
                     emit(GameVoided(deal.deal, work.rotation, error))
                     continue
                 wall_ms = (time.perf_counter() - began) * 1000
+                if deal is work.deals[-1]:
+                    last = (deal.deal, outcome, wall_ms)
+                    break
                 for handle in handles:  # whole logs, with the cap's note (`finished` reads them)
                     handle.stderr.close()
                 emit(finished(work, deal.deal, outcome, wall_ms))
+        if last is not None:  # `open_bots` has closed the logs once the bots were gone
+            emit(finished(work, *last))
 
 
 def play_unit(work: UnitWork) -> list[Result]:
