@@ -55,9 +55,9 @@ def play(answer: Callable[[dict[str, Any]], Reply], argv: list[str]) -> None:
 
     Common options: pid_file (append this pid at every `start`), act_file (append every `act`
     message received), children=path (leave a child and a grandchild running, pids to path),
-    env_file (write the environment and working directory as JSON), talk=1 (a line to stderr at
-    every `start`, `end` and `quit`: "<message type> <process>", the process named at random: in
-a sandbox's pid namespace every bot is pid 2).
+    env_file (write the environment and working directory as JSON), talk=1 (a line to stderr
+    at every `start`, `end` and `quit`: "<message type> <process>", the process named at
+    random, as in a sandbox's pid namespace every bot is pid 2).
     """
     opts = options(argv)
     if "env_file" in opts:
