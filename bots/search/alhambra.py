@@ -12,6 +12,7 @@ and the buildings in hand are worth.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from typing import Any
 
@@ -172,3 +173,24 @@ def evaluation(state: State) -> list[float]:
         for seat in range(players):
             values[seat] += weight * walls[seat]
     return values
+
+
+PRIOR_VISITS = 30.0
+"""Iterations' worth of evidence greedy's valuation is given at the root (`policies.PRIORS`)."""
+PRIOR_FLOOR = 15.0
+"""Points below greedy's best at which the prior stops telling actions apart: greedy's -100
+for a building moved out would otherwise pull the mean of the estimates far down."""
+
+
+def prior(root: State, seat: int, legal: list[Any]) -> list[float]:
+    """Greedy's own valuation of the root actions, placements by its openness estimate too (a
+    few milliseconds a cell: affordable once a decision), and in a payment its plan's card: the
+    search keeps greedy's choice unless its iterations find better."""
+    observation = _GAME.observe(root, seat)
+    if root.phase == "pay":
+        pick = greedy.choose(observation, legal, random.Random(0))
+        return [PRIOR_FLOOR if index == pick else 0.0 for index in range(len(legal))]
+    view_ = greedy.View.of_observation(observation)
+    values = [view_.value(action) for action in legal]
+    floor = max(values) - PRIOR_FLOOR
+    return [max(value, floor) for value in values]

@@ -31,6 +31,10 @@ One search for every game, through the engine interface only (`determinize`, `to
   the game's horizon (`policies.HORIZONS`, or `depth` decisions) and are valued by the game's
   evaluation (or its scores): every seat gets the mean, over the other seats, of a logistic of
   its score margin, mixed with `Game.returns` once the game is over.
+- A game whose other seats are modelled may ask for a flat search with common worlds instead
+  (`policies.FLAT`, 5211): no tree; every root action is played in each sampled world, against
+  the same modelled actions of the other seats, and followed to the horizon by the game's
+  playout model for every seat (see `Search._flat`).
 """
 
 from __future__ import annotations
@@ -45,14 +49,17 @@ from typing import Any, Literal
 from bots.search.policies import (
     EVALUATIONS,
     EXPLORATION,
+    FLAT,
     HEURISTICS,
     HORIZONS,
+    ITERATIONS,
     MODELS,
     OPPONENTS,
     PRIORS,
     SAMPLES,
     SCALES,
     Horizon,
+    Model,
 )
 from referee.games import Game, Policy, simulate
 
@@ -128,6 +135,11 @@ class Search:
             self.heuristic is not None or self.model is not None
         )
         self.prior = PRIORS.get(game.id)
+        self.cap = ITERATIONS.get(game.id)
+        """The game's cap on a decision's iterations (`policies.ITERATIONS`), or None."""
+        flat = FLAT.get(game.id)
+        self.playout: Model | None = flat[0] if flat else None
+        self.width = flat[1] if flat else 0
 
     def run(
         self,
@@ -137,10 +149,15 @@ class Search:
         deadline: float,
         iterations: int | None = None,
     ) -> Any:
-        """The action for `seat` in `root`, after `iterations` (None: as many as fit) iterations,
-        stopping at `deadline` (a `time.perf_counter()` value) in any case."""
+        """The action for `seat` in `root`, after `iterations` (None: the game's cap, else as
+        many as fit) iterations, stopping at `deadline` (a `time.perf_counter()` value) in any
+        case."""
         game = self.game
         self.seat = seat
+        if iterations is None:
+            iterations = self.cap
+        if self.playout is not None and self.modelled:
+            return self._flat(root, seat, rng, deadline, iterations)
         tree = Node()
         done = 0
         clock = time.perf_counter
@@ -155,6 +172,74 @@ class Search:
             slowest = max(slowest, now - began)
         self.iterations = done
         return self._best(tree, root, seat, rng)
+
+    def _flat(
+        self, root: Any, seat: int, rng: random.Random, deadline: float, iterations: int | None
+    ) -> Any:
+        """Flat Monte Carlo with common worlds: each sampled world (an iteration) plays every
+        root action of `seat` against the same actions of the other seats (their model's: in a
+        simultaneous decision they do not depend on its own) and the same draws, then every seat
+        plays the game's playout model (`policies.FLAT`) up to the horizon counted from the
+        root. The actions' values then differ by what the actions change, not by the luck of
+        their worlds: paired comparisons, which a few dozen worlds a decision can tell apart
+        where a tree's independent samples cannot. Only the game's `width` best actions by the
+        prior (else by the heuristic) are valued: more worlds for the likely ones. The answer
+        is chosen as a tree's root (`_best`); the deadline is checked between worlds, so each
+        world values every action (a playout does not look at the clock: this is for games
+        with short horizons, 5211's rest of a round)."""
+        game = self.game
+        legal = self._candidates(root, seat)
+        tree = Node()
+        stats = tree.stats[seat] = {}
+        playout = self.playout
+        assert playout is not None
+
+        def policy(state: Any, s: int, actions: list[Any]) -> Any:
+            return playout(state, s, actions, rng)
+
+        horizon = self.horizon(root)
+        done = 0
+        clock = time.perf_counter
+        now = clock()
+        slowest = 0.0
+        while (
+            len(legal) > 1
+            and (iterations is None or done < iterations)
+            and now + slowest < deadline
+        ):
+            world = game.determinize(root, seat, rng)
+            joint = {
+                s: self._modelled(world, s, game.legal(world, s), rng)
+                for s in game.to_act(world)
+                if s != seat
+            }
+            for action in legal:
+                twin = game.clone(world)
+                joint[seat] = action
+                game.apply(twin, joint)
+                if horizon != 1:
+                    simulate(game, twin, rng, policy, horizon - 1 if horizon else None)
+                stat = stats.setdefault(action, [0, 0.0, 1])
+                stat[0] += 1
+                stat[1] += self._values(twin)[seat]
+            done += 1
+            began, now = now, clock()
+            slowest = max(slowest, now - began)
+        self.iterations = done
+        return self._best(tree, root, seat, rng, legal)
+
+    def _candidates(self, root: Any, seat: int) -> list[Any]:
+        """The flat search's root actions: the `width` best by the prior, or by the heuristic
+        without one (all of them without either)."""
+        legal = self.game.legal(root, seat)
+        if self.prior is not None:
+            points = self.prior[0](root, seat, legal)
+            ranked = sorted(range(len(legal)), key=lambda i: -points[i])
+            return [legal[i] for i in ranked[: self.width]]
+        heuristic = self.heuristic
+        if heuristic is None:
+            return legal
+        return sorted(legal, key=lambda action: -heuristic(root, seat, action))[: self.width]
 
     def _iterate(self, tree: Node, world: Any, rng: random.Random, deadline: float) -> None:
         game = self.game
@@ -309,30 +394,34 @@ class Search:
             values = [(v + r) / 2 for v, r in zip(values, returns, strict=True)]
         return values
 
-    def _best(self, tree: Node, root: Any, seat: int, rng: random.Random) -> Any:
+    def _best(
+        self, tree: Node, root: Any, seat: int, rng: random.Random, legal: list[Any] | None = None
+    ) -> Any:
         """The most played root action (the best mean breaks ties), or with a game's prior the
         best mean once the prior is counted in; before any iteration, the heuristic's favourite
-        or a random one."""
+        or a random one. Among `legal` (default: all the root's legal actions)."""
         stats = tree.stats.get(seat, {})
         played = [(s[0], s[1] / s[0], a) for a, s in stats.items() if s[0]]
+        if legal is None:
+            legal = self.game.legal(root, seat)
         if played and self.prior is not None:
-            return self._blended(stats, root, seat)
+            return self._blended(stats, root, seat, legal)
         if played:
             return max(played, key=lambda entry: entry[:2])[2]
-        legal = self.game.legal(root, seat)
         heuristic = self.heuristic
         if heuristic is not None:
             return max(legal, key=lambda action: heuristic(root, seat, action))
         return legal[int(rng.random() * len(legal))]
 
-    def _blended(self, stats: dict[Any, list[float]], root: Any, seat: int) -> Any:
+    def _blended(
+        self, stats: dict[Any, list[float]], root: Any, seat: int, legal: list[Any]
+    ) -> Any:
         """The root action with the best mean value when the prior's estimate counts as `weight`
         iterations: the estimate's differences from its mean, in points, are turned into value
         by the slope of the leaf's logistic at an even margin (1 / (4 scale) a point), around
         the mean value of all the root's iterations."""
         assert self.prior is not None
         estimate, weight = self.prior
-        legal = self.game.legal(root, seat)
         points = estimate(root, seat, legal)
         centre = sum(points) / len(points)
         base = sum(s[1] for s in stats.values()) / max(1.0, sum(s[0] for s in stats.values()))

@@ -66,6 +66,17 @@ SAMPLE = 1000
 list is mostly passes (up to 210 actions), so the default best of 8 random ones places poorly;
 with 8, rollouts deeper than one reply made the search worse (see `DEPTH`)."""
 
+ITERATIONS = 30
+"""Iterations a decision makes at most (`policies.ITERATIONS`): more made the search worse
+against greedy. Through the referee, grey side, the GSPRT command of docs/strategies.md: 78.8%
+of 26 games at 30 (H1 accepted; 66.9% of 62 on other deals, H1), against 57.5% of 120 (no
+decision) with as many as 45 ms of search allow (a median of 57 in-process on a loaded machine).
+In-process, grey side, 48-64 games each (throwaway indications): 0.66 of the points at 10, 0.61
+at 30, 0.62 and 0.71 at 80, 0.53 at 160, 0.48 at 3. With more, the tree grows deeper within the
+round, where the other seat's node picks its reply by the best mean of the leaves: a look
+further ahead through an evaluation that only approximates greedy's judgement, whose errors
+add up."""
+
 
 class _Table:
     """The `greedy.Table` of an engine state: the fields the valuations read."""
@@ -88,26 +99,56 @@ def heuristic(state: SummerPavilionState, seat: int, action: Any) -> float:
     kind = type(action)
     if kind is Pay:
         return -float(action.wilds)
-    table = _Table(state)
-    cells = state.board[seat]
     if kind is Place:
-        return greedy.place_value(table, cells, action)
+        return _place_value(state, seat, action)
+    table = _Table(state)
     needs = _unmet_needs(state, seat, table)
     if kind is Take:
         return greedy.take_value(table, needs, action)
     if kind is Bonus:
         return greedy.bonus_value(table, needs, action)
     assert kind is Pass, f"no Summer Pavilion action {action!r}"
-    keep = greedy.keep_value(table, needs, action) / 100
+    keep = _keep_value(table, needs, action) / 100
     if sum(state.hand[seat]) > greedy.STORAGE:
         return _PASS_BLOCKED + keep
     return greedy.PASS_BELOW + keep
 
 
+_CACHE_SIZE = 50_000
+"""Entries a valuation cache holds before it is emptied (a few megabytes)."""
+_PLACES: dict[tuple[Any, ...], float] = {}
+"""`greedy.place_value` by side, board and placement: a rollout values every legal action of a
+state, a phase-2 state has dozens of placements, and boards recur from world to world (the
+searching seat's own board is the same in all of them), so most values are looked up."""
+_KEEPS: dict[tuple[Any, ...], float] = {}
+"""`greedy.keep_value` by round, unmet needs and the tiles kept: a phase-2 legal list holds up
+to 210 passes, one per set of tiles kept."""
+
+
+def _place_value(state: SummerPavilionState, seat: int, action: Place) -> float:
+    cells = state.board[seat]
+    key = (state.grey, action, *cells)
+    value = _PLACES.get(key)
+    if value is None:
+        if len(_PLACES) >= _CACHE_SIZE:
+            _PLACES.clear()
+        value = _PLACES[key] = greedy.place_value(_Table(state), cells, action)
+    return value
+
+
+def _keep_value(table: _Table, needs: list[int], action: Pass) -> float:
+    key = (table.round, action.keep, *needs)
+    value = _KEEPS.get(key)
+    if value is None:
+        if len(_KEEPS) >= _CACHE_SIZE:
+            _KEEPS.clear()
+        value = _KEEPS[key] = greedy.keep_value(table, needs, action)
+    return value
+
+
 _NEEDS: dict[tuple[int, ...], list[int]] = {}
 """`greedy.unmet_needs` by board, hand and storage: the heuristic values many actions of one
 state, and boards recur from world to world."""
-_NEEDS_SIZE = 50_000
 
 
 def _unmet_needs(state: SummerPavilionState, seat: int, table: _Table) -> list[int]:
@@ -115,7 +156,7 @@ def _unmet_needs(state: SummerPavilionState, seat: int, table: _Table) -> list[i
     key = (state.grey, *cells, *hand, *storage)
     needs = _NEEDS.get(key)
     if needs is None:
-        if len(_NEEDS) >= _NEEDS_SIZE:
+        if len(_NEEDS) >= _CACHE_SIZE:
             _NEEDS.clear()
         needs = _NEEDS[key] = greedy.unmet_needs(table, cells, hand, storage)
     return needs
