@@ -135,6 +135,10 @@ class Search:
             self.heuristic is not None or self.model is not None
         )
         self.prior = PRIORS.get(game.id)
+        self.legal: list[Any] = []
+        """The root's legal actions of the seat searching now (set by `run`)."""
+        self.points: list[float] = []
+        """The prior's estimate of each of `legal` (empty without a prior)."""
         self.cap = ITERATIONS.get(game.id)
         """The game's cap on a decision's iterations (`policies.ITERATIONS`), or None."""
         flat = FLAT.get(game.id)
@@ -156,6 +160,10 @@ class Search:
         self.seat = seat
         if iterations is None:
             iterations = self.cap
+        self.legal = game.legal(root, seat)
+        # The prior first, so that the search's deadline counts its time (Alhambra's takes
+        # milliseconds a placement; computed after the search, it could make the answer late).
+        self.points = [] if self.prior is None else self.prior[0](root, seat, self.legal)
         if self.playout is not None and self.modelled:
             return self._flat(root, seat, rng, deadline, iterations)
         tree = Node()
@@ -231,9 +239,9 @@ class Search:
     def _candidates(self, root: Any, seat: int) -> list[Any]:
         """The flat search's root actions: the `width` best by the prior, or by the heuristic
         without one (all of them without either)."""
-        legal = self.game.legal(root, seat)
+        legal = self.legal
         if self.prior is not None:
-            points = self.prior[0](root, seat, legal)
+            points = self.points
             ranked = sorted(range(len(legal)), key=lambda i: -points[i])
             return [legal[i] for i in ranked[: self.width]]
         heuristic = self.heuristic
@@ -403,7 +411,7 @@ class Search:
         stats = tree.stats.get(seat, {})
         played = [(s[0], s[1] / s[0], a) for a, s in stats.items() if s[0]]
         if legal is None:
-            legal = self.game.legal(root, seat)
+            legal = self.legal
         if played and self.prior is not None:
             return self._blended(stats, root, seat, legal)
         if played:
@@ -421,8 +429,13 @@ class Search:
         by the slope of the leaf's logistic at an even margin (1 / (4 scale) a point), around
         the mean value of all the root's iterations."""
         assert self.prior is not None
-        estimate, weight = self.prior
-        points = estimate(root, seat, legal)
+        weight = self.prior[1]
+        every = self.legal
+        points = (
+            self.points
+            if legal is every
+            else [self.points[every.index(action)] for action in legal]
+        )
         centre = sum(points) / len(points)
         base = sum(s[1] for s in stats.values()) / max(1.0, sum(s[0] for s in stats.values()))
         slope = 1.0 / (4.0 * self.scale)

@@ -252,3 +252,44 @@ def test_a_real_match_with_parameters_on_the_command_line(tmp_path: Path) -> Non
     outcome = json.loads(done.stdout)
     assert outcome["faults"] == []
     assert outcome["bots"][0] == "mcts --ms 5 --c 1"
+
+
+@pytest.mark.parametrize("game_id", ["alhambra", "5211"])
+def test_the_prior_is_reckoned_before_the_search_within_its_deadline(game_id: str) -> None:
+    """A game's root prior (Alhambra's takes milliseconds a placement) is computed once, before
+    the first iteration, so the search's deadline counts its time; computed after the search,
+    it made the answer late (a 500 ms Alhambra decision timed out at 511 ms under load)."""
+    game = find_game(game_id)
+    state = game.new(3 if game_id == "5211" else 2, 4)
+    seat = game.to_act(state)[0]
+    search = Search(game, Params())
+    assert search.prior is not None
+    estimate, weight = search.prior
+    events: list[str] = []
+
+    def prior(root: Any, seat: int, legal: list[Any]) -> list[float]:
+        events.append("prior")
+        return estimate(root, seat, legal)
+
+    search.prior = (prior, weight)
+    real_determinize = game.determinize
+
+    def determinize(root: Any, seat: int, rng: random.Random) -> Any:
+        events.append("world")
+        return real_determinize(root, seat, rng)
+
+    search.game = _Proxy(game, determinize)
+    action = search.run(state, seat, random.Random(1), time.perf_counter() + 5, iterations=3)
+    assert action in game.legal(state, seat)
+    assert events == ["prior", "world", "world", "world"]
+
+
+class _Proxy:
+    """An engine whose `determinize` is replaced (engines may be compiled: not patchable)."""
+
+    def __init__(self, game: Game[Any], determinize: Any) -> None:
+        self._game = game
+        self.determinize = determinize
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
