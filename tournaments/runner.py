@@ -214,6 +214,10 @@ class Runner:
         for seat_set in self._seat_sets():
             total += per_seat_set
             stored += self.store.count(seat_set_key(seat_set), deals)
+        if self.limits.log_dir is not None:
+            # Before any bot starts: a sandbox masks only the hidden paths that exist when it
+            # is made, and a worker's bots would otherwise see this directory appear.
+            os.makedirs(self.limits.log_dir, exist_ok=True)
         self.on_start(total, stored)
         await self.executor.run(self._work(), self._deliver)
         return RunReport(

@@ -239,6 +239,18 @@ def test_every_line_a_bot_writes_to_stderr_reaches_a_log_once(
     assert len(lines) == 18 + 18 + len(processes)
 
 
+def test_the_log_directory_is_there_to_hide_before_any_bot_starts(tmp_path: Path) -> None:
+    """A sandbox masks a hidden path only if it exists when the sandbox is made: the
+    coordinator's log directory, written by the local workers' results, must be made before the
+    first bot starts, else a bot started earlier sees the other bots' logs appear (it did, in
+    `test_deal_secrecy`, one run in several)."""
+    file = tournament(tmp_path)
+    logs = tmp_path / "cup.logs"
+    seen: list[bool] = []
+    report = run(file, Local(2), on_start=lambda total, stored: seen.append(logs.is_dir()))
+    assert seen == [True] and report.played == GAMES
+
+
 def test_hostile_stderr_reaches_the_coordinator_capped_and_as_text(tmp_path: Path) -> None:
     """A bot's stderr is the one thing of a bot's that crosses from a worker to the coordinator:
     3 MB of bytes that are not UTF-8 arrive as capped text, the run unharmed."""
