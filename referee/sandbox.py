@@ -16,7 +16,9 @@ not bound in does not exist for the bot. What is bound:
 
 Not there: the network (a new network namespace has only a loopback interface), the tournament
 store, the stderr logs and records, other bots' files, and every other path. `hidden` paths are
-masked even inside a bound directory (the store next to a bot's script).
+masked even inside a bound directory (the store next to a bot's script) — those that exist when
+the sandbox is made: a path made later is not masked, so its owner makes it first (the runner's
+log directory).
 
 Who the bot is depends on the referee:
 
