@@ -90,7 +90,6 @@ class LineReader:
             if not waited:
                 await trio.lowlevel.checkpoint()
 
-
     async def read_answer(self) -> bytes | None:
         """`readline(answer=True)`, quicker for the usual answer: a whole line arriving alone
         in one read, with nothing buffered, skips the buffer."""

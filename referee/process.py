@@ -118,7 +118,6 @@ class BotSpec(msgspec.Struct, frozen=True):
     `ready` is then shown instead."""
 
 
-
 def _doing(doing: str, decision: int | None) -> str:
     """What the referee was doing, for a fault's reason: formatted only when a fault happens,
     not at every decision."""

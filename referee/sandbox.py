@@ -218,7 +218,7 @@ def unreadable(files: Sequence[str], cwd: str | None) -> str | None:
             return (
                 f"{path} is not readable by the sandboxed bot, which runs as its own "
                 "unprivileged user: make it readable by others (chmod o+r, and o+x on its "
-                "directory), or run trusted bots unsandboxed (sandbox = \"none\")"
+                'directory), or run trusted bots unsandboxed (sandbox = "none")'
             )
     return None
 

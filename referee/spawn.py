@@ -45,6 +45,7 @@ def become_subreaper() -> None:
 def is_subreaper() -> bool:
     return _subreaper
 
+
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-spawner")
 """Its one thread never idles out (unlike trio's workers), so PDEATHSIG means the referee."""
 

@@ -192,9 +192,10 @@ class Search:
         their worlds: paired comparisons, which a few dozen worlds a decision can tell apart
         where a tree's independent samples cannot. Only the game's `width` best actions by the
         prior (else by the heuristic) are valued: more worlds for the likely ones. The answer
-        is chosen as a tree's root (`_best`); the deadline is checked between worlds, so each
-        world values every action (a playout does not look at the clock: this is for games
-        with short horizons, 5211's rest of a round)."""
+        is chosen as a tree's root (`_best`); the deadline is checked between worlds and between
+        a world's actions, a world left unfinished by it being dropped (a playout does not look
+        at the clock: this is for games with short horizons, 5211's rest of a round, Alhambra's
+        next turns)."""
         game = self.game
         legal = self._candidates(root, seat)
         tree = Node()
@@ -221,15 +222,22 @@ class Search:
                 for s in game.to_act(world)
                 if s != seat
             }
+            values: list[float] = []
             for action in legal:
+                if values and clock() > deadline:
+                    break
                 twin = game.clone(world)
                 joint[seat] = action
                 game.apply(twin, joint)
                 if horizon != 1:
                     simulate(game, twin, rng, policy, horizon - 1 if horizon else None)
+                values.append(self._values(twin)[seat])
+            if len(values) < len(legal):  # past the deadline mid-world: no pairs to compare
+                break
+            for action, value in zip(legal, values, strict=True):
                 stat = stats.setdefault(action, [0, 0.0, 1])
                 stat[0] += 1
-                stat[1] += self._values(twin)[seat]
+                stat[1] += value
             done += 1
             began, now = now, clock()
             slowest = max(slowest, now - began)
@@ -237,17 +245,19 @@ class Search:
         return self._best(tree, root, seat, rng, legal)
 
     def _candidates(self, root: Any, seat: int) -> list[Any]:
-        """The flat search's root actions: the `width` best by the prior, or by the heuristic
-        without one (all of them without either)."""
+        """The flat search's root actions: the `width` best (a number, or one per root state) by
+        the prior, or by the heuristic without one (all of them without either); a single one
+        is answered without a search."""
         legal = self.legal
+        width = self.width if isinstance(self.width, int) else self.width(root)
         if self.prior is not None:
             points = self.points
             ranked = sorted(range(len(legal)), key=lambda i: -points[i])
-            return [legal[i] for i in ranked[: self.width]]
+            return [legal[i] for i in ranked[:width]]
         heuristic = self.heuristic
         if heuristic is None:
             return legal
-        return sorted(legal, key=lambda action: -heuristic(root, seat, action))[: self.width]
+        return sorted(legal, key=lambda action: -heuristic(root, seat, action))[:width]
 
     def _iterate(self, tree: Node, world: Any, rng: random.Random, deadline: float) -> None:
         game = self.game

@@ -169,10 +169,11 @@ Prior = Callable[[Any, int, list[Any]], list[float]]
 """(root, seat, legal) -> an estimate of each action's points, on the evaluation's scale."""
 PRIORS: dict[str, tuple[Prior, float]] = {"5211": (g5211.prior, g5211.PRIOR_VISITS)}
 """A root estimate per game and the iterations' worth of evidence it is given (see `ismcts`)."""
-FLAT: dict[str, tuple[Model, int]] = {"5211": (g5211.model, g5211.WIDTH)}
+FLAT: dict[str, tuple[Model, int | Callable[[Any], int]]] = {"5211": (g5211.model, g5211.WIDTH)}
 """Games searched flat with common worlds (`ismcts.Search._flat`) instead of by a tree: the
 model every seat plays there after the root decision, up to the horizon, and how many of the
-best root actions are valued. 5211: greedy (see `bots.search.g5211`)."""
+best root actions are valued (a number, or a function of the root state). 5211: greedy (see
+`bots.search.g5211`)."""
 SAMPLES: dict[str, int] = {}
 """Legal actions a greedy rollout samples to pick the heuristic's best from, by game
 (`ismcts.Params.sample`); default 8. Summer Pavilion's sets its own (see its module)."""
@@ -201,4 +202,10 @@ PRIORS["alhambra"] = (alhambra.prior, alhambra.PRIOR_VISITS)
 """Alhambra: greedy's own valuation at the root (in-process against greedy, 40 iterations a
 decision, 12 games each: 0.46 of the points at 30 iterations' worth, 0.42 at 10; without a
 prior, 0.00-0.31 at 20 iterations; through the referee, 49.4% of 90 games against 7.7% of 26
-without): the search keeps greedy's choice unless it finds better."""
+without): the search keeps greedy's choice unless it finds better. Those weights were the
+tree's; the flat search's is `alhambra.PRIOR_VISITS`."""
+FLAT["alhambra"] = (alhambra.model, alhambra.width)
+MODELS["alhambra"] = alhambra.model
+OPPONENTS["alhambra"] = "heuristic"
+"""Alhambra is searched flat with common worlds, greedy's continuation for every seat (see
+`bots.search.alhambra`: `model`, `width`, `DEPTH`)."""

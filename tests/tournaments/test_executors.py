@@ -318,10 +318,14 @@ def stop_mid_run(directory: Path, how: signal.Signals) -> tuple[Path, int, bytes
     )
     try:
         deadline = time.monotonic() + 60
-        while stored(db) == 0 and coordinator.poll() is None and time.monotonic() < deadline:
+        bots: list[int] = []
+        # A game stored and the marked bots seen at the same moment: between two units a
+        # worker's bots have quit and the next ones are not started yet (seen under load).
+        while coordinator.poll() is None and time.monotonic() < deadline:
+            if stored(db) and (bots := pids_running(marker)):
+                break
             time.sleep(0.05)
         workers = children(coordinator.pid, "tournaments.executors.worker")
-        bots = pids_running(marker)
         coordinator.send_signal(how)
         _, errors = coordinator.communicate(timeout=30)
     finally:
