@@ -32,9 +32,9 @@ One search for every game, through the engine interface only (`determinize`, `to
   evaluation (or its scores): every seat gets the mean, over the other seats, of a logistic of
   its score margin, mixed with `Game.returns` once the game is over.
 - A game whose other seats are modelled may ask for a flat search with common worlds instead
-  (`policies.FLAT`, 5211): no tree; every root action is played in each sampled world, against
-  the same modelled actions of the other seats, and followed to the horizon by the game's
-  playout model for every seat (see `Search._flat`).
+  (`policies.FLAT`, 5211 and Alhambra): no tree; every root action is played in each sampled
+  world, against the same modelled actions of the other seats, and followed to the horizon by
+  the game's playout model for every seat (see `Search._flat`).
 """
 
 from __future__ import annotations
@@ -136,7 +136,8 @@ class Search:
         )
         self.prior = PRIORS.get(game.id)
         self.legal: list[Any] = []
-        """The root's legal actions of the seat searching now (set by `run`)."""
+        """The root actions the answer is chosen among (set by `run`): the searching seat's
+        legal actions, or the flat search's candidates (`_candidates`)."""
         self.points: list[float] = []
         """The prior's estimate of each of `legal` (empty without a prior)."""
         self.cap = ITERATIONS.get(game.id)
@@ -242,22 +243,23 @@ class Search:
             began, now = now, clock()
             slowest = max(slowest, now - began)
         self.iterations = done
-        return self._best(tree, root, seat, rng, legal)
+        return self._best(tree, root, seat, rng)
 
     def _candidates(self, root: Any, seat: int) -> list[Any]:
-        """The flat search's root actions: the `width` best (a number, or one per root state) by
-        the prior, or by the heuristic without one (all of them without either); a single one
-        is answered without a search."""
+        """The flat search's root actions, which `legal` and `points` are narrowed to: the
+        `width` best (a number, or one per root state) by the prior, or by the heuristic without
+        one (all of them without either); a single one is answered without a search."""
         legal = self.legal
         width = self.width if isinstance(self.width, int) else self.width(root)
         if self.prior is not None:
             points = self.points
-            ranked = sorted(range(len(legal)), key=lambda i: -points[i])
-            return [legal[i] for i in ranked[:width]]
-        heuristic = self.heuristic
-        if heuristic is None:
-            return legal
-        return sorted(legal, key=lambda action: -heuristic(root, seat, action))[:width]
+            ranked = sorted(range(len(legal)), key=lambda i: -points[i])[:width]
+            self.points = [points[i] for i in ranked]
+            self.legal = [legal[i] for i in ranked]
+        elif self.heuristic is not None:
+            heuristic = self.heuristic
+            self.legal = sorted(legal, key=lambda action: -heuristic(root, seat, action))[:width]
+        return self.legal
 
     def _iterate(self, tree: Node, world: Any, rng: random.Random, deadline: float) -> None:
         game = self.game
@@ -412,18 +414,15 @@ class Search:
             values = [(v + r) / 2 for v, r in zip(values, returns, strict=True)]
         return values
 
-    def _best(
-        self, tree: Node, root: Any, seat: int, rng: random.Random, legal: list[Any] | None = None
-    ) -> Any:
+    def _best(self, tree: Node, root: Any, seat: int, rng: random.Random) -> Any:
         """The most played root action (the best mean breaks ties), or with a game's prior the
         best mean once the prior is counted in; before any iteration, the heuristic's favourite
-        or a random one. Among `legal` (default: all the root's legal actions)."""
+        or a random one. Among `legal`."""
         stats = tree.stats.get(seat, {})
         played = [(s[0], s[1] / s[0], a) for a, s in stats.items() if s[0]]
-        if legal is None:
-            legal = self.legal
+        legal = self.legal
         if played and self.prior is not None:
-            return self._blended(stats, root, seat, legal)
+            return self._blended(stats)
         if played:
             return max(played, key=lambda entry: entry[:2])[2]
         heuristic = self.heuristic
@@ -431,21 +430,14 @@ class Search:
             return max(legal, key=lambda action: heuristic(root, seat, action))
         return legal[int(rng.random() * len(legal))]
 
-    def _blended(
-        self, stats: dict[Any, list[float]], root: Any, seat: int, legal: list[Any]
-    ) -> Any:
+    def _blended(self, stats: dict[Any, list[float]]) -> Any:
         """The root action with the best mean value when the prior's estimate counts as `weight`
         iterations: the estimate's differences from its mean, in points, are turned into value
         by the slope of the leaf's logistic at an even margin (1 / (4 scale) a point), around
         the mean value of all the root's iterations."""
         assert self.prior is not None
         weight = self.prior[1]
-        every = self.legal
-        points = (
-            self.points
-            if legal is every
-            else [self.points[every.index(action)] for action in legal]
-        )
+        legal, points = self.legal, self.points
         centre = sum(points) / len(points)
         base = sum(s[1] for s in stats.values()) / max(1.0, sum(s[0] for s in stats.values()))
         slope = 1.0 / (4.0 * self.scale)
