@@ -19,6 +19,7 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from bots.search.cache import Bounded
 from bots.strategies import alhambra as greedy
 from referee.games.alhambra import POINTS, Alhambra, Grid, State, longest_outer_wall, rank_points
 from referee.games.alhambra_messages import End, Money, Pay, Place
@@ -120,18 +121,15 @@ def horizon(state: State) -> int:
     return DEPTH
 
 
-_WALLS: dict[frozenset[tuple[tuple[int, int], int]], int] = {}
+_WALLS: Bounded[frozenset[tuple[tuple[int, int], int]], int] = Bounded(20_000)
 """`longest_outer_wall` by Alhambra: costly, and the same Alhambras recur from leaf to leaf."""
-_WALLS_SIZE = 20_000
 
 
 def _wall(grid: Grid) -> int:
     key = frozenset(grid.items())
     wall = _WALLS.get(key)
     if wall is None:
-        if len(_WALLS) >= _WALLS_SIZE:
-            _WALLS.clear()
-        wall = _WALLS[key] = longest_outer_wall(grid)
+        wall = _WALLS.put(key, longest_outer_wall(grid))
     return wall
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bots.search.cache import Bounded
 from bots.strategies import summer_pavilion as greedy
 from referee.games.summer_pavilion import (
     Bonus,
@@ -116,11 +117,11 @@ def heuristic(state: SummerPavilionState, seat: int, action: Any) -> float:
 
 _CACHE_SIZE = 50_000
 """Entries a valuation cache holds before it is emptied (a few megabytes)."""
-_PLACES: dict[tuple[Any, ...], float] = {}
+_PLACES: Bounded[tuple[Any, ...], float] = Bounded(_CACHE_SIZE)
 """`greedy.place_value` by side, board and placement: a rollout values every legal action of a
 state, a phase-2 state has dozens of placements, and boards recur from world to world (the
 searching seat's own board is the same in all of them), so most values are looked up."""
-_KEEPS: dict[tuple[Any, ...], float] = {}
+_KEEPS: Bounded[tuple[Any, ...], float] = Bounded(_CACHE_SIZE)
 """`greedy.keep_value` by round, unmet needs and the tiles kept: a phase-2 legal list holds up
 to 210 passes, one per set of tiles kept."""
 
@@ -130,9 +131,7 @@ def _place_value(state: SummerPavilionState, seat: int, action: Place) -> float:
     key = (state.grey, action, *cells)
     value = _PLACES.get(key)
     if value is None:
-        if len(_PLACES) >= _CACHE_SIZE:
-            _PLACES.clear()
-        value = _PLACES[key] = greedy.place_value(_Table(state), cells, action)
+        value = _PLACES.put(key, greedy.place_value(_Table(state), cells, action))
     return value
 
 
@@ -140,13 +139,11 @@ def _keep_value(table: _Table, needs: list[int], action: Pass) -> float:
     key = (table.round, action.keep, *needs)
     value = _KEEPS.get(key)
     if value is None:
-        if len(_KEEPS) >= _CACHE_SIZE:
-            _KEEPS.clear()
-        value = _KEEPS[key] = greedy.keep_value(table, needs, action)
+        value = _KEEPS.put(key, greedy.keep_value(table, needs, action))
     return value
 
 
-_NEEDS: dict[tuple[int, ...], list[int]] = {}
+_NEEDS: Bounded[tuple[int, ...], list[int]] = Bounded(_CACHE_SIZE)
 """`greedy.unmet_needs` by board, hand and storage: the heuristic values many actions of one
 state, and boards recur from world to world."""
 
@@ -156,9 +153,7 @@ def _unmet_needs(state: SummerPavilionState, seat: int, table: _Table) -> list[i
     key = (state.grey, *cells, *hand, *storage)
     needs = _NEEDS.get(key)
     if needs is None:
-        if len(_NEEDS) >= _CACHE_SIZE:
-            _NEEDS.clear()
-        needs = _NEEDS[key] = greedy.unmet_needs(table, cells, hand, storage)
+        needs = _NEEDS.put(key, greedy.unmet_needs(table, cells, hand, storage))
     return needs
 
 
