@@ -1,6 +1,6 @@
-"""Alhambra's flat search with common worlds (`bots.search.alhambra`: `model`, `width`): the
-playouts play greedy's choices, only an action phase is searched, and the answer is one of
-greedy's best there."""
+"""Alhambra's search (`bots.search.alhambra`): greedy's own valuation is the root prior, and
+the flat search with common worlds (`model`, `width`) plays greedy's choices in its playouts,
+searches only an action phase and answers one of greedy's best there."""
 
 from __future__ import annotations
 
@@ -38,6 +38,20 @@ def _wall_gain(state: State, seat: int, action: Place) -> int:
     return longest_outer_wall({**grid, (action.x, action.y): action.building}) - (
         longest_outer_wall(grid)
     )
+
+
+def test_the_prior_ranks_greedys_choice_first() -> None:
+    decisions = _decisions()
+    phases = {state.phase for state, _ in decisions}
+    assert {"action", "pay", "place"} <= phases
+    for state, seat in decisions:
+        legal = _GAME.legal(state, seat)
+        points = searched.prior(state, seat, legal)
+        assert len(points) == len(legal)
+        best = max(points)
+        chosen = greedy.choose(_GAME.observe(state, seat), legal, random.Random(1))
+        assert points[chosen] == best, (state.phase, legal[chosen])
+        assert min(points) >= best - searched.PRIOR_FLOOR
 
 
 def test_the_model_plays_greedys_choice_but_for_a_placement_by_its_walls() -> None:
