@@ -26,12 +26,12 @@ from referee.games.alhambra_messages import End, Money, Pay, Place
 from referee.games.alhambra_tiles import FOUNTAIN, PRICE, TYPE, TYPES
 
 DEPTH = 16
-"""Decisions a playout plays from the root before its leaf is evaluated: about the rest of the
-turn, the other seat's turn and most of the next one, so that what a root action changes (the
-money taken, a building bought, the offer left) shows in what greedy's continuation does with
-it. In-process against greedy, flat search, 45 ms a decision, 20 games each (share won): 0.35
-at 4 decisions (width 3), 0.65 at 8, 0.72 at 16, 0.75 at 24 (width 4, prior worth 5); longer
-playouts leave fewer worlds (2 a decision at 24)."""
+"""Decisions a playout plays from the root before its leaf is evaluated: about the rest of the turn,
+the other seat's turn and most of the next one, so that what a root action changes (the money taken,
+a building bought, the offer left) shows in what greedy's continuation does with it. In-process
+against greedy (a throwaway script, not kept), flat search, 45 ms a decision, 20 games each (share
+won): 0.35 at 4 decisions (width 3), 0.65 at 8, 0.72 at 16, 0.75 at 24 (width 4, prior worth 5);
+longer playouts leave fewer worlds (2 a decision at 24)."""
 LATER = 0.6
 """Weight of the scorings after the next one (the Alhambras will have grown by then)."""
 MONEY = 0.25
@@ -178,10 +178,10 @@ def evaluation(state: State) -> list[float]:
 
 
 PRIOR_VISITS = 2.0
-"""Worlds' worth of evidence greedy's valuation is given at the root (`policies.PRIORS`): the
-flat search plays 2-10 worlds a decision, which a weight of 30 overruled. In-process against
-greedy, 45 ms a decision, share of the games won: width 4 and 8 decisions, 20 games each, 0.50
-at 30 and 0.65 at 5; 16 decisions, 60 games each (the same deals), 0.74 at 5 and 0.85 at 2 at
+"""Worlds' worth of evidence greedy's valuation is given at the root (`policies.PRIORS`): the flat
+search plays 2-10 worlds a decision, which a weight of 30 overruled. In-process against greedy (a
+throwaway script), 45 ms a decision, share of the games won: width 4 and 8 decisions, 20 games each,
+0.50 at 30 and 0.65 at 5; 16 decisions, 60 games each (the same deals), 0.74 at 5 and 0.85 at 2 at
 width 4, 0.68 at 5 and 0.71 at 2 at width 5."""
 PRIOR_FLOOR = 15.0
 """Points below greedy's best at which the prior stops telling actions apart: greedy's -100
@@ -226,9 +226,9 @@ def model(state: State, seat: int, legal: list[Any], rng: random.Random) -> Any:
 
 
 WIDTH = 4
-"""The flat search values greedy's 4 best actions of an action phase: more candidates leave
-fewer worlds to each (in-process against greedy, 45 ms a decision, 16 decisions, prior worth 2,
-the same 60 games each: share won 0.81 at 3, 0.85 at 4, 0.71 at 5)."""
+"""The flat search values greedy's 4 best actions of an action phase: more candidates leave fewer
+worlds to each (in-process against greedy, a throwaway script, 45 ms a decision, 16 decisions, prior
+worth 2, the same 60 games each: share won 0.81 at 3, 0.85 at 4, 0.71 at 5)."""
 
 
 def width(state: State) -> int:
