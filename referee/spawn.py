@@ -51,6 +51,9 @@ _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arena-spawner")
 
 PR_SET_PDEATHSIG = 1
 
+POLL_MAX_S = 0.05
+"""Where there is no pidfd, the longest pause between two looks for a bot's exit."""
+
 UID_BASE = 1_500_000_000
 """Bot uids start here: far above any uid a system hands out, below 2**31."""
 _uids = itertools.count()
@@ -105,18 +108,31 @@ class Child:
         return self._popen.poll()
 
     async def wait(self) -> int:
-        """Wait for the exit (a pidfd: no polling, no thread), reap, and return the code."""
+        """Wait for the exit (a pidfd: no polling, no thread), reap, and return the code.
+
+        Where the kernel gives no pidfd (Linux before 5.3, a seccomp filter, valgrind), the
+        exit is polled instead: a referee that cannot wait for a bot could not kill it."""
         if self._popen.returncode is not None:
             return self._popen.returncode
         try:
             pidfd = os.pidfd_open(self.pid)
         except ProcessLookupError:  # already reaped elsewhere
             return self._popen.wait()
+        except OSError:  # ENOSYS, EPERM: no pidfd here
+            return await self._poll_exit()
         try:
             await trio.lowlevel.wait_readable(pidfd)
         finally:
             os.close(pidfd)
         return self._popen.wait()
+
+    async def _poll_exit(self) -> int:
+        """Reap the process once it has exited, looking every 1 ms at first, then up to 50 ms."""
+        delay_s = 0.001
+        while (code := self._popen.poll()) is None:
+            await trio.sleep(delay_s)
+            delay_s = min(2 * delay_s, POLL_MAX_S)
+        return code
 
 
 def move_fds(moves: Sequence[tuple[int, int]]) -> Callable[[], None]:

@@ -80,6 +80,26 @@ async def test_a_faulty_bot_is_killed_and_restarted_for_the_next_game(
     bots.assert_none_left()
 
 
+async def test_without_pidfds_a_crash_is_still_a_fault_and_every_bot_is_reaped(
+    bots: Bots, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Linux before 5.3, some seccomp filters and valgrind have no pidfd_open: the referee
+    polls for the exits it must wait for instead of failing while it kills a bot."""
+
+    def no_pidfd(pid: int, flags: int = 0) -> int:
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(os, "pidfd_open", no_pidfd)
+    specs = [bots.healthy(), bots.broken("crash_mid", "after=1")]
+    async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
+        for seed in range(2):
+            outcome = await play_match("azul", {}, seed, handles, FAST)
+            assert [(fault.seat, fault.kind) for fault in outcome.faults] == [(1, "crash")]
+            assert "exited (exit code 7)" in outcome.faults[0].reason
+        assert [handle.starts for handle in handles] == [1, 2]
+    bots.assert_none_left()
+
+
 async def test_children_and_grandchildren_die_with_the_bot(bots: Bots, tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     specs = [bots.healthy(), bots.healthy(f"children={pids}")]
