@@ -452,7 +452,9 @@ with tiny repetitions (a smoke test, not a measurement).
   referee makes per decision is the real one. Beside it, a game in turn on the same deals, the
   least loop (`tournaments.bench.matches`): only the engine's work, the `act` encoding, one
   write, one trio wait and read and the answer's bare decoding per decision, on two more
-  trivial bots; the ratio is what the referee's own bookkeeping adds to that.
+  trivial bots; the ratio is what the referee's own bookkeeping adds to that. The same two
+  loops counted in instructions, which the machine's load does not move: "The referee's CPU in
+  instructions" below.
 - **match**: the built-in random bot (SDK, typed decoding) in both seats, processes reused:
   median wall time of a whole game, and games/s one match at a time and one per core.
 - **tournament**: the real runner and SQLite store on a temporary file (process starts per unit
