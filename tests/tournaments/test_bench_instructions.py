@@ -43,9 +43,12 @@ def test_the_count_per_decision_is_the_difference_of_two_runs(
     valgrind.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
     instructions.main(["least"])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert out.startswith("least: 1.0k instructions per decision (")
     assert "25 games − 5" in out
+    assert err.splitlines() == [
+        f"counting {n} games under callgrind (a minute or two)…" for n in (5, 25)
+    ]
 
 
 def test_mistakes_are_told(

@@ -71,6 +71,7 @@ def _counted(kind: str, games: int, tree: str | None, valgrind: str) -> tuple[in
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [tree, env.get("PYTHONPATH")]))
+    print(f"counting {games} games under callgrind (a minute or two)…", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="arena-instructions-") as directory:
         out = Path(directory) / "callgrind.out"
         run = subprocess.run(
