@@ -4,6 +4,7 @@ coordinator killed and resumed, a bot that differs on a worker, and Dask missing
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -11,20 +12,23 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+import trio
 from distributed import Client, LocalCluster
 from test_executors import BOTS, GAMES, GOLDEN, digest, play, run, stored, tournament
 from tourhelp import ARENA
 
 from tournaments.executors import ExecutorError
-from tournaments.executors.ondask import OnDask, require_dask
+from tournaments.executors.ondask import OnDask, _play, require_dask
 from tournaments.prepare import prepare
 from tournaments.results import FinishedGame
 
 
-@pytest.fixture(scope="module")
-def client() -> Iterator[Client]:
+@contextlib.contextmanager
+def cluster_client() -> Iterator[Client]:
     """A client of a cluster of 2 single-threaded worker processes on this machine."""
     with (
         LocalCluster(
@@ -32,6 +36,12 @@ def client() -> Iterator[Client]:
         ) as cluster,
         Client(cluster) as client,
     ):
+        yield client
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Client]:
+    with cluster_client() as client:
         yield client
 
 
@@ -49,22 +59,22 @@ def test_a_local_cluster_of_its_own_stores_the_games_of_the_runner(tmp_path: Pat
 
 @pytest.mark.slow
 def test_a_killed_worker_has_its_unit_played_elsewhere_and_every_game_stored_once(
-    tmp_path: Path, client: Client
+    tmp_path: Path,
 ) -> None:
-    file = tournament(tmp_path)
-    pids = client.run(os.getpid)
-    killed: list[int] = []
+    with cluster_client() as client:  # its own: a restarted worker may be slow to come back
+        file = tournament(tmp_path)
+        pids = client.run(os.getpid)
+        killed: list[int] = []
 
-    def kill_a_busy_worker(game: FinishedGame) -> None:
-        if not killed:
-            busy = [worker for worker, tasks in client.processing().items() if tasks]
-            os.kill(pids[busy[0]], signal.SIGKILL)
-            killed.append(pids[busy[0]])
+        def kill_a_busy_worker(game: FinishedGame) -> None:
+            if not killed:
+                busy = [worker for worker, tasks in client.processing().items() if tasks]
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(pids[busy[0]])
 
-    report = run(file, OnDask(address(client), 2), on_game=kill_a_busy_worker)
-    assert killed and report.played == GAMES
-    assert digest(file.with_suffix(".sqlite")) == GOLDEN
-    client.wait_for_workers(2, timeout=60)  # the nanny restarted it, for the next tests
+        report = run(file, OnDask(address(client), 2), on_game=kill_a_busy_worker)
+        assert killed and report.played == GAMES
+        assert digest(file.with_suffix(".sqlite")) == GOLDEN
 
 
 @pytest.mark.slow
@@ -109,3 +119,73 @@ def test_without_dask_the_error_names_the_extra_to_install(
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed: ImportError
     with pytest.raises(ExecutorError, match=r"pip install 'tile-arena\[dask\]'"):
         require_dask()
+
+
+class _Task:
+    """A stand-in for a Dask future whose task has ended: `result()` plays `script` step by
+    step — a value to return, or an exception to raise and the status that follows it — and a
+    "lost" status turns "finished" again after two looks (the scheduler computed it again)."""
+
+    def __init__(self, key: str, *script: object) -> None:
+        self.key = key
+        self.script = list(script)
+        self._status = "finished"
+        self.looks = 0
+        self.fetches = 0
+
+    @property
+    def status(self) -> str:
+        if self._status == "lost":
+            self.looks += 1
+            if self.looks > 2:
+                self._status = "finished"
+        return self._status
+
+    def result(self, timeout: float) -> object:
+        self.fetches += 1
+        step = self.script.pop(0)
+        if isinstance(step, tuple):
+            error, self._status = step
+            raise error
+        return step
+
+    def exception(self) -> BaseException:
+        return RuntimeError("the bot file vanished")
+
+
+class _Cluster:
+    def __init__(self, tasks: list[_Task]) -> None:
+        self.tasks = iter(tasks)
+
+    def submit(self, function: object, unit: object, **options: object) -> _Task:
+        return next(self.tasks)
+
+    def nthreads(self) -> dict[str, int]:
+        return {"worker": 1}
+
+
+def _units(count: int) -> Iterator[Any]:
+    return iter([SimpleNamespace(tag=f"{n},{n + 1}", rotation=0) for n in range(count)])
+
+
+def test_results_lost_while_being_fetched_are_waited_for_and_stored_once() -> None:
+    """A worker that dies between the task's end and the fetch: the results are computed
+    again and delivered once, with every other unit's."""
+    lost = _Task("a", (TimeoutError(), "lost"), ["a1", "a2"])
+    tasks = [lost, _Task("b", ["b1"])]
+    delivered: list[tuple[str, object]] = []
+    trio.run(
+        _play, _Cluster(tasks), _units(2), lambda unit, game: delivered.append((unit.tag, game))
+    )
+    assert sorted(delivered) == [("0,1", "a1"), ("0,1", "a2"), ("1,2", "b1")]
+    assert lost.fetches == 2
+
+
+def test_a_failed_task_or_results_that_never_come_stop_the_run_with_the_reason() -> None:
+    failed = _Task("a", ["never fetched"])
+    failed._status = "error"
+    with pytest.raises(ExecutorError, match=r"seat-set 0,1 rotation 0 failed: .*vanished"):
+        trio.run(_play, _Cluster([failed]), _units(1), lambda unit, game: None)
+    stuck = _Task("a", (TimeoutError(), "finished"))
+    with pytest.raises(ExecutorError, match=r"could not be fetched in 60 s; the next run plays"):
+        trio.run(_play, _Cluster([stuck]), _units(1), lambda unit, game: None)

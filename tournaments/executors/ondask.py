@@ -17,20 +17,28 @@ once, whatever is delivered twice.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any
 
 import trio
 
 from tournaments.executors import Deliver
-from tournaments.executors.work import ExecutorError, UnitWork, play_unit
+from tournaments.executors.work import ExecutorError, Result, UnitWork, play_unit
 
 if TYPE_CHECKING:
     from distributed import Client, Future
 
 POLL_S = 0.05
 """How often the coordinator looks for finished tasks (it never blocks its trio loop on Dask)."""
+DONE = ("finished", "error", "cancelled")
+"""The statuses of a future whose task has ended ("lost": finished, but its worker died)."""
+FETCH_S = 60.0
+"""How long fetching a finished task's results may take: they are computed, so a transfer of
+megabytes at most, unless their worker dies meanwhile and they are computed again (then the
+fetch is given up and the task waited for anew)."""
 PER_THREAD = 2
 """Units in flight per worker thread: one playing, one waiting, so no thread idles."""
 RECOUNT_S = 10.0
@@ -97,10 +105,15 @@ async def _threads(client: Client) -> int:
 
 
 async def _play(client: Client, units: Iterator[UnitWork], deliver: Deliver) -> None:
-    from distributed import as_completed
+    """Keep the cluster busy with units and deliver each unit's games once its task is done.
 
+    Each ended task's results are fetched here, one at a time, by `Future.result`, and what a
+    fetch that fails means is read from the status right after it. Before, with
+    `as_completed(with_results=True)`: once a CI run waited for minutes, after a worker was
+    killed, for two units whose results the scheduler held and `as_completed` never yielded; and
+    a future's status read after its results were in hand could already say "lost" (its worker
+    had just died), which stopped a run that had lost nothing."""
     pending: dict[Future, UnitWork] = {}
-    finished = as_completed(with_results=True)
     more = True
     threads, asked = await _threads(client), trio.current_time()
     while True:
@@ -113,21 +126,48 @@ async def _play(client: Client, units: Iterator[UnitWork], deliver: Deliver) -> 
                 break
             future = client.submit(play_unit, unit, pure=False, key=f"arena-unit-{uuid.uuid4()}")
             pending[future] = unit
-            finished.add(future)
         if not pending:
             return
-        batch = finished.next_batch(block=False)
-        if not batch:
+        done = [future for future in pending if future.status in DONE]
+        if not done:
             await trio.sleep(POLL_S)
             continue
-        for future, results in batch:
-            unit = pending.pop(future)
-            if future.status == "error":  # (type, exception, traceback)
-                raise _failure(unit, results[1])
-            if future.status != "finished":  # cancelled: a CancelledError (the scheduler lost it)
-                raise _failure(unit, results)
-            for result in results:
-                deliver(unit, result)
+        for future in done:
+            results = await _results(future, pending[future])
+            if results is not None:
+                unit = pending.pop(future)
+                for result in results:
+                    deliver(unit, result)
+
+
+async def _results(future: Future, unit: UnitWork) -> list[Result] | None:
+    """A done task's results, or None when they were lost meanwhile (their worker died: the
+    scheduler computes them again, and the caller looks again later).
+
+    Raises `ExecutorError` for a task that failed or was cancelled, and for results the cluster
+    says it holds but which could not be fetched within `FETCH_S`."""
+    status = future.status
+    problem: BaseException | None = None
+    if status == "finished":
+        fetch = functools.partial(future.result, timeout=FETCH_S)
+        try:
+            results: list[Result] = await trio.to_thread.run_sync(fetch, abandon_on_cancel=True)
+            return results
+        except Exception as exc:  # the task's exception once computed again, a timeout, ...
+            problem = exc
+        status = future.status
+    if status == "error":
+        error = await trio.to_thread.run_sync(future.exception)
+        raise _failure(unit, error or problem or RuntimeError("no exception given"))
+    if status == "cancelled":  # the scheduler gave up on it
+        raise _failure(unit, CancelledError(f"the scheduler cancelled task {future.key}"))
+    if status == "finished":
+        why = f"in {FETCH_S:.0f} s" if isinstance(problem, TimeoutError) else f"({problem!r})"
+        raise ExecutorError(
+            f"the results of seat-set {unit.tag} rotation {unit.rotation}, which the cluster "
+            f"holds, could not be fetched {why}; the next run plays its games again"
+        )
+    return None  # "lost" or "pending": computed again
 
 
 def _failure(unit: UnitWork, error: BaseException) -> ExecutorError:
