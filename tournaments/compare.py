@@ -143,6 +143,7 @@ async def compare(
                         deal,
                         0,
                         secret=secret,
+                        table=",".join(names),
                         limits=limits,
                         tag=f"compare.{index}",
                         times=[times[i] for i in order],

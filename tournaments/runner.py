@@ -121,11 +121,13 @@ async def play_game(
     rotation: int,
     *,
     secret: bytes,
+    table: str,
     limits: Limits,
     tag: str,
     times: Sequence[TimeControl] | None = None,
 ) -> tuple[MatchOutcome, float]:
-    """Play deal `deal` with the seat-set's handles in `rotation`; the outcome and wall ms.
+    """Play deal `deal` of `table` with the seat-set's handles in `rotation`; the outcome and
+    wall ms.
 
     `times` are the bots' time controls in the order of `handles` (the tournament's for all when
     None). The handles must not have played another rotation of this deal (see the module
@@ -136,7 +138,7 @@ async def play_game(
     outcome = await play_match(
         tournament.game,
         tournament.options,
-        deal_seed(secret, seed, deal),
+        deal_seed(secret, seed, table, deal),
         seating(handles, rotation),
         tournament.time if times is None else seating(times, rotation),
         limits=limits,
@@ -234,11 +236,14 @@ class Runner:
         for unit in self._units():
             key = seat_set_key(unit.seat_set)
             done = self.store.stored(key, unit.deals)
+            dealt = {deal: seed for (deal, _), seed in done.items()}
             players = len(unit.seat_set)
             missing = [
                 Deal(
                     deal,
-                    deal_seed(self.secret, t.seed, deal),
+                    # A deal already begun keeps its seed (a store made before seeds were keyed
+                    # by the table dealt by the tournament seed alone): its rotations must share it.
+                    dealt[deal] if deal in dealt else deal_seed(self.secret, t.seed, key, deal),
                     bot_seeds(self.secret, t.seed, deal, unit.rotation, players),
                 )
                 for deal in unit.deals
@@ -259,7 +264,7 @@ class Runner:
     def _deliver(self, work: UnitWork, result: Result) -> None:
         """Take one game back from the executor: void it, or keep its logs and store it."""
         if isinstance(result, GameVoided):
-            self._void(work.seat_set, result)
+            self._void(work, result)
             return
         self._keep_logs(result)
         self._store(work.seat_set, result)
@@ -274,9 +279,9 @@ class Runner:
             with open(os.path.join(directory, os.path.basename(name)), "w") as file:
                 file.write(text)
 
-    def _void(self, ids: tuple[int, ...], game: GameVoided) -> None:
-        seated = seating(ids, game.rotation)
-        seed = deal_seed(self.secret, self.tournament.seed, game.deal)
+    def _void(self, work: UnitWork, game: GameVoided) -> None:
+        seated = seating(work.seat_set, game.rotation)
+        seed = next(deal.seed for deal in work.deals if deal.deal == game.deal)
         specs = [self.players[bot].entrant.spec for bot in seated]
         voided = Voided(
             bots=tuple(self.players[bot].label for bot in seated),

@@ -3,11 +3,18 @@
 A *seat-set* is the group of bots that meet at one table. Each seat-set plays `deals` deals; a
 deal is one seed (one shuffle of the bag), played once in every cyclic rotation of the seats,
 so every bot of the set meets that deal from every seat and neither the luck of the draw nor the
-seat order favours anyone. Deal seeds depend only on the store's secret, the tournament seed
-and the deal number, so every seat-set sees the same deals (fewer sources of noise between
-pairings) and a tournament is reproducible by its owner — but by no bot: the secret (random,
-created with the store, never shown to bots) keys every seed, so knowing or guessing the
-tournament seed reveals nothing of the draws.
+seat order favours anyone. A deal's seed is keyed by the store's secret, the tournament seed,
+the seat-set (its bots' store ids) and the deal number, so a tournament is reproducible by its
+owner — but by no bot: the secret (random, created with the store, never shown to bots) keys
+every seed, so knowing or guessing the tournament seed reveals nothing of the draws.
+
+Why the seat-set is in the key: the tools publish seeds (the report's game list, exported
+records), and a deal's seed tells its every draw. Were deal k the same at every table, a bot
+added — or a new version uploaded — after a report would play deals whose draws it could have
+read there. A bot's store id is new for every bot and every version, so each of its seat-sets,
+and each of their deals, has never been dealt before. The price: two tables no longer see the
+same deals, so comparing pairings between tables carries the luck of different draws (within a
+table every rotation still shares the deal, so seat order and luck cancel there).
 
 A unit of work is one rotation of a block of deals: the bot processes a unit opens play each of
 its deals once, so no process ever plays two games of the same deal (it could remember the hidden
@@ -30,10 +37,13 @@ from typing import Generic, NamedTuple, TypeVar
 Bot = TypeVar("Bot", bound=Hashable)
 
 
-def deal_seed(secret: bytes, seed: int, deal: int) -> int:
-    """The game seed of deal number `deal`: a 63-bit keyed hash (a PRF) of the tournament seed
-    and the deal, under the store's `secret`, so it cannot be computed or inverted without it."""
-    digest = hashlib.blake2b(f"deal/{seed}/{deal}".encode(), key=secret, digest_size=8).digest()
+def deal_seed(secret: bytes, seed: int, table: str, deal: int) -> int:
+    """The game seed of deal number `deal` at `table` (a seat-set's key): a 63-bit keyed hash (a
+    PRF) of the tournament seed, the table and the deal, under the store's `secret`, so it cannot
+    be computed or inverted without it, and no two tables share a deal (see the module
+    docstring)."""
+    label = f"deal/{seed}/{table}/{deal}".encode()
+    digest = hashlib.blake2b(label, key=secret, digest_size=8).digest()
     return int.from_bytes(digest, "big") >> 1
 
 

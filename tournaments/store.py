@@ -419,13 +419,14 @@ class Store:
     # ---- games ------------------------------------------------------------------------------
 
     @_guarded
-    def stored(self, seat_set: str, deals: range) -> set[tuple[int, int]]:
-        """(deal, rotation) of the games of `seat_set` within `deals` already stored."""
+    def stored(self, seat_set: str, deals: range) -> dict[tuple[int, int], int]:
+        """The seed of each game of `seat_set` within `deals` already stored, by (deal,
+        rotation)."""
         rows = self._db.execute(
-            "SELECT deal, rotation FROM games WHERE seat_set = ? AND deal >= ? AND deal < ?",
+            "SELECT deal, rotation, seed FROM games WHERE seat_set = ? AND deal >= ? AND deal < ?",
             (seat_set, deals.start, deals.stop),
         )
-        return {(deal, rotation) for deal, rotation in rows}
+        return {(deal, rotation): seed for deal, rotation, seed in rows}
 
     @_guarded
     def count(self, seat_set: str, deals: range) -> int:

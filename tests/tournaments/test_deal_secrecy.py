@@ -123,14 +123,15 @@ def test_deal_seeds_are_keyed_by_the_store_secret(tmp_path: Path) -> None:
     for path in stores:
         with sqlite3.connect(path) as db:
             dealt.append(dict(db.execute("SELECT deal, seed FROM games")))
+            [table] = db.execute("SELECT DISTINCT seat_set FROM games").fetchone()
         store = Store(path)
         try:
             secret = store.secret()
         finally:
             store.close()
-        assert dealt[-1] == {deal: deal_seed(secret, 3, deal) for deal in range(2)}
+        assert dealt[-1] == {deal: deal_seed(secret, 3, table, deal) for deal in range(2)}
     assert dealt[0] != dealt[1]
-    assert deal_seed(b"k" * 32, 3, 0) != deal_seed(b"j" * 32, 3, 0)
+    assert deal_seed(b"k" * 32, 3, "1,2", 0) != deal_seed(b"j" * 32, 3, "1,2", 0)
 
 
 async def test_a_match_tells_bots_nothing_of_its_seed(tmp_path: Path) -> None:

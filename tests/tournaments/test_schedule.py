@@ -70,22 +70,25 @@ def test_a_unit_holds_one_rotation_so_its_processes_never_meet_a_deal_twice() ->
     ]
 
 
-def test_deal_seeds_shared_by_seat_sets_and_reproducible() -> None:
+def test_deal_seeds_are_reproducible_and_no_two_tables_share_one() -> None:
     secret = bytes(range(32))
-    seeds = [deal_seed(secret, 7, deal) for deal in range(1000)]
+    seeds = [deal_seed(secret, 7, "1,2", deal) for deal in range(1000)]
     assert len(set(seeds)) == 1000
     assert all(0 <= seed < 2**63 for seed in seeds)
     assert max(seeds) >= 2**40  # 63-bit: no longer searchable by trying every seed
-    assert seeds == [deal_seed(secret, 7, deal) for deal in range(1000)]
-    assert seeds != [deal_seed(secret, 8, deal) for deal in range(1000)]
-    assert seeds != [deal_seed(bytes(32), 7, deal) for deal in range(1000)]
+    assert seeds == [deal_seed(secret, 7, "1,2", deal) for deal in range(1000)]
+    assert seeds != [deal_seed(secret, 8, "1,2", deal) for deal in range(1000)]
+    assert seeds != [deal_seed(bytes(32), 7, "1,2", deal) for deal in range(1000)]
+    # Another table (a bot added later is in none of the earlier ones) deals afresh.
+    others = {deal_seed(secret, 7, table, deal) for table in ("1,3", "2,3") for deal in range(1000)}
+    assert len(others) == 2000 and not others & set(seeds)
 
 
 def test_bot_seeds_differ_per_game_and_seat_and_are_not_the_deal_seed() -> None:
     secret = bytes(range(32))
     seeds = [s for deal in range(50) for r in range(3) for s in bot_seeds(secret, 7, deal, r, 3)]
     assert len(set(seeds)) == len(seeds) == 450
-    assert not {deal_seed(secret, 7, deal) for deal in range(50)} & set(seeds)
+    assert not {deal_seed(secret, 7, "1,2", deal) for deal in range(50)} & set(seeds)
 
 
 def test_owner_secret_is_random_unless_a_seed_is_given() -> None:

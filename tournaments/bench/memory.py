@@ -11,6 +11,7 @@ from __future__ import annotations
 import tracemalloc
 
 from tournaments.schedule import deal_seed, pieces_per_seat_set, seat_sets, seating, units
+from tournaments.store import seat_set_key
 
 BOTS = 4
 PLAYERS = 2
@@ -28,7 +29,7 @@ def schedule_peak_bytes(games: int, workers: int = 2) -> tuple[int, int]:
         walked = 0
         for unit in units(seat_sets(range(BOTS), PLAYERS, limit=1000, seed=0), deals, pieces):
             for deal in unit.deals:
-                deal_seed(secret, 0, deal)
+                deal_seed(secret, 0, seat_set_key(unit.seat_set), deal)
                 seating(unit.seat_set, unit.rotation)
                 walked += 1
         _, peak = tracemalloc.get_traced_memory()
