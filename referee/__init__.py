@@ -34,10 +34,12 @@ if TYPE_CHECKING:
         open_bots,
     )
     from referee.record import (
+        MAX_RECORD_BYTES,
         RECORD_VERSION,
         BadRecord,
         ReplayReport,
         parse_record,
+        printable,
         replay,
         replay_states,
     )
@@ -61,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "Limits": "referee.process",
     "LineReader": "referee.lines",
     "LineTooLong": "referee.lines",
+    "MAX_RECORD_BYTES": "referee.record",
     "MatchOutcome": "referee.match",
     "RECORD_VERSION": "referee.record",
     "ReplayReport": "referee.record",
@@ -78,6 +81,7 @@ _EXPORTS: dict[str, str] = {
     "open_bots": "referee.process",
     "parse_record": "referee.record",
     "play_match": "referee.match",
+    "printable": "referee.record",
     "replay": "referee.record",
     "replay_states": "referee.record",
     "run_match": "referee.match",
@@ -87,6 +91,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "FAULT_KINDS",
     "FORFEIT",
+    "MAX_RECORD_BYTES",
     "RECORD_VERSION",
     "BadRecord",
     "BotFault",
@@ -112,6 +117,7 @@ __all__ = [
     "open_bots",
     "parse_record",
     "play_match",
+    "printable",
     "replay",
     "replay_states",
     "run_match",

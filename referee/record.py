@@ -26,9 +26,22 @@ import msgspec
 
 from protocol.messages import TimeControl
 from referee.faults import Fault, forfeit_result
-from referee.games import GameResult, IllegalAction, find_game, parse_options
+from referee.games import (
+    BadOptions,
+    BadPlayerCount,
+    GameResult,
+    IllegalAction,
+    UnknownGame,
+    find_game,
+    parse_options,
+)
 
 RECORD_VERSION = 1
+
+MAX_RECORD_BYTES = 32 << 20
+"""The largest record read (32 MiB): about 20 times the largest real one (a 6-player Alhambra
+game exported with its observations, 1.8 MB). Beyond it the bytes are refused unparsed: a
+crafted file or a decompressed bomb must not take the reader's memory and time."""
 
 
 class Header(msgspec.Struct, tag="header", tag_field="type"):
@@ -94,7 +107,19 @@ _decoder = msgspec.json.Decoder(RecordLine)
 
 
 class BadRecord(ValueError):
-    """The bytes are not a game record this version can read (the line number says where)."""
+    """The bytes are not a game record this version can read (the line number says where).
+
+    The message may quote the record, and a crafted one may hold newlines or terminal escapes:
+    it is made `printable`, so that it is shown as one line of plain text."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(printable(message))
+
+
+def printable(text: str) -> str:
+    """`text` with each character that is not printable escaped as Python writes it (`\\n`,
+    `\\x1b`): text from a record shown on a terminal (a name, an error) cannot drive it."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 class RulesMismatch(BadRecord):
@@ -138,7 +163,13 @@ class ParsedRecord(msgspec.Struct):
 
 
 def parse_record(record: bytes) -> ParsedRecord:
-    """Split a record into its parts; `BadRecord` with the line number if it is not one."""
+    """Split a record into its parts; `BadRecord` with the line number if it is not one.
+
+    The header is checked as the engine would set the game up (a known game, its rules
+    version, its options, its number of players), so that a reader can start the game from it
+    without an error of the engine's escaping as a traceback."""
+    if len(record) > MAX_RECORD_BYTES:
+        raise BadRecord(f"over {MAX_RECORD_BYTES} bytes, more than any game record")
     header: Header | None = None
     decisions: list[DecisionLine] = []
     faults: list[Fault] = []
@@ -146,10 +177,17 @@ def parse_record(record: bytes) -> ParsedRecord:
     for number, line in enumerate(record.splitlines(), start=1):
         if not line.strip():
             continue
+        if not line.isascii():  # msgspec leaves raw actions and tag values unchecked
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BadRecord(f"line {number} of the record: not UTF-8 ({exc})") from None
         try:
             item = _decoder.decode(line)
         except msgspec.DecodeError as exc:
             raise BadRecord(f"line {number} of the record: {exc}") from None
+        except RecursionError:
+            raise BadRecord(f"line {number} of the record: nested too deeply") from None
         if number == 1 and not isinstance(item, Header):
             raise BadRecord("a record starts with its header line")
         match item:
@@ -169,7 +207,23 @@ def parse_record(record: bytes) -> ParsedRecord:
                 raise BadRecord(f"line {number} of the record: a second header")
     if header is None:
         raise BadRecord("empty record")
+    _check_setup(header)
     return ParsedRecord(header, decisions, faults, result)
+
+
+def _check_setup(header: Header) -> None:
+    """`BadRecord` unless the engine can set up the game the header describes."""
+    try:
+        game = find_game(header.game)
+        if header.rules != game.version:
+            raise RulesMismatch(
+                f"the record was played under {game.id} rules version {header.rules}; this "
+                f"engine plays version {game.version}, so replaying it would not reproduce the game"
+            )
+        parse_options(game, header.options)
+        game.check_players(len(header.names))
+    except (UnknownGame, BadOptions, BadPlayerCount) as exc:
+        raise BadRecord(f"the header: {exc}") from None
 
 
 class ReplayReport(msgspec.Struct):
@@ -214,11 +268,6 @@ def _replay(record: bytes) -> Iterator[tuple[int, str] | ReplayReport]:
     parsed = parse_record(record)
     header = parsed.header
     game = find_game(header.game)
-    if header.rules != game.version:
-        raise RulesMismatch(
-            f"the record was played under {game.id} rules version {header.rules}; this engine "
-            f"plays version {game.version}, so replaying it would not reproduce the game"
-        )
     state = game.new(len(header.names), header.seed, parse_options(game, header.options))
     recorded = None
     if parsed.result is not None:

@@ -17,7 +17,7 @@ from tournaments.commands.common import (
     EXIT_USAGE,
     Terminated,
 )
-from tournaments.errors import UsageError
+from tournaments.errors import InputError, UsageError
 from tournaments.store import StoreError
 
 COMMANDS = (
@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"{where}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except StoreError as exc:
+    except (StoreError, InputError) as exc:
         print(f"{where}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except BaseExceptionGroup as group:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 import msgspec
@@ -23,6 +24,7 @@ import trio
 from referee import Limits, open_bots
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
+from tournaments.output import plural
 from tournaments.ratings import head_to_head, pair_score
 from tournaments.results import FinishedGame
 from tournaments.runner import play_game, played_from
@@ -79,6 +81,8 @@ class _Test:
         self.llr = 0.0
         self.decision: Decision | None = None
         self.stop = trio.CancelScope()
+        self.ready: dict[int, str] = {}
+        """Entrant index → the name its bot gave in `ready` (the referee's name for a seat)."""
 
     def take(self) -> int | None:
         """The next deal to play, or None when the test is over."""
@@ -148,6 +152,7 @@ async def compare(
                         tag=f"compare.{index}",
                         times=[times[i] for i in order],
                     )
+                    test.ready.update(zip(order, outcome.names, strict=True))
                     games.append(
                         FinishedGame(
                             seat_set=",".join(names),
@@ -166,17 +171,30 @@ async def compare(
     return _report(test, names, tournament.players)
 
 
-def _report(test: _Test, names: list[str], players: int) -> Comparison:
+def shown_names(ready: Sequence[str | None], names: Sequence[str]) -> list[str]:
+    """Each bot's `ready` name, as `arena match` shows it; where two bots gave the same one (or
+    none was heard), the distinct names made from their commands (`random`, `random#2`)."""
+    taken = Counter(ready)
+    shown = [
+        own if own and taken[own] == 1 else name for own, name in zip(ready, names, strict=True)
+    ]
+    return shown if len(set(shown)) == len(shown) else list(names)
+
+
+def _report(test: _Test, entrants: list[str], players: int) -> Comparison:
+    names = shown_names([test.ready.get(i) for i in range(len(entrants))], entrants)
     a, b = names[0], names[1]
     bounds = test.bounds
-    match = head_to_head(test.games, a, b)
+    match = head_to_head(test.games, entrants[0], entrants[1])  # the games name the entrants
     if test.decision == "H1":
         verdict = f"{a} is stronger than {b}: H1 (Elo ≥ {bounds.elo1:g}) accepted"
     elif test.decision == "H0":
         verdict = f"{a} is not stronger than {b} by {bounds.elo1:g}: H0 (Elo ≤ {bounds.elo0:g})"
         verdict += " accepted"
     else:
-        verdict = f"no decision after {len(test.scores)} deals (raise --max-deals to go on)"
+        verdict = (
+            f"no decision after {plural(len(test.scores), 'deal')} (raise --max-deals to go on)"
+        )
     return Comparison(
         a=a,
         b=b,

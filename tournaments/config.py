@@ -12,7 +12,7 @@ Example::
     deals = 4                 # deals per seat-set; each is played in every seat rotation
     seed = 7
 
-    [participants]            # name = built-in bot or shell command
+    [participants]            # name = built-in bot or command line (run without a shell)
     random = "random"
     greedy = "greedy"
     mine = "python3 my_bot.py"
@@ -121,7 +121,8 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
 
     game: str
     participants: dict[BotName, str | Participant]
-    """Bot name → built-in bot name (`random`, `greedy`), a shell command, or a `Participant`."""
+    """Bot name → built-in bot (`random`, `greedy`, `mcts`), a command line (split into words and
+    run without a shell: `tournaments.botcommands`), or a `Participant`."""
     players: Positive = 2
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     schedule: ScheduleKind = "round-robin"

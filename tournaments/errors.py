@@ -9,3 +9,8 @@ from __future__ import annotations
 
 class UsageError(Exception):
     """A mistake in what the user asked for: printed as one line, exit code 2."""
+
+
+class InputError(Exception):
+    """A file given to a command is not what it must be (a damaged or crafted game record):
+    printed as one line naming the file and what is wrong, exit code 1."""

@@ -28,6 +28,11 @@ def add_output_options(parser: argparse.ArgumentParser, default_fmt: str = "simp
     group.add_argument("--csv", action="store_true", help="print CSV instead of a table")
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 bot`, `2 bots`: a count and its noun, in messages that may say one."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str) -> str:
     return tabulate.tabulate(rows, headers=list(headers), tablefmt=fmt, floatfmt=".1f")
 

@@ -74,7 +74,32 @@ def parse_options(game: Game[Any], options: dict[str, Any] | None) -> Any:
     try:
         return msgspec.convert(options or {}, type=game.Options, strict=False)
     except msgspec.ValidationError as exc:
-        fields = ", ".join(f"{f.name}={f.default!r}" for f in msgspec.structs.fields(game.Options))
-        raise BadOptions(
-            f"bad options for {game.id}: {exc}; the options are: {fields or 'none'}"
-        ) from None
+        why = _options_error(game, options or {}, exc)
+        raise BadOptions(f"bad options for {game.id}: {why}") from None
+
+
+def _options_error(game: Game[Any], options: dict[str, Any], error: Exception) -> str:
+    """msgspec's complaint in the user's words: a misspelt key or choice gets its choices and the
+    nearest one, as a tournament file's keys do (the imports wait for an error: bots start fast)."""
+    import difflib
+    import json
+    import re
+    import typing
+
+    fields = msgspec.structs.fields(game.Options)
+    types = {field.name: field.type for field in fields}
+    known = ", ".join(f"{field.name}={field.default!r}" for field in fields)
+    listing = f"the options are: {known}" if known else f"{game.id} has no options"
+    unknown = re.search(r"unknown field `([^`]*)`", str(error))
+    if unknown is not None:
+        close = difflib.get_close_matches(unknown[1], types, n=1)
+        guess = f"; did you mean `{close[0]}`?" if close else ""
+        return f"unknown option `{unknown[1]}`{guess} ({listing})"
+    at = re.search(r"at `\$\.(\w+)`$", str(error))
+    if at is None or typing.get_origin(types.get(at[1])) is not typing.Literal:
+        return f"{error}; {listing}"
+    key, choices = at[1], [str(choice) for choice in typing.get_args(types[at[1]])]
+    close = difflib.get_close_matches(str(options[key]), choices, n=1)
+    guess = f"; did you mean {json.dumps(close[0])}?" if close else ""
+    listed = ", ".join(map(json.dumps, choices))
+    return f"{key} = {json.dumps(options[key], default=str)} is not one of {listed}{guess}"

@@ -13,14 +13,13 @@ import os
 import random
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from tourhelp import ARENA, arena
+from tourhelp import ARENA, arena, stored_games
 
 from tournaments.cli import main
 from tournaments.output import FORMATS
@@ -62,16 +61,6 @@ def results(db: Path) -> dict[tuple[str, int, int], Outcome]:
             (g.seat_set, g.deal, g.rotation): (g.bots, g.played.scores, g.played.ranks)
             for g in store.games()
         }
-
-
-def stored_games(db: Path) -> int:
-    if not db.exists():
-        return 0
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
-        try:
-            return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
-        except sqlite3.OperationalError:  # the schema is being created
-            return 0
 
 
 def without_timing(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -11,6 +12,18 @@ from tournaments.results import FaultRow, FinishedGame, Played
 
 ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
 """The real `arena` entry point in a fresh interpreter, as the console script calls it."""
+
+
+def stored_games(db: Path) -> int:
+    """How many games the store at `db` holds now (0 while it is being made): read-only, so a
+    test can watch a running tournament."""
+    if not db.exists():
+        return 0
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as connection:
+        try:
+            return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
+        except sqlite3.OperationalError:  # the schema is being created
+            return 0
 
 
 def arena(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:

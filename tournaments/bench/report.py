@@ -21,6 +21,7 @@ import msgspec
 from referee.games import GAME_IDS
 from tournaments.bench import engine, matches, memory, pipes, scale, search
 from tournaments.executors.inprocess import InProcess
+from tournaments.executors.ondask import INSTALL
 
 SECTIONS = (
     "engine",
@@ -267,8 +268,14 @@ class Bench:
 
     def scale(self) -> None:
         bots, deals, rounds, stored = (2, 1, 1, 200) if self.sizes == QUICK else (4, 20, 3, 5000)
-        self.progress("scale: Dask LocalCluster of 2 workers")
-        dask = scale.dask_games_per_s(bots, deals)
+        dask: list[Figure] = []
+        if not scale.dask_available():
+            self.progress(f"scale: Dask LocalCluster row skipped, Dask is not installed: {INSTALL}")
+        else:
+            self.progress("scale: Dask LocalCluster of 2 workers")
+            games_per_s = scale.dask_games_per_s(bots, deals)
+            name = "… Dask LocalCluster, 2 workers (start excluded)"
+            dask.append(Figure("scale", name, games_per_s, "games/s"))
         self.progress("scale: local executor, 1 and 2 workers, and in-process, interleaved")
         got = scale.executor_throughput(bots, deals, rounds)
         self.progress("scale: Store.add_game")
@@ -287,7 +294,7 @@ class Bench:
             Figure(
                 "scale", "… in-process executor, 2 at once", got.in_process.games_per_s, "games/s"
             ),
-            Figure("scale", "… Dask LocalCluster, 2 workers (start excluded)", dask, "games/s"),
+            *dask,
             Figure(
                 "scale", "coordinator CPU per game (local, 2 workers)", got.two.coordinator_ms, "ms"
             ),
@@ -462,7 +469,8 @@ with tiny repetitions (a smoke test, not a measurement).
 - **scale**: the executors (`tournaments.bench.scale`): a 4-bot Azul 2p round-robin of random
   bots on a fresh store, played by the local executor with 1 and 2 referee processes and by the
   in-process one with 2 matches at once, interleaved round by round (the ratio is the median of
-  the per-round ratios); the same on a Dask `LocalCluster` of 2 workers, its start left out.
+  the per-round ratios); the same on a Dask `LocalCluster` of 2 workers, its start left out
+  (without the `dask` extra that row is skipped, and the run says so).
   The cost rows feed the estimate in [scaling.md](scaling.md): the coordinator's CPU per game,
   the workers' (referee and bot processes, reaped children), and `Store.add_game` of a real
   game, one transaction each, the most one coordinator can store.

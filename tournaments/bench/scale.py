@@ -29,9 +29,10 @@ from tournaments.bench.matches import TIME
 from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
 from tournaments.entrants import entrant
-from tournaments.executors import Executor
+from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
+from tournaments.executors.ondask import OnDask, require_dask
 from tournaments.executors.work import played_from
 from tournaments.results import Played
 from tournaments.runner import Player, Runner
@@ -139,11 +140,18 @@ def store_games_per_s(games: int) -> float:
         return games / (time.perf_counter() - began)
 
 
+def dask_available() -> bool:
+    """Whether the optional `dask` extra is installed (a plain `pip install .` has no Dask)."""
+    try:
+        require_dask()
+    except ExecutorError:
+        return False
+    return True
+
+
 def dask_games_per_s(bots: int, deals: int) -> float:
     """The round-robin on a `LocalCluster` of 2 single-threaded worker processes."""
     from distributed import Client, LocalCluster
-
-    from tournaments.executors.ondask import OnDask
 
     with (
         LocalCluster(

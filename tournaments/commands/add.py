@@ -1,4 +1,5 @@
-"""`arena add FILE NAME COMMAND`: check a bot, add it to a tournament, and play its games."""
+"""`arena add FILE NAME COMMAND`: check a bot, add it to a tournament (its file), and play its
+games."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tournaments.config import ConfigError
 from tournaments.entrants import portable_command
 from tournaments.errors import UsageError
 from tournaments.prepare import resolve
+from tournaments.tomledit import add_participant
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,8 +27,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "add",
         help="add a bot to a tournament and play its games",
         description="Check the bot (handshake and one game against random; a failing bot is "
-        "rejected with the reason), add it to the tournament's store, and play the games it "
-        "is in: the other games are already stored. Later runs of FILE include it.",
+        "rejected with the reason), write it into FILE's [participants] (comments and layout "
+        "kept; paths made absolute), and play the games it is in: the other games are already "
+        "stored. If FILE cannot be written, the store keeps the bot instead, and says so; "
+        "either way later runs of FILE include it.",
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -57,16 +61,26 @@ def handle(args: argparse.Namespace) -> int:
         except Rejected as exc:
             print(f"arena add: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        store = prepared.store
-        store.bot(candidate.name, candidate.command, candidate.hash, added=True)
-        if not args.quiet:
+        try:
+            entry = add_participant(args.file, args.name, command)
+        except (ConfigError, OSError) as exc:
+            # The store's list of added bots makes later runs play it all the same.
+            prepared.store.bot(candidate.name, candidate.command, candidate.hash, added=True)
             print(
-                f"arena add: {args.name} passed its check and joins the tournament", file=sys.stderr
+                f"arena add: could not write {args.name} into {args.file} ({exc}); it passed its "
+                "check and joins later runs through the store",
+                file=sys.stderr,
             )
+        else:
+            if not args.quiet:
+                print(
+                    f"arena add: {args.name} passed its check; added `{entry}` to {args.file}",
+                    file=sys.stderr,
+                )
         if args.no_run:
             return EXIT_OK
     finally:
         prepared.close()
     # Open again: the new bot is now among the players (and an earlier version of it, if any,
-    # is relabelled name@hash).
+    # is relabelled name@hash; the file's entry is the same bot: same command, same hash).
     return play_and_report(args, checked={args.name})

@@ -27,8 +27,8 @@ EXIT_TERMINATED = 143
 EXIT_CODES = f"""\
 exit codes:
   {EXIT_OK}    done
-  {EXIT_ERROR}    failed: a bot was rejected by its check, the store cannot be used, or a
-       replay diverges
+  {EXIT_ERROR}    failed: a bot was rejected by its check, the store cannot be used, a game
+       record is not valid, or a replay diverges
   {EXIT_USAGE}    a mistake in the command line or the tournament file (the message says which)
   {EXIT_FAULT}    done, but a bot faulted (`arena match` always, `arena run` with --strict)
   {EXIT_INTERRUPTED}  stopped by Ctrl-C (finished games are stored: run again to resume)

@@ -97,7 +97,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _entrants(texts: list[str]) -> list[Entrant]:
-    """Entrants with distinct names (a second `random` becomes `random#2`)."""
+    """Entrants with distinct names (a second `random` becomes `random#2`), each shown in the
+    results by the name it gives in `ready`, as `arena match` shows it (`compare.shown_names`)."""
     result: list[Entrant] = []
     for text in texts:
         try:
@@ -107,7 +108,9 @@ def _entrants(texts: list[str]) -> list[Entrant]:
             while name in {e.name for e in result}:
                 number += 1
                 name = f"{base}#{number}"
-            result.append(entrant(name, text))
+            found = entrant(name, text)
+            unnamed = msgspec.structs.replace(found.spec, name_given=False)
+            result.append(msgspec.structs.replace(found, spec=unnamed))
         except (ValueError, OSError) as exc:
             raise UsageError(str(exc)) from None
     return result

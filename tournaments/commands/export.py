@@ -7,9 +7,8 @@ import sys
 from pathlib import Path
 
 from referee import BadRecord
-from referee.games import UnknownGame
 from tournaments.commands.table import store_path
-from tournaments.errors import UsageError
+from tournaments.errors import InputError, UsageError
 from tournaments.report.steps import with_observations
 from tournaments.report.stored import is_store, stored_record
 from tournaments.store import Store
@@ -60,8 +59,8 @@ def handle(args: argparse.Namespace) -> int:
             if args.observations:
                 try:
                     record = with_observations(record)
-                except (BadRecord, UnknownGame) as exc:
-                    raise UsageError(f"game {game_id} does not replay: {exc}") from None
+                except BadRecord as exc:
+                    raise InputError(f"{path}: game {game_id} does not replay: {exc}") from None
             write(args.output / f"{game_id}.jsonl", record, force=args.force)
     print(f"arena: wrote {len(ids)} game records to {args.output}", file=sys.stderr)
     return 0

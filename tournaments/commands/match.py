@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from bots import BUILTIN_BOTS
 from protocol import DEFAULT_MAX_LINE_BYTES, TimeControl
 from referee import Limits, MatchOutcome, ResourceLimits, SandboxUnavailable, choose, run_match
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
@@ -29,7 +30,7 @@ from tournaments.commands.common import (
     run_trio,
 )
 from tournaments.errors import UsageError
-from tournaments.output import render_json, render_table
+from tournaments.output import plural, render_json, render_table
 from tournaments.schedule import bot_seeds, owner_secret
 
 RECORDS_DIR = Path("arena-records")
@@ -72,7 +73,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     defaults = ResourceLimits()
     for flag, default, meaning in [
-        ("--memory-mb", defaults.memory_mb, "address space per bot process"),
+        (
+            "--memory-mb",
+            defaults.memory_mb,
+            "total memory of all the bot's processes and in-memory files, in MB (a memory "
+            "cgroup; address space per process where no cgroup is available)",
+        ),
         ("--cpu-s", defaults.cpu_s, "CPU seconds per game"),
         ("--processes", defaults.processes, "processes per bot at once"),
         ("--file-mb", defaults.file_mb, "largest file a bot may write"),
@@ -104,10 +110,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only the result table (no seed, settings or record lines), warnings and "
+        "errors; --json is printed whole",
+    )
+    parser.add_argument(
         "bots",
         nargs="+",
         metavar="BOT",
-        help="a built-in bot (random, greedy) or a command line in one quoted string",
+        help=f"a built-in bot ({', '.join(BUILTIN_BOTS)}) or a command line in one quoted string",
     )
     parser.set_defaults(handler=handle)
 
@@ -146,7 +159,7 @@ def handle(args: argparse.Namespace) -> int:
     if not game.min_players <= len(args.bots) <= game.max_players:
         raise UsageError(
             f"{game.id} takes {game.min_players}-{game.max_players} players, "
-            f"got {len(args.bots)} bots"
+            f"got {plural(len(args.bots), 'bot')}"
         )
     try:
         specs = [parse_bot(text) for text in args.bots]
@@ -203,8 +216,10 @@ def handle(args: argparse.Namespace) -> int:
     record_path = write_record(outcome, args.record, force=args.force)
     if args.html is not None:
         write_viewer(outcome, args.html)
+        if not args.quiet:
+            print(f"arena: wrote the game's viewer to {args.html}", file=sys.stderr)
     settings = Settings(clock, limits, options=msgspec.to_builtins(options))
-    print(render_outcome(outcome, record_path, settings, as_json=args.json))
+    print(render_outcome(outcome, record_path, settings, as_json=args.json, quiet=args.quiet))
     return EXIT_FAULT if outcome.faults else EXIT_OK
 
 
@@ -241,7 +256,6 @@ def write_viewer(outcome: MatchOutcome, path: Path) -> None:
         path.write_text(game_page(outcome.record, title), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write --html {path}: {exc.strerror}") from None
-    print(f"arena: wrote the game's viewer to {path}", file=sys.stderr)
 
 
 class Settings(msgspec.Struct, frozen=True):
@@ -276,8 +290,15 @@ def ms_per_decision(outcome: MatchOutcome, seat: int) -> float | None:
 
 
 def render_outcome(
-    outcome: MatchOutcome, record_path: Path, settings: Settings, *, as_json: bool
+    outcome: MatchOutcome,
+    record_path: Path,
+    settings: Settings,
+    *,
+    as_json: bool,
+    quiet: bool = False,
 ) -> str:
+    """The JSON of the outcome, or its table: alone when `quiet`, else under the game, seed and
+    settings and over the record's path."""
     if as_json:
         return render_json(
             {
@@ -319,6 +340,8 @@ def render_outcome(
     table = render_table(
         ["seat", "bot", "score", "rank", "decisions", "ms/decision", "faults"], rows, "simple"
     )
+    if quiet:
+        return table
     tiebreak = f", tie-break: {outcome.result.tiebreak}" if outcome.result.tiebreak else ""
     return (
         f"{outcome.game} seed {outcome.seed}{tiebreak}\n{settings.header()}\n{table}\n"

@@ -6,9 +6,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from referee import BadRecord, replay, replay_states
-from referee.games import UnknownGame
-from tournaments.errors import UsageError
+import msgspec
+
+from referee import (
+    MAX_RECORD_BYTES,
+    BadRecord,
+    parse_record,
+    printable,
+    replay,
+    replay_states,
+)
+from tournaments.errors import InputError, UsageError
 from tournaments.output import render_json
 from tournaments.report.stored import is_store, stored_record
 from tournaments.store import Store
@@ -34,7 +42,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="GAME",
         help="with a store: the game's id (`arena table STORE -t games` lists them)",
     )
-    parser.add_argument("--show", action="store_true", help="print the state after every decision")
+    parser.add_argument(
+        "--show",
+        action="store_true",
+        help="print every decision (seat, bot, action) and the state after it",
+    )
     parser.add_argument("--json", action="store_true", help="print the replay report as JSON")
     parser.set_defaults(handler=handle)
 
@@ -43,12 +55,11 @@ def handle(args: argparse.Namespace) -> int:
     data = read(args.record, args.game)
     try:
         if args.show:
-            for decision, picture in replay_states(data):
-                heading = "start" if decision == 0 else f"after decision {decision}"
-                print(f"=== {heading} ===\n{picture}\n")
+            show(data)
         report = replay(data)
-    except (BadRecord, UnknownGame) as exc:
-        raise UsageError(f"{args.record} is not a valid game record: {exc}") from None
+    except BadRecord as exc:
+        where = args.record if args.game is None else f"{args.record} game {args.game}"
+        raise InputError(f"{where} is not a valid game record: {exc}") from None
     if args.json:
         print(render_json(report))
     elif report.identical:
@@ -61,6 +72,24 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print(f"{report.game} seed {report.seed}: replay DIVERGES: {report.divergence}")
     return 0 if report.identical else 1
+
+
+def show(data: bytes) -> None:
+    """Print every replayed state, each after the actions that made it: the seat, its bot and
+    the action as the protocol writes it (what a bot sends), so a reader sees who did what."""
+    parsed = parse_record(data)
+    names = [printable(name) for name in parsed.header.names]
+    lines = iter(parsed.decisions)
+    for decision, picture in replay_states(data):
+        if decision == 0:
+            print(f"=== start ===\n{picture}\n")
+            continue
+        line = next(lines)  # replay_states yields one state per decision line, in order
+        for seat, raw in sorted(line.actions.items()):
+            words = msgspec.json.encode(msgspec.json.decode(raw)).decode()
+            fallback = " (chosen by the fallback policy)" if seat in line.fallback else ""
+            print(f"decision {decision}: seat {seat} ({names[seat]}) plays {words}{fallback}")
+        print(f"=== after decision {decision} ===\n{picture}\n")
 
 
 def read(path: Path, game: int | None) -> bytes:
@@ -76,6 +105,9 @@ def read(path: Path, game: int | None) -> bytes:
     if game is not None:
         raise UsageError(f"GAME {game}: {path} is a record file, not a store")
     try:
-        return path.read_bytes()
+        with path.open("rb") as file:
+            # One byte over the bound is enough for `parse_record` to refuse the file: a record
+            # file is read no further (it may be huge, or endless as /dev/zero is).
+            return file.read(MAX_RECORD_BYTES + 1)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import sys
 import time
 from collections.abc import Collection
@@ -27,17 +28,25 @@ from tournaments.commands.common import (
     run_trio,
 )
 from tournaments.commands.table import add_table_options, print_tables, table_names
-from tournaments.config import ConfigError, ExecutorKind
+from tournaments.config import TIME_RANGES, ConfigError, ExecutorKind
 from tournaments.errors import UsageError
 from tournaments.exclusion import hidden, visible
-from tournaments.executors import ExecutorError
+from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.choose import executor_for
 from tournaments.live import LiveView, TextProgress
+from tournaments.output import plural
 from tournaments.prepare import Prepared, prepare
 from tournaments.results import FinishedGame
 from tournaments.runner import Runner, Voided
 
 EXECUTORS: tuple[ExecutorKind, ...] = ("local", "inprocess", "dask")
+OVERRIDES: tuple[str, ...] = (
+    *("db", "concurrency", "executor", "dask", "deals", "seed", "max_seat_sets"),
+    *TIME_RANGES,
+    *("sandbox", "time_mode"),
+)
+"""The flags that override the tournament file (by their dest): the command that resumes a run
+repeats them, since without them it would be another schedule (or settings the store refuses)."""
 
 
 def add_tournament_options(parser: argparse.ArgumentParser) -> None:
@@ -158,7 +167,8 @@ def check_newcomers(prepared: Prepared, args: argparse.Namespace, checked: Colle
         return EXIT_OK
     if not args.quiet:
         names = ", ".join(entrant.name for entrant in newcomers)
-        print(f"arena: checking {len(newcomers)} new participants: {names}", file=sys.stderr)
+        what = plural(len(newcomers), "new participant")
+        print(f"arena: checking {what}: {names}", file=sys.stderr)
     rejections = run_trio(check_all, prepared.tournament, newcomers, prepared.limits)
     for rejection in rejections:
         print(f"arena: {rejection}", file=sys.stderr)
@@ -170,6 +180,32 @@ def check_newcomers(prepared: Prepared, args: argparse.Namespace, checked: Colle
         )
         return EXIT_ERROR
     return EXIT_OK
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The `arena run` command line that resumes this run: its file and every flag that
+    overrode the file (those of `arena add` too, which plays through `arena run`)."""
+    words = ["arena", "run", str(args.file)]
+    for dest in OVERRIDES:
+        value = getattr(args, dest)
+        if value is not None:
+            words += ["--" + dest.replace("_", "-"), str(value)]
+    return shlex.join(words)
+
+
+def beyond_schedule(prepared: Prepared, games: list[FinishedGame]) -> str | None:
+    """A warning when the store holds games of these participants at deals this run's schedule
+    does not reach (a larger run, stopped or not, that this one neither finishes nor plays)."""
+    deals = prepared.tournament.deals
+    labels = {player.label for player in prepared.players}
+    top = max((game.deal for game in games if labels.issuperset(game.bots)), default=-1)
+    if top < deals:
+        return None
+    return (
+        f"the store holds games of deals up to {top}; this run's schedule has "
+        f"{plural(deals, 'deal')} per seat-set; run with --deals {top + 1} or more (the --deals "
+        "of the run that played them) to finish that schedule"
+    )
 
 
 def progress(
@@ -187,7 +223,7 @@ def progress(
     )
 
 
-def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
+def play(prepared: Prepared, args: argparse.Namespace, executor: Executor) -> tuple[int, int]:
     """Run the tournament; (exit code so far, games of this run in which a bot faulted).
 
     Stopped by Ctrl-C or SIGTERM, games finished before are stored; the ones in flight are
@@ -202,8 +238,12 @@ def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
             f"Use --concurrency {cores} or less.",
             file=sys.stderr,
         )
+    games = prepared.store.games()
+    warning = beyond_schedule(prepared, games)
+    if warning is not None:
+        print(f"arena: warning: {warning}", file=sys.stderr)
     hide = hidden(prepared.store, args.exclude)
-    view = progress(prepared, args, visible(prepared.store.games(), hide))
+    view = progress(prepared, args, visible(games, hide))
     faulty = 0
 
     def on_game(game: FinishedGame) -> None:
@@ -212,11 +252,6 @@ def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
         if view is not None and hide.isdisjoint(game.bots):
             view.on_game(game)
 
-    try:
-        executor = executor_for(t)
-    except ExecutorError as exc:
-        print(f"arena run: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR, faulty
     began = time.monotonic()
     runner = Runner(
         prepared.tournament,
@@ -236,7 +271,7 @@ def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
         failure = _failure(exc)
         if failure is not None:
             print(
-                f"arena run: error: {failure}; {runner.played} games played and stored",
+                f"arena run: error: {failure}; {plural(runner.played, 'game')} played and stored",
                 file=sys.stderr,
             )
             return EXIT_ERROR, faulty
@@ -245,15 +280,15 @@ def play(prepared: Prepared, args: argparse.Namespace) -> tuple[int, int]:
             raise
         how, code = stopped
         print(
-            f"arena: {how}; {runner.played} games played and stored. "
-            f"Run `arena run {args.file}` again to resume.",
+            f"arena: {how}; {plural(runner.played, 'game')} played and stored. "
+            f"Run `{resume_command(args)}` again to resume.",
             file=sys.stderr,
         )
         return code, faulty
     if not args.quiet:
         print(
-            f"arena: {report.played} games played, {report.stored_before} already stored, "
-            f"{report.total} in the schedule ({time.monotonic() - began:.1f} s)",
+            f"arena: {plural(report.played, 'game')} played, {report.stored_before} already "
+            f"stored, {report.total} in the schedule ({time.monotonic() - began:.1f} s)",
             file=sys.stderr,
         )
     return EXIT_OK, faulty
@@ -316,17 +351,25 @@ def play_and_report(args: argparse.Namespace, checked: Collection[str] = ()) -> 
         if prepared.removed and not args.quiet:
             print(f"arena: not playing removed {', '.join(prepared.removed)}", file=sys.stderr)
         check_playable(prepared)
+        try:
+            executor = executor_for(prepared.tournament)
+        except ExecutorError as exc:  # before checking any bot: Dask not installed here
+            print(f"arena {args.subcommand}: error: {exc}", file=sys.stderr)
+            return EXIT_ERROR
         code = check_newcomers(prepared, args, checked)
         if code != EXIT_OK:
             return code
-        code, faulty = play(prepared, args)
+        code, faulty = play(prepared, args, executor)
         if code != EXIT_OK:
             return code
         print_results(prepared, args)
     finally:
         prepared.close()
     if args.strict and faulty:
-        print(f"arena: {faulty} games of this run had a faulty bot (--strict)", file=sys.stderr)
+        print(
+            f"arena: {plural(faulty, 'game')} of this run had a faulty bot (--strict)",
+            file=sys.stderr,
+        )
         return EXIT_FAULT
     return EXIT_OK
 

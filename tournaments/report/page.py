@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.resources
 import multiprocessing
 import os
+import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,6 @@ from typing import Any
 import msgspec
 
 from referee import BadRecord
-from referee.games import UnknownGame
 from tournaments.exclusion import hidden
 from tournaments.report.stored import keyed_games
 from tournaments.report.viewer import game_data, game_script
@@ -27,6 +27,8 @@ from tournaments.store import GameKey, Store
 from tournaments.tables import TABLE_NAMES, build
 
 ASSETS = importlib.resources.files("tournaments.report") / "assets"
+MARKER = re.compile(r"/\*ARENA:(STYLE|DATA|VIEWERS|APP|GAMES)\*/")
+"""Where `assets/report.html` is filled in (see `render_page`)."""
 
 
 def asset(name: str) -> str:
@@ -53,16 +55,17 @@ def render_page(data: dict[str, Any], inline_games: str = "") -> str:
     """The page for `data` (the report's tables and game index, or one game's header);
     `inline_games` is script text calling the game callback (a one-game page carries its game
     inside, so it is a single file)."""
-    page = asset("report.html")
-    for marker, text in (
-        ("/*ARENA:STYLE*/", asset("report.css")),
-        ("/*ARENA:DATA*/", f"const ARENA_DATA = {_script_json(data)};"),
-        ("/*ARENA:VIEWERS*/", viewer_scripts()),
-        ("/*ARENA:APP*/", asset("report.js")),
-        ("/*ARENA:GAMES*/", inline_games.replace("</", "<\\/")),
-    ):
-        page = page.replace(marker, text)
-    return page
+    fills = {
+        "STYLE": asset("report.css"),
+        "DATA": f"const ARENA_DATA = {_script_json(data)};",
+        "VIEWERS": viewer_scripts(),
+        "APP": asset("report.js"),
+        "GAMES": inline_games.replace("</", "<\\/"),
+    }
+    # One pass over the template only: what is filled in is never searched for markers (a bot
+    # may name itself "/*ARENA:APP*/"; replacing marker after marker over the whole page would
+    # paste the code into its name and break the page's data for every reader).
+    return MARKER.sub(lambda found: fills[found.group(1)], asset("report.html"))
 
 
 def _index_entry(key: GameKey, game: FinishedGame) -> dict[str, Any]:
@@ -134,7 +137,7 @@ def write_games(path: Path, games_dir: Path, ids: list[int]) -> None:
             assert record is not None, "the ids come from this store"
             try:
                 data = game_data(record)
-            except (BadRecord, UnknownGame) as exc:
+            except BadRecord as exc:
                 data = {"error": str(exc), "steps": []}
             _write(games_dir / f"{game_id}.js", game_script(game_id, data))
 
@@ -143,7 +146,7 @@ def game_page(record: bytes, title: str) -> str:
     """A single-file viewer of one game (`arena match --html`)."""
     try:
         data = game_data(record)
-    except (BadRecord, UnknownGame) as exc:
+    except BadRecord as exc:
         data = {"error": str(exc), "steps": []}
     return render_page({"mode": "game", "title": title}, game_script(0, data))
 

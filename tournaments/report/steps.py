@@ -31,16 +31,12 @@ class Position(msgspec.Struct):
 def positions(parsed: ParsedRecord) -> Iterator[Position]:
     """Every position of the record's game: the start, then after each decision.
 
-    Raises `BadRecord` where the engine refuses the record (naming the decision) or plays
-    other rules: a record that does not replay cannot be shown truthfully.
+    Raises `BadRecord` where the engine refuses the record (naming the decision): a record
+    that does not replay cannot be shown truthfully. (`parse_record` has checked the header:
+    the game, its rules version, options and players are the engine's.)
     """
     header = parsed.header
     game: Game[Any] = find_game(header.game)
-    if header.rules != game.version:
-        raise BadRecord(
-            f"the record was played under {game.id} rules version {header.rules}; this engine "
-            f"plays version {game.version}"
-        )
     state = game.new(len(header.names), header.seed, parse_options(game, header.options))
     for line in parsed.decisions:
         yield Position(game, state, line)
@@ -70,11 +66,15 @@ def with_observations(record: bytes) -> bytes:
         if item.get("type") == "decision":
             position = next(decisions)
             assert position.line is not None and position.line.n == item["n"]
-            asked = [seat for seat in position.line.actions if seat not in position.line.fallback]
             game, state = position.game, position.state
+            # The seats the engine asks: a line naming others (even seats the game has not) is
+            # refused when it is applied, at the next position or by the loop at the end.
+            asked = [seat for seat in game.to_act(state) if seat not in position.line.fallback]
             item["observations"] = {seat: game.observe(state, seat) for seat in asked}
             item["legal"] = {seat: game.legal(state, seat) for seat in asked}
             out.append(msgspec.json.encode(item))
         else:
             out.append(raw)
+    for _ in decisions:  # the last decision applied too: a record that does not replay is refused
+        pass
     return b"\n".join(out) + b"\n"

@@ -17,7 +17,6 @@ from typing import Any
 import msgspec
 
 from referee import BadRecord, parse_record
-from referee.games import UnknownGame
 from tournaments.report.steps import positions
 
 CALLBACK = "arenaGame"
@@ -51,7 +50,7 @@ def game_data(record: bytes) -> dict[str, Any]:
                 }
             )
             previous = position.line
-    except (BadRecord, UnknownGame) as exc:
+    except BadRecord as exc:
         error = str(exc)
     result = parsed.result
     return {

@@ -1,0 +1,68 @@
+"""Crafted game records, and real stores holding them, for the record attack and fuzz tests.
+
+A crafted record is a real one (played by `arena match`) with some of its bytes changed; a store
+gets it through the store's public API (`Store.add_game`), exactly as `arena run` stores a game,
+so what `arena report`, `export` and `replay` read back are those bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tournaments.cli import main
+from tournaments.results import Played
+from tournaments.store import Store, seat_set_key
+
+
+def real_record(directory: Path, game: str, bots: Sequence[str], seed: int) -> bytes:
+    """A whole game played by `arena match` (built-in bots): its record."""
+    path = directory / f"{game}-{seed}.jsonl"
+    argv = ["match", "--game", game, *bots, "--seed", str(seed), "--sandbox", "none"]
+    assert main([*argv, "--record", str(path)]) == 0
+    return path.read_bytes()
+
+
+def with_header(record: bytes, **changes: Any) -> bytes:
+    """The record with these header fields changed."""
+    header, rest = record.split(b"\n", 1)
+    return json.dumps({**json.loads(header), **changes}).encode() + b"\n" + rest
+
+
+def make_store(path: Path, game: str, records: Sequence[bytes]) -> list[int]:
+    """A store of `game` whose games (bot a against bot b) hold these record bytes: their ids."""
+    with Store(path) as store:
+        store.bind({"game": game, "players": 2})
+        seats = [store.bot(name, name, f"hash-{name}").id for name in ("a", "b")]
+        for deal, record in enumerate(records):
+            store.add_game(
+                seat_set=seat_set_key(seats),
+                deal=deal,
+                rotation=0,
+                seed=deal,
+                bots=seats,
+                played=Played(scores=[1, 0], ranks=[1, 2], moves=[1, 1], think_ms=[1.0, 1.0]),
+                decisions=1,
+                record=record,
+            )
+        return [key.id for key in store.game_keys()]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path | int) -> tuple[int, str]:
+    """`arena ARGV` in this process (`tournaments.cli.main`): its exit code and stderr.
+
+    Any exception but the clean exits of `main` escapes to the test: a traceback fails it."""
+    capsys.readouterr()
+    code = main([str(arg) for arg in argv])
+    return code, capsys.readouterr().err
+
+
+def one_line_error(err: str, command: str, names: str) -> bool:
+    """Whether `err` is the single line `arena COMMAND: error: ...` of printable text (no
+    terminal escapes from the record) that names `names`."""
+    line = err.removesuffix("\n")
+    return line.isprintable() and line.startswith(f"arena {command}: error: ") and names in line
