@@ -19,21 +19,16 @@ from pathlib import Path
 
 from tournaments.errors import UsageError
 from tournaments.results import FinishedGame
-from tournaments.store import BotRow, Store, StoreError
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS excluded "
-    "(bot INTEGER PRIMARY KEY REFERENCES bots(id), since TEXT NOT NULL)"
-)
+from tournaments.store import EXCLUDED_SCHEMA, BotRow, Store, StoreError, untrusting
 
 
 def exclude(path: Path, bots: Iterable[int]) -> None:
     """Mark these bot ids of the store at `path` as removed (again is harmless)."""
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    connection = sqlite3.connect(path, timeout=10)
+    connection = untrusting(sqlite3.connect(path, timeout=10))
     try:
         with connection:  # one transaction
-            connection.execute(_SCHEMA)
+            connection.execute(EXCLUDED_SCHEMA)
             connection.executemany(
                 "INSERT OR IGNORE INTO excluded VALUES (?, ?)", [(bot, now) for bot in bots]
             )
@@ -46,7 +41,9 @@ def exclude(path: Path, bots: Iterable[int]) -> None:
 def excluded(path: Path) -> set[int]:
     """The removed bot ids of the store at `path` (read-only; none if nothing was removed)."""
     try:
-        connection = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=10)
+        connection = untrusting(
+            sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=10)
+        )
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read {path}: {exc}") from None
     try:

@@ -50,6 +50,7 @@ from urllib.parse import quote
 
 import msgspec
 
+from referee import MAX_RECORD_BYTES, BadRecord
 from tournaments.results import FaultRow, FinishedGame, Played
 
 SCHEMA_VERSION = "1"
@@ -99,6 +100,12 @@ CREATE TABLE IF NOT EXISTS faults (
 CREATE INDEX IF NOT EXISTS faults_game ON faults (game);
 """
 
+EXCLUDED_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS excluded "
+    "(bot INTEGER PRIMARY KEY REFERENCES bots(id), since TEXT NOT NULL)"
+)
+"""The removed bots (`tournaments.exclusion`), a table made at the first `arena remove`."""
+STORE_TABLES = frozenset({"meta", "bots", "games", "seats", "faults"})
 
 SECRET_BYTES = 32
 
@@ -121,10 +128,27 @@ def _guarded(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
             raise self._failure(exc) from exc
-        except (zlib.error, msgspec.DecodeError) as exc:
+        except (zlib.error, msgspec.DecodeError) as exc:  # ValidationError included
             raise self._damaged(f"a stored value cannot be read back: {exc}") from exc
 
     return guarded
+
+
+def _read_back(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
+    """`_guarded`, and a value read back that is not what we wrote (a store edited by hand: an
+    id naming nothing, text where a number goes, a setting that is not an object) raised as the
+    store's damage instead of a TypeError deep in a table."""
+
+    @functools.wraps(method)
+    def read(self: Store, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, *args, **kwargs)
+        except (StoreError, BadRecord, msgspec.DecodeError):
+            raise
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise self._damaged(f"a stored value names nothing or is malformed: {exc!r}") from exc
+
+    return _guarded(read)
 
 
 class BotRow(msgspec.Struct, frozen=True):
@@ -171,18 +195,21 @@ class Store:
                 if not self.path.is_file():
                     raise StoreError(f"no store at {self.path} (run the tournament first)")
                 uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-                return sqlite3.connect(uri, uri=True, isolation_level=None)
+                return untrusting(sqlite3.connect(uri, uri=True, isolation_level=None))
             _create_private(self.path)
-            return sqlite3.connect(self.path, isolation_level=None)
+            return untrusting(sqlite3.connect(self.path, isolation_level=None))
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the store {self.path}: {exc}") from None
 
     def _setup(self) -> None:
+        self._db.execute("PRAGMA busy_timeout=10000")
+        # Before anything writes (WAL mode rewrites the header): only a new or empty file, or a
+        # store, becomes one; someone else's database is left exactly as it was.
+        if self._objects():
+            self._check_store()
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._check_integrity()
         with self._transaction():
             # executescript would COMMIT first; run the statements inside this transaction.
             for statement in _SCHEMA.split(";"):
@@ -199,12 +226,40 @@ class Store:
     def _check_readable(self) -> None:
         self._db.execute("PRAGMA query_only=ON")
         self._db.execute("PRAGMA busy_timeout=10000")
-        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_schema")}
-        if not {"meta", "bots", "games", "seats", "faults"} <= tables:
+        self._check_store()
+        self._check_version()
+
+    def _objects(self) -> dict[str, tuple[str, str]]:
+        """Name → (type, table) of everything in the file's schema (tables, indexes, views,
+        triggers)."""
+        rows = self._db.execute("SELECT name, type, tbl_name FROM sqlite_schema")
+        return {str(name): (str(kind), str(table)) for name, kind, table in rows}
+
+    def _check_store(self) -> None:
+        """Refuse a file that is not a store of ours, or is one with a schema changed by hand,
+        before reading a row: only our tables (with exactly their columns) and their indexes. A
+        view or a trigger could run any query — an endless recursive one hangs every command —
+        and `PRAGMA quick_check` does not look at what a view computes."""
+        objects = self._objects()
+        if "meta" not in objects:
             what = "an empty file" if self.path.stat().st_size == 0 else "another SQLite database"
             raise StoreError(f"{self.path} is not a tournament store ({what}); nothing was changed")
+        expected = _expected_columns()
+        for name, (kind, table) in sorted(objects.items()):
+            if (kind == "index" and table in expected) or name.startswith("sqlite_stat"):
+                continue  # our indexes, and the statistics `ANALYZE` keeps
+            if kind != "table" or name not in expected:
+                raise self._damaged(f"it has a {kind} {name!r} that a store never has")
+            columns = [
+                (str(row[1]), str(row[2]).upper())
+                for row in self._db.execute(f'PRAGMA table_info("{name}")')
+            ]
+            if columns != expected[name]:
+                raise self._damaged(f"its table {name!r} does not have a store's columns")
+        missing = sorted(STORE_TABLES - objects.keys())
+        if missing:
+            raise self._damaged(f"its table {missing[0]!r} is missing")
         self._check_integrity()
-        self._check_version()
 
     def _check_integrity(self) -> None:
         """Refuse a damaged file before using it (SQLite would fail later, on some page)."""
@@ -320,11 +375,11 @@ class Store:
 
     # ---- settings ---------------------------------------------------------------------------
 
-    @_guarded
+    @_read_back
     def settings(self) -> dict[str, Any] | None:
         """The settings this store is bound to, or None for a new store."""
         value = self._meta("settings")
-        return None if value is None else dict(msgspec.json.decode(value))
+        return None if value is None else msgspec.json.decode(value, type=dict[str, Any])
 
     @_guarded
     def bind(self, settings: dict[str, Any]) -> None:
@@ -362,10 +417,10 @@ class Store:
                 (msgspec.json.encode(config).decode(),),
             )
 
-    @_guarded
+    @_read_back
     def config(self) -> dict[str, Any] | None:
         value = self._meta("config")
-        return None if value is None else dict(msgspec.json.decode(value))
+        return None if value is None else msgspec.json.decode(value, type=dict[str, Any])
 
     # ---- bots -------------------------------------------------------------------------------
 
@@ -388,12 +443,18 @@ class Store:
         ).fetchone()
         return BotRow(row[0], row[1], row[2], row[3], bool(row[4]))
 
-    @_guarded
+    @_read_back
     def bots(self) -> list[BotRow]:
         rows = self._db.execute("SELECT id, name, command, hash, added FROM bots ORDER BY id")
-        return [BotRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
+        return [
+            msgspec.convert(
+                {"id": r[0], "name": r[1], "command": r[2], "hash": r[3], "added": bool(r[4])},
+                BotRow,
+            )
+            for r in rows
+        ]
 
-    @_guarded
+    @_read_back
     def added_bots(self) -> list[BotRow]:
         """Bots added with `arena add` (newest entry per name): they join every later run."""
         newest: dict[str, BotRow] = {}
@@ -402,7 +463,7 @@ class Store:
                 newest[row.name] = row
         return list(newest.values())
 
-    @_guarded
+    @_read_back
     def labels(self) -> dict[int, str]:
         """Display name of every bot: its name, or name@hash for a superseded version.
 
@@ -418,7 +479,7 @@ class Store:
 
     # ---- games ------------------------------------------------------------------------------
 
-    @_guarded
+    @_read_back
     def stored(self, seat_set: str, deals: range) -> dict[tuple[int, int], int]:
         """The seed of each game of `seat_set` within `deals` already stored, by (deal,
         rotation)."""
@@ -428,7 +489,7 @@ class Store:
         )
         return {(deal, rotation): seed for deal, rotation, seed in rows}
 
-    @_guarded
+    @_read_back
     def count(self, seat_set: str, deals: range) -> int:
         row = self._db.execute(
             "SELECT count(*) FROM games WHERE seat_set = ? AND deal >= ? AND deal < ?",
@@ -491,7 +552,7 @@ class Store:
             )
         return True
 
-    @_guarded
+    @_read_back
     def games(self) -> list[FinishedGame]:
         """Every stored game in schedule order (seat-set, deal, rotation): input of the tables."""
         labels = self.labels()
@@ -504,7 +565,8 @@ class Store:
         for game, seat, kind, reason, decision in self._db.execute(
             "SELECT game, seat, kind, reason, decision FROM faults ORDER BY rowid"
         ):
-            faults.setdefault(game, []).append(FaultRow(seat, kind, reason, decision))
+            fault = {"seat": seat, "kind": kind, "reason": reason, "decision": decision}
+            faults.setdefault(game, []).append(msgspec.convert(fault, FaultRow))
         result = []
         for game, seat_set, deal, rotation, tiebreak, wall_ms in self._db.execute(
             "SELECT id, seat_set, deal, rotation, tiebreak, wall_ms FROM games "
@@ -513,23 +575,25 @@ class Store:
             rows = seats.get(game)
             if rows is None:  # only a damaged or half-recovered store has a game without seats
                 raise self._damaged(f"game {game} has no seats")
-            result.append(
-                FinishedGame(
-                    seat_set=",".join(labels[int(b)] for b in seat_set.split(",")),
-                    deal=deal,
-                    rotation=rotation,
-                    bots=tuple(labels[row[0]] for row in rows),
-                    played=Played(
-                        scores=[row[1] for row in rows],
-                        ranks=[row[2] for row in rows],
-                        tiebreak=tiebreak,
-                        moves=[row[3] for row in rows],
-                        think_ms=[row[4] for row in rows],
-                        faults=faults.get(game, []),
-                        wall_ms=wall_ms,
-                    ),
-                )
-            )
+            # Converted, not just built: a value of the wrong type (text where a score goes, in
+            # a store edited by hand) is the store's damage here, not a TypeError in a table.
+            played = {
+                "scores": [row[1] for row in rows],
+                "ranks": [row[2] for row in rows],
+                "tiebreak": tiebreak,
+                "moves": [row[3] for row in rows],
+                "think_ms": [row[4] for row in rows],
+                "faults": faults.get(game, []),
+                "wall_ms": wall_ms,
+            }
+            finished = {
+                "seat_set": ",".join(labels[int(b)] for b in str(seat_set).split(",")),
+                "deal": deal,
+                "rotation": rotation,
+                "bots": [labels[row[0]] for row in rows],
+                "played": played,
+            }
+            result.append(msgspec.convert(finished, FinishedGame))
         return result
 
     @_guarded
@@ -539,22 +603,25 @@ class Store:
             "SELECT record FROM games WHERE seat_set = ? AND deal = ? AND rotation = ?",
             (seat_set, deal, rotation),
         ).fetchone()
-        return None if row is None else zlib.decompress(row[0])
+        return None if row is None else _decompressed(row[0], f"game {seat_set}/{deal}/{rotation}")
 
-    @_guarded
+    @_read_back
     def game_keys(self) -> list[GameKey]:
         """Id, seed and decisions of every stored game, in the order of `games()` (the same
         ORDER BY): what `arena table -t games`, `arena export` and the report name games by."""
         rows = self._db.execute(
             "SELECT id, seed, decisions FROM games ORDER BY seat_set, deal, rotation"
         )
-        return [GameKey(int(row[0]), int(row[1]), int(row[2])) for row in rows]
+        return [
+            msgspec.convert({"id": row[0], "seed": row[1], "decisions": row[2]}, GameKey)
+            for row in rows
+        ]
 
     @_guarded
     def game_record(self, game_id: int) -> bytes | None:
         """The record of the game with this id (decompressed), or None if there is none."""
         row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
-        return None if row is None else zlib.decompress(row[0])
+        return None if row is None else _decompressed(row[0], f"game {game_id}")
 
 
 class GameKey(msgspec.Struct, frozen=True):
@@ -579,3 +646,48 @@ def _make_private(path: Path) -> None:
             mode = stat.S_IMODE(file.stat().st_mode)
             if mode & 0o077:
                 file.chmod(mode & 0o700)
+
+
+def untrusting(connection: sqlite3.Connection) -> sqlite3.Connection:
+    """`connection` with SQLite's `trusted_schema` off: functions with side effects and virtual
+    tables named in the file's own schema (a crafted store's defaults, indexes, views) are
+    refused instead of run."""
+    connection.execute("PRAGMA trusted_schema=OFF")
+    return connection
+
+
+@functools.cache
+def _expected_columns() -> dict[str, list[tuple[str, str]]]:
+    """(name, declared type) of every column of every table a store may hold, read from the
+    schema itself (made in memory), so the check cannot drift from what `_SCHEMA` creates."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA + ";" + EXCLUDED_SCHEMA)
+        names = [row[0] for row in db.execute("SELECT name FROM sqlite_schema WHERE type='table'")]
+        return {
+            name: [
+                (str(row[1]), str(row[2]).upper())
+                for row in db.execute(f'PRAGMA table_info("{name}")')
+            ]
+            for name in names
+        }
+    finally:
+        db.close()
+
+
+def _decompressed(blob: object, game: str) -> bytes:
+    """A stored record, decompressed to at most `MAX_RECORD_BYTES` (a few KB of zlib can claim
+    gigabytes). One damaged game is that game's `BadRecord` — the report shows it in its error
+    viewer and goes on — not the whole store's failure."""
+    if not isinstance(blob, bytes):
+        raise BadRecord(f"{game}: its stored record is not compressed bytes")
+    inflate = zlib.decompressobj()
+    try:
+        data = inflate.decompress(blob, MAX_RECORD_BYTES + 1)
+    except zlib.error as exc:
+        raise BadRecord(f"{game}: its stored record does not decompress ({exc})") from None
+    if len(data) > MAX_RECORD_BYTES:
+        raise BadRecord(f"{game}: its stored record is over {MAX_RECORD_BYTES} bytes decompressed")
+    if not inflate.eof:
+        raise BadRecord(f"{game}: its stored record is cut short")
+    return data

@@ -7,8 +7,11 @@ so what `arena report`, `export` and `replay` read back are those bytes.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
-from collections.abc import Sequence
+import signal
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,3 +69,31 @@ def one_line_error(err: str, command: str, names: str) -> bool:
     terminal escapes from the record) that names `names`."""
     line = err.removesuffix("\n")
     return line.isprintable() and line.startswith(f"arena {command}: error: ") and names in line
+
+
+class Hang(Exception):
+    """An example ran longer than the alarm allows."""
+
+
+@contextlib.contextmanager
+def alarm(seconds: float) -> Iterator[None]:
+    """Raise `Hang` in this (the main) thread if the block runs longer than `seconds`."""
+
+    def ring(_signum: int, _frame: Any) -> None:
+        raise Hang(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def arena(*argv: str | Path | int) -> tuple[int, str, str]:
+    """`arena ARGV` through `main` in this process: exit code, stdout, stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with alarm(10), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(arg) for arg in argv])
+    return code, out.getvalue(), err.getvalue()

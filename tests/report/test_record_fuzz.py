@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import io
 import json
-import signal
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from crafted import make_store, one_line_error, real_record
+from crafted import alarm, arena, make_store, one_line_error, real_record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee import BadRecord, replay
-from tournaments.cli import main
 from tournaments.report.steps import with_observations
 from tournaments.report.viewer import game_data, game_script
 
@@ -143,34 +140,6 @@ def mutated(draw: st.DrawFn, records: list[bytes]) -> bytes:
             case _:  # a number made huge
                 data = data[:at] + b"1" + b"0" * 400 + data[at:]
     return data
-
-
-class Hang(Exception):
-    """An example ran longer than the alarm allows."""
-
-
-@contextlib.contextmanager
-def alarm(seconds: float) -> Iterator[None]:
-    """Raise `Hang` in this (the main) thread if the block runs longer than `seconds`."""
-
-    def ring(_signum: int, _frame: Any) -> None:
-        raise Hang(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def arena(*argv: str | Path | int) -> tuple[int, str, str]:
-    """`arena ARGV` through `main` in this process: exit code, stdout, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    with alarm(10), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(arg) for arg in argv])
-    return code, out.getvalue(), err.getvalue()
 
 
 def check_replay(code: int, out: str, err: str, names: str) -> None:

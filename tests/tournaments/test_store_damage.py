@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from referee import BadRecord
 from tournaments.cli import main
 from tournaments.results import Played
 from tournaments.store import Store, StoreError
@@ -197,14 +198,15 @@ def test_a_damaged_store_gives_a_clean_error_for_table_and_run(
 
 
 def test_damaged_values_that_sqlite_cannot_see_are_store_errors_too(cup: Path) -> None:
-    """Bytes flipped inside a value leave the pages valid: the value itself fails to decode."""
+    """Bytes flipped inside a value leave the pages valid: the value itself fails to decode (a
+    record as that one game's `BadRecord`, so a report shows the others)."""
     db = cup.with_suffix(".sqlite")
     with sqlite3.connect(db) as connection:
         key = connection.execute("SELECT seat_set FROM games LIMIT 1").fetchone()[0]
         connection.execute("UPDATE games SET record = x'789c0000' WHERE deal = 0 AND rotation = 0")
         connection.execute("UPDATE meta SET value = '{\"game\": ' WHERE key = 'settings'")
     with Store(db) as store:
-        with pytest.raises(StoreError, match=r"is damaged \(a stored value cannot be read back"):
+        with pytest.raises(BadRecord, match=r"its stored record is cut short"):
             store.record(key, 0, 0)
         with pytest.raises(StoreError, match="is damaged"):
             store.settings()

@@ -55,12 +55,12 @@ def handle(args: argparse.Namespace) -> int:
     with Store(path, readonly=True) as store:
         ids = args.game or [key.id for key in store.game_keys()]
         for game_id in ids:
-            record = stored_record(store, game_id)
-            if args.observations:
-                try:
+            try:
+                record = stored_record(store, game_id)
+                if args.observations:
                     record = with_observations(record)
-                except BadRecord as exc:
-                    raise InputError(f"{path}: game {game_id} does not replay: {exc}") from None
+            except BadRecord as exc:
+                raise InputError(f"{path}: game {game_id} does not replay: {exc}") from None
             write(args.output / f"{game_id}.jsonl", record, force=args.force)
     print(f"arena: wrote {len(ids)} game records to {args.output}", file=sys.stderr)
     return 0

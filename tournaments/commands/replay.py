@@ -52,8 +52,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def handle(args: argparse.Namespace) -> int:
-    data = read(args.record, args.game)
     try:
+        data = read(args.record, args.game)
         if args.show:
             show(data)
         report = replay(data)

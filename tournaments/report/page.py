@@ -133,9 +133,9 @@ def write_games(path: Path, games_dir: Path, ids: list[int]) -> None:
     """Write `games_dir/<id>.js` for each game id of the store at `path` (in a worker too)."""
     with Store(path, readonly=True) as store:
         for game_id in ids:
-            record = store.game_record(game_id)
-            assert record is not None, "the ids come from this store"
             try:
+                record = store.game_record(game_id)
+                assert record is not None, "the ids come from this store"
                 data = game_data(record)
             except BadRecord as exc:
                 data = {"error": str(exc), "steps": []}
