@@ -76,6 +76,7 @@ from referee.sandbox import (
     SandboxChoice,
     SandboxRequest,
     choose,
+    not_own,
     unreadable,
     wrap,
 )
@@ -604,11 +605,13 @@ async def spawn(
         raise BotFault(
             "spawn", f"could not start `{shlex.join(spec.command)}`: No such file or directory"
         )
-    if sandboxed and os.geteuid() == 0:
-        hidden_from_bot = unreadable(spec.files, spec.cwd)
-        if hidden_from_bot is not None:
-            shown = shlex.join(spec.command)
-            raise BotFault("spawn", f"could not start `{shown}`: {hidden_from_bot}")
+    if sandboxed:
+        root = os.geteuid() == 0
+        refused = not_own(spec.files, spec.cwd, limits.hidden) or (
+            unreadable(spec.files, spec.cwd, limits.hidden) if root else None
+        )
+        if refused is not None:
+            raise BotFault("spawn", f"could not start `{shlex.join(spec.command)}`: {refused}")
     resources = spec.resources or limits.resources
     cgroup = BotCgroup.create(resources.processes, resources.memory_mb)
     steps = [] if cgroup is None else [cgroup.enter]

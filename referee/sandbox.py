@@ -4,8 +4,12 @@ bubblewrap (`apt-get install bubblewrap`) builds a new mount namespace from noth
 not bound in does not exist for the bot. What is bound:
 
 - read-only: the system (`/usr`, `/bin`, `/lib*`, `/etc`, ...), the Python installation the
-  referee runs (built-in bots use it), the framework's packages the built-in bots import, the
-  directory of every file the bot's spec lists as its own (`BotSpec.files`), and its `cwd`;
+  referee runs (built-in bots use it), the framework's packages the built-in bots import, and
+  the bot's own: every directory its spec names (`BotSpec.files`, its `cwd`), and for each of
+  its files the file's directory — or, where that directory is shared with the organiser (it
+  holds a `hidden` path: the tournament file, the store, the logs), the file alone, so that a
+  bot beside the tournament file sees neither the reports, exports and tables written there
+  nor the other bots' files;
 - read-write, in memory only: a `/tmp` tmpfs of `disk_mb` that holds the bot's working
   directory (`SANDBOX_HOME`, also its HOME and TMPDIR), and a small `/dev/shm` tmpfs; `/dev`
   itself is remounted read-only. Nothing a bot writes reaches the host's disk, and all of it
@@ -35,10 +39,10 @@ Who the bot is depends on the referee:
 
 `choose` decides whether the sandbox is used: "auto" (the default) uses it wherever it works.
 
-Two bots whose files live in the same directory can read each other's files there: give each
-bot its own directory. With a root referee the bot's files (and the interpreter's) must be
-readable by any user (o+r, and o+x on directories inside a bound one), since the bot's uid is
-nobody's.
+Two bots whose files live in the same directory of their own (one that holds none of the
+tournament's files) can read each other's files there: give each bot its own directory. With a
+root referee the bot's files (and the interpreter's) must be readable by any user (o+r, and o+x
+on directories inside a bound one), since the bot's uid is nobody's.
 """
 
 from __future__ import annotations
@@ -181,23 +185,51 @@ def choose(requested: SandboxRequest) -> SandboxChoice:
     return SandboxChoice("none", UNSANDBOXED_WARNING.format(why=why.split(":")[0]))
 
 
-def _readable_dirs(files: Sequence[str], cwd: str | None) -> list[str]:
-    """The Python installation, the framework's packages, the bot's files' directories."""
-    dirs = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+def shared(directory: str, hidden: Sequence[str]) -> bool:
+    """Whether `directory` holds any of `hidden` (the tournament's file, store, logs): then it
+    is the organiser's, not a bot's own, and what else lies there (reports, exports, tables,
+    other bots) is none of the bot's business."""
+    top = os.path.realpath(directory)
+    return any(_inside(os.path.realpath(path), top) for path in hidden)
+
+
+def not_own(files: Sequence[str], cwd: str | None, hidden: Sequence[str]) -> str | None:
+    """Why a directory the bot names (its `cwd`, a directory among its files) cannot be bound
+    for it — it holds the tournament's own files, and with them whatever the tools write there
+    later (reports, exports) — in words with the fix; None when every one is the bot's own.
+    Masking cannot stand in: it knows only the paths that exist when the sandbox is made."""
+    named = [path for path in files if os.path.isdir(path)] + ([] if cwd is None else [cwd])
+    for directory in named:
+        if shared(directory, hidden):
+            return (
+                f"{directory} holds the tournament's own files (its file, store or logs), so "
+                "it cannot be the bot's: give the bot a directory of its own and name that one"
+            )
+    return None
+
+
+def _readable(files: Sequence[str], cwd: str | None, hidden: Sequence[str]) -> list[str]:
+    """What is bound read-only: the Python installation, the framework's packages, and the
+    bot's own — each directory it names (a `files` entry, its `cwd`), and for each of its files
+    the file's directory when that is the bot's own, else the file alone (see `shared`)."""
+    bound = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     for package in FRAMEWORK_PACKAGES:
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.origin is not None:
-            dirs.add(os.path.dirname(os.path.realpath(spec.origin)))
+            bound.add(os.path.dirname(os.path.realpath(spec.origin)))
     for path in files:
         real = os.path.realpath(path)
-        if os.path.exists(real):
-            dirs.add(real if os.path.isdir(real) else os.path.dirname(real))
+        if os.path.isdir(real):
+            bound.add(real)
+        elif os.path.exists(real):
+            directory = os.path.dirname(real)
+            bound.add(real if shared(directory, hidden) else directory)
     if cwd is not None:
-        dirs.add(os.path.realpath(cwd))
-    return sorted(dirs)
+        bound.add(os.path.realpath(cwd))
+    return sorted(bound)
 
 
-def unreadable(files: Sequence[str], cwd: str | None) -> str | None:
+def unreadable(files: Sequence[str], cwd: str | None, hidden: Sequence[str] = ()) -> str | None:
     """Why a root referee's sandboxed bot (another uid, nobody's) could not read its own files
     or working directory, in words with the fix; None when it can. Checked before the start, so
     that the bot's failure is a clear `spawn` fault rather than a crash quoting EACCES."""
@@ -206,10 +238,12 @@ def unreadable(files: Sequence[str], cwd: str | None) -> str | None:
     for path, bits in wanted:
         try:
             mode = os.stat(path).st_mode
-            # A file's directory is bound, so the bot must be let into it; a directory is bound
-            # itself (the sandbox makes the directories above what it binds open to all).
-            bound = path if stat.S_ISDIR(mode) else os.path.dirname(os.path.realpath(path))
-            enter = os.stat(bound).st_mode & stat.S_IXOTH
+            # A file bound with its directory needs the bot let into that directory; a file
+            # bound alone, or a directory, does not (the sandbox makes the directories above
+            # what it binds open to all).
+            directory = os.path.dirname(os.path.realpath(path))
+            with_directory = not stat.S_ISDIR(mode) and not shared(directory, hidden)
+            enter = not with_directory or os.stat(directory).st_mode & stat.S_IXOTH
         except OSError:
             continue  # missing files are the bot's own business (it reports them)
         if stat.S_ISDIR(mode):
@@ -279,7 +313,7 @@ def wrap(
     if disk_mb:
         argv += ["--size", str(disk_mb * MB)]
     argv += ["--tmpfs", "/tmp", "--perms", "0777", "--dir", SANDBOX_HOME]
-    readable = _readable_dirs(files, cwd)
+    readable = _readable(files, cwd, hidden)
     for path in _parents(readable):
         argv += ["--perms", "0755", "--dir", path]
     for path in readable:

@@ -9,10 +9,11 @@ user's version of these rules):
   words but run without a shell. Unquoted shell syntax (`|`, `>`, `&&`, `;`, `$`, ...) is refused
   with a hint, because it would be passed to the program as plain words (`node bot.js | cat`
   would run `node` with the arguments `bot.js`, `|` and `cat`). The program is made absolute when
-  it contains a `/`; of the other arguments exactly those that name an existing regular file
-  (never a directory, never an option starting with `-`) are the bot's files: made absolute,
+  it contains a `/`; of the other arguments exactly those that name an existing file or
+  directory, or a `:`-separated list of them (a class path), are the bot's files: made absolute,
   because the bot runs in a private working directory, and the only paths besides its program
-  that the sandbox lets it read;
+  that the sandbox lets it read (`.`, `..` and options starting with `-` never are). A word
+  that looks like a script (`bot.py`, `bot.jar`) but names no file is refused before the game;
 - in a tournament file, a table (`BotCommand`): `command` as a string (the rules above) or a
   list (the argv, verbatim but for the program), `args` appended verbatim, `files` and `cwd`
   saying exactly which files are the bot's and where it runs.
@@ -31,11 +32,21 @@ from typing import Annotated
 
 import msgspec
 
-from bots import builtin_command
+from bots import BUILTIN_BOTS, builtin_command
 from referee import BotSpec
 
 SHELL_SYNTAX = frozenset("|&;<>()$`")
 """Characters a shell would interpret; unquoted in a one-string command they are refused."""
+
+SCRIPT_SUFFIXES = frozenset(
+    {".py", ".pyc", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".pm", ".php", ".lua",
+     ".sh", ".bash", ".jar", ".class", ".dll", ".exe", ".R", ".jl", ".tcl", ".dart", ".wasm",
+     ".ex", ".exs", ".scm", ".lisp", ".hs"}
+)  # fmt: skip
+"""Word endings that mark a script or program for an interpreter: such a word that names no
+file is refused before the game, rather than left for the interpreter to report at a path in the
+bot's private directory that the user never wrote."""
+BUILTIN_NAMES = ", ".join(BUILTIN_BOTS)
 
 Argv = Annotated[list[str], msgspec.Meta(min_length=1)]
 DisplayName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -102,7 +113,7 @@ def _split(text: str) -> list[str]:
         raise ValueError(f"cannot parse bot command {text!r}: {exc}") from None
     if not argv or not argv[0]:
         raise ValueError(
-            f"empty bot command {text!r}: give a built-in bot name (random, greedy) or a command"
+            f"empty bot command {text!r}: give a built-in bot name ({BUILTIN_NAMES}) or a command"
         )
     return argv
 
@@ -120,13 +131,33 @@ def _program(word: str, base: Path) -> tuple[str, list[str]]:
     return program, [program] if os.path.isfile(program) else []
 
 
-def _is_file_argument(word: str, base: Path) -> bool:
-    return not word.startswith("-") and os.path.isfile(_absolute(word, base))
+def _paths(word: str, base: Path) -> list[str] | None:
+    """The bot's own paths a command word names, made absolute: an existing file or directory
+    (`bot.py`, `java -cp classes Main`), or a `:`-separated list of them (a class path); None
+    for any other word (an option, `.` and `..`, plain text), which is passed as written."""
+    if word.startswith("-") or word in (".", ".."):
+        return None
+    parts = word.split(":")
+    if all(part and os.path.exists(_absolute(part, base)) for part in parts):
+        return [_absolute(part, base) for part in parts]
+    return None
+
+
+def _missing_script(word: str, base: Path) -> str | None:
+    """Why `word` cannot be the script it looks like (see `SCRIPT_SUFFIXES`), else None."""
+    if word.startswith("-") or os.path.splitext(word)[1] not in SCRIPT_SUFFIXES:
+        return None
+    full = _absolute(word, base)
+    if os.path.exists(full):
+        return None
+    return f"{word!r} looks like a script but there is no such file (looked for {full})"
 
 
 def _default_name(argv: list[str], files: list[str]) -> str:
-    """The base name of the last file the command names (its script), else of its program."""
-    return os.path.basename(files[-1] if files else argv[0]) or argv[0]
+    """The base name of the last regular file the command names (its script), else of its
+    program."""
+    scripts = [path for path in files if os.path.isfile(path)]
+    return os.path.basename(scripts[-1] if scripts else argv[0]) or argv[0]
 
 
 def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> BotSpec:
@@ -137,7 +168,7 @@ def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> B
     text = text.strip()
     if not text:
         raise ValueError(
-            "empty bot command: give a built-in bot name (random, greedy) or a command"
+            f"empty bot command: give a built-in bot name ({BUILTIN_NAMES}) or a command"
         )
     words = _split(text)
     builtin = builtin_command(text)
@@ -148,9 +179,13 @@ def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> B
     program, files = _program(program, base)
     argv = [program]
     for word in arguments:
-        if _is_file_argument(word, base):
-            word = _absolute(word, base)
-            files.append(word)
+        missing = _missing_script(word, base)
+        if missing is not None:
+            raise ValueError(f"bot command {text!r}: {missing}")
+        paths = _paths(word, base)
+        if paths is not None:
+            word = ":".join(paths)
+            files += paths
         argv.append(word)
     return BotSpec(
         name=name or _default_name(argv, files),

@@ -60,10 +60,12 @@ def test_dot_and_dotdot_stay_as_written(here: Path) -> None:
     assert spec.files == (str(here / "bot.py"),)
 
 
-def test_a_mode_word_naming_a_directory_stays_as_is(here: Path) -> None:
+def test_a_word_naming_a_directory_is_the_bots_directory(here: Path) -> None:
+    """Like a file (`java -cp classes Main`); a word that only happens to name one is passed
+    verbatim through a participant table's `args`."""
     spec = parse_bot("python3 bot.py fast slow")
-    assert spec.command[2:] == ["fast", "slow"]
-    assert spec.files == (str(here / "bot.py"),)
+    assert spec.command[2:] == [str(here / "fast"), "slow"]
+    assert spec.files == (str(here / "bot.py"), str(here / "fast"))
 
 
 def test_options_are_never_files(here: Path) -> None:
@@ -86,8 +88,8 @@ def test_paths_are_resolved_from_the_base_directory(
 ) -> None:
     elsewhere = tmp_path_factory.mktemp("elsewhere")
     (elsewhere / "other.py").write_text("")
-    spec = parse_bot("python3 other.py bot.py", base=elsewhere)
-    assert spec.command == ["python3", str(elsewhere / "other.py"), "bot.py"]
+    spec = parse_bot("python3 other.py bot.txt", base=elsewhere)
+    assert spec.command == ["python3", str(elsewhere / "other.py"), "bot.txt"]
 
 
 def test_a_name_is_derived_from_the_script_unless_given(here: Path) -> None:
@@ -196,6 +198,7 @@ def test_a_participants_key_is_its_given_name(tmp_path: Path) -> None:
     ],
 )
 def test_table_mistakes_are_explained(tmp_path: Path, table: str, error: str) -> None:
+    (tmp_path / "bot.py").write_text("")
     tournament = decode(f'game = "azul"\n[participants]\nr = "random"\n[participants.x]\n{table}\n')
     with pytest.raises(ValueError, match=error):
         participant_spec("x", tournament.participants["x"], tmp_path)

@@ -322,12 +322,12 @@ def test_match_takes_limits_sandbox_and_time_mode(
 
 @pytest.mark.slow
 def test_run_checks_new_participants_and_plays_nothing_if_one_fails(tmp_path: Path) -> None:
-    typo = f'typo = "{sys.executable} ../bots/bto.py"'
+    typo = f'typo = "{sys.executable} -m bots.bto"'
     file = write(tmp_path, deals=1, extra=typo)
     db = file.with_suffix(".sqlite")
     refused = arena("run", file, code=1).stderr
     assert "checking 4 new participants" in refused
-    assert "typo rejected: crash during the handshake" in refused and "bto.py" in refused
+    assert "typo rejected: crash during the handshake" in refused and "bots.bto" in refused
     assert "nothing played" in refused
     assert stored_games(db) == 0
     # Fixed: it plays, and the broken version leaves no trace in the tables.

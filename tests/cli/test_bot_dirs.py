@@ -1,0 +1,135 @@
+"""Directories named in a bot's command, and scripts that are not there.
+
+A directory argument (`java -cp DIR Main`, `python3 DIR` running DIR/__main__.py, a class path
+`a:b`) is made absolute and bound read-only in the sandbox like a file argument; before, it was
+passed as written, resolved in the bot's private directory, and the bot crashed
+(`ClassNotFoundException`) without saying why. A script that does not exist is refused before
+the game, naming where it was looked for, not at a path in the bot's private directory. A
+directory holding the tournament's files cannot be a bot's own.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tournaments.botcommands import parse_bot
+from tournaments.cli import main
+
+JAVA_BOT = """
+import java.io.*;
+import java.util.regex.*;
+
+public class Main {
+    public static void main(String[] args) throws IOException {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        Pattern id = Pattern.compile("\\"id\\":(\\\\d+)");
+        for (String line; (line = in.readLine()) != null; ) {
+            if (line.startsWith("{\\"type\\":\\"start\\"")) {
+                System.out.println("{\\"type\\":\\"ready\\",\\"name\\":\\"java-first\\"}");
+            } else if (line.startsWith("{\\"type\\":\\"act\\"")) {
+                Matcher m = id.matcher(line);
+                m.find();
+                String answer = "{\\"type\\":\\"action\\",\\"id\\":" + m.group(1);
+                System.out.println(answer + ",\\"index\\":0}");
+            } else if (line.startsWith("{\\"type\\":\\"quit\\"")) {
+                return;
+            }
+            System.out.flush();
+        }
+    }
+}
+"""
+
+PACKAGE_MAIN = """
+from helper import choose  # a module beside it: the whole directory is the bot's
+from bots.sdk import run
+
+run(choose, name="package-bot")
+"""
+
+
+def play(capsys: pytest.CaptureFixture[str], *bots: str) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["match", "--game", "azul", *bots, "--sandbox", "bwrap", "--json", "-q"])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_directory_words_are_made_absolute_and_are_the_bots_files(tmp_path: Path) -> None:
+    (tmp_path / "classes").mkdir()
+    (tmp_path / "lib").mkdir()
+    spec = parse_bot("java -cp classes:lib Main fast", base=tmp_path)
+    joined = f"{tmp_path / 'classes'}:{tmp_path / 'lib'}"
+    assert list(spec.command) == ["java", "-cp", joined, "Main", "fast"]
+    assert set(spec.files) == {str(tmp_path / "classes"), str(tmp_path / "lib")}
+    assert list(parse_bot("python3 . ..", base=tmp_path).command) == ["python3", ".", ".."]
+
+
+@pytest.mark.slow
+def test_java_cp_dir_main_plays_in_the_sandbox(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "src" / "Main.java"
+    source.parent.mkdir()
+    source.write_text(JAVA_BOT)
+    classes = tmp_path / "classes"
+    subprocess.run(["javac", "-d", str(classes), str(source)], check=True, timeout=120)
+    for path in (tmp_path, classes):
+        path.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    code, out = play(capsys, "java -cp classes Main", "random")
+    assert code == 0, out
+    assert '"faults":[]' in out.replace(" ", "")
+
+
+@pytest.mark.slow
+def test_a_directory_run_by_its_interpreter_plays_in_the_sandbox(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "mybot"
+    package.mkdir()
+    (package / "__main__.py").write_text(PACKAGE_MAIN)
+    (package / "helper.py").write_text("def choose(observation, legal, context):\n    return 0\n")
+    for path in (tmp_path, package):
+        path.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    code, out = play(capsys, f"{sys.executable} mybot", "random")
+    assert code == 0, out
+    assert '"faults":[]' in out.replace(" ", "")
+
+
+def test_a_missing_script_is_refused_before_the_game_naming_where_it_was_looked_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out = play(capsys, "python3 nosuch_bot.py", "random")
+    assert code == 2
+    assert "'nosuch_bot.py' looks like a script but there is no such file" in out
+    assert f"looked for {tmp_path / 'nosuch_bot.py'}" in out
+    # Words that are not scripts are passed as written, present or not.
+    assert list(parse_bot("python3 -m pkg.main weights.bin").command)[1:] == [
+        "-m",
+        "pkg.main",
+        "weights.bin",
+    ]
+
+
+@pytest.mark.slow
+def test_a_directory_holding_the_tournament_cannot_be_a_bots_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bot.py").write_text("raise SystemExit('never run')\n")
+    file = tmp_path / "cup.toml"
+    file.write_text(
+        'game = "azul"\ndeals = 1\nsandbox = "bwrap"\n[participants]\nrandom = "random"\n'
+        '[participants.mine]\ncommand = "python3 bot.py"\ncwd = "."\n'
+    )
+    capsys.readouterr()
+    assert main(["run", str(file), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path} holds the tournament's own files" in err
+    assert "give the bot a directory of its own" in err
