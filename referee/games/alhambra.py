@@ -821,7 +821,7 @@ class Alhambra(Game[State, Action, Observation]):
         if set(actions) != set(acting):
             raise WrongSeats(acting, actions)
         seat = acting[0]
-        action = actions[seat]
+        action = _canonical(actions[seat])
         if action not in self.legal(state, seat):
             raise IllegalAction(_why(state, seat, action), f"seat {seat}: {action!r}")
         _do(state, seat, action)
@@ -936,6 +936,15 @@ class Alhambra(Game[State, Action, Observation]):
 
     def render(self, state: State) -> str:
         return _render(state)
+
+
+def _canonical(action: Action) -> Action:
+    """The action in the legal list's spelling: a take's cards are a set (the rule is "one card,
+    or several summing to at most 5"), listed there in increasing order; a bot may list them in
+    any order, e.g. the offer's."""
+    if isinstance(action, Take) and len(action.cards) > 1:
+        return Take(tuple(sorted(action.cards, key=_kind)))
+    return action
 
 
 def _why(state: State, seat: int, action: Any) -> str:

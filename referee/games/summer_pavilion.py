@@ -696,8 +696,6 @@ def _pass(state: SummerPavilionState, seat: int, action: Pass) -> None:
         raise IllegalAction("keep at most 4 tiles", f"{len(keep)} tiles")
     if any(not 0 <= colour < COLOURS for colour in keep):
         raise IllegalAction("colours are 0..5", f"keep {list(keep)}")
-    if list(keep) != sorted(keep):
-        raise IllegalAction("list the kept tiles in ascending order", f"keep {list(keep)}")
     hand = state.hand[seat]
     counts = _keep_counts(keep)
     if any(need > have for need, have in zip(counts, hand, strict=True)):

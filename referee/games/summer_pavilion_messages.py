@@ -74,9 +74,9 @@ class Bonus(_Action, frozen=True):
 
 
 class Pass(_Action, frozen=True):
-    """Phase 2: pass for the rest of the round, keeping the tiles `keep` (colours, in ascending
-    order, at most 4, from the hand) in corner storage; every other hand tile is discarded to
-    the tower at -1 point each."""
+    """Phase 2: pass for the rest of the round, keeping the tiles `keep` (colours, at most 4,
+    from the hand; a multiset: any order, `legal` lists them ascending) in corner storage; every
+    other hand tile is discarded to the tower at -1 point each."""
 
     keep: tuple[int, ...] = ()
 
