@@ -242,11 +242,19 @@ def did_you_mean(message: str) -> str:
     return f"; did you mean `{close[0]}`?" if close else ""
 
 
+MAX_FILE_BYTES = 1 << 20
+"""A tournament file is a page of TOML; one larger than this is refused unread (it may be
+anything, endless as /dev/zero)."""
+
+
 def load(path: Path) -> Tournament:
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"cannot read tournament file: {exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: over {MAX_FILE_BYTES} bytes, which no tournament file is")
     return decode(data, str(path))
 
 

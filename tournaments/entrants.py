@@ -33,9 +33,20 @@ class Entrant(msgspec.Struct, frozen=True):
     spec: BotSpec
 
 
-def _files(spec: BotSpec) -> list[str]:
-    """The bot's own files (its program too, when given as a path) that are regular files."""
-    return [path for path in spec.files if os.path.isfile(path)]
+def _files(spec: BotSpec) -> list[tuple[str, str]]:
+    """The bot's own regular files (its program too, when given as a path), each with the name
+    it is hashed under: its base name, or for a file inside a directory the bot names (`java
+    -cp classes Main`) its path from that directory's parent, so that any change in the
+    directory is a new version."""
+    found = []
+    for path in spec.files:
+        if os.path.isdir(path):
+            top = Path(path)
+            inside = sorted(entry for entry in top.rglob("*") if entry.is_file())
+            found += [(str(entry), str(entry.relative_to(top.parent))) for entry in inside]
+        elif os.path.isfile(path):
+            found.append((path, os.path.basename(path)))
+    return found
 
 
 def _builtin_files(module: str) -> list[str]:
@@ -57,9 +68,12 @@ def content_hash(command: str, spec: BotSpec, odds: bytes = b"") -> str:
     (and the bot's own time control, if it has one: other odds, other games)."""
     digest = hashlib.sha256(command.strip().encode() + b"\0" + odds)
     module = BUILTIN_BOTS.get(_first_word(command))  # a built-in, maybe with its arguments
-    for path in _builtin_files(module) if module else _files(spec):
-        digest.update(os.path.basename(path).encode() + b"\0")
-        digest.update(Path(path).read_bytes())
+    named = [(p, os.path.basename(p)) for p in _builtin_files(module)] if module else _files(spec)
+    for path, name in named:
+        digest.update(name.encode() + b"\0")
+        with open(path, "rb") as file:  # a bot's weights may be large: read a MiB at a time
+            while chunk := file.read(1 << 20):
+                digest.update(chunk)
     return digest.hexdigest()[:16]
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from tournaments.botcommands import parse_bot
 from tournaments.cli import main
+from tournaments.entrants import entrant
 
 JAVA_BOT = """
 import java.io.*;
@@ -133,3 +134,26 @@ def test_a_directory_holding_the_tournament_cannot_be_a_bots_own(
     err = capsys.readouterr().err
     assert f"{tmp_path} holds the tournament's own files" in err
     assert "give the bot a directory of its own" in err
+
+
+def test_a_file_changed_inside_a_named_directory_is_a_new_version(tmp_path: Path) -> None:
+    classes = tmp_path / "classes"
+    (classes / "bot").mkdir(parents=True)
+    (classes / "bot" / "Main.class").write_bytes(b"one")
+    first = entrant("java", "java -cp classes bot.Main", tmp_path).hash
+    assert entrant("java", "java -cp classes bot.Main", tmp_path).hash == first
+    (classes / "bot" / "Main.class").write_bytes(b"two")
+    assert entrant("java", "java -cp classes bot.Main", tmp_path).hash != first
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "big"])
+def test_a_tournament_file_that_is_no_page_of_toml_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    path = Path(source) if source.startswith("/") else tmp_path / "big.toml"
+    if source == "big":
+        path.write_text("# " + "x" * (2 << 20) + '\ngame = "azul"\n')
+    capsys.readouterr()
+    assert main(["run", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "over 1048576 bytes, which no tournament file is" in err
