@@ -175,10 +175,14 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
         return self.concurrency or os.cpu_count() or 1
 
 
-DEALING_VERSION = 2
-"""How deal seeds derive from the tournament seed: 2 = keyed by the store's secret (1 was a
-public hash of the seed alone, which a bot could search). Stores of another version are refused:
-the rotations of one deal must share its seed."""
+DEALING_VERSION = 3
+"""How deal seeds derive from the tournament seed: 3 = keyed by the store's secret and the table
+(2 was by the secret alone, the same deal at every table, so a bot added after a report played
+published deals; 1 a public hash of the seed alone, which a bot could search). A store of
+version 2 is carried on (`CARRIED_DEALING`): its deals already begun keep their stored seeds, so
+the rotations of one deal still share it, and every deal begun from then on is dealt by version
+3. Stores of version 1 are refused."""
+CARRIED_DEALING = {"dealing": 2}
 
 
 def fixed_settings(tournament: Tournament) -> dict[str, Any]:

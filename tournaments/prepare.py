@@ -14,7 +14,15 @@ import msgspec
 from protocol import TimeControl
 from referee import Limits, ResourceLimits, SandboxChoice, SandboxUnavailable, choose
 from tournaments.botcommands import BotCommand
-from tournaments.config import ConfigError, Tournament, db_path, fixed_settings, load, override
+from tournaments.config import (
+    CARRIED_DEALING,
+    ConfigError,
+    Tournament,
+    db_path,
+    fixed_settings,
+    load,
+    override,
+)
 from tournaments.entrants import Entrant, entrant
 from tournaments.exclusion import excluded
 from tournaments.runner import Player
@@ -85,7 +93,7 @@ def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared
         raise ConfigError(f'sandbox = "bwrap": {exc}') from None
     store = Store(db or db_path(tournament, file))
     try:
-        store.bind(fixed_settings(tournament))
+        store.bind(fixed_settings(tournament), carried=CARRIED_DEALING)
         store.save_config(msgspec.to_builtins(tournament))
         entrants = [
             resolve(

@@ -43,7 +43,7 @@ import secrets
 import sqlite3
 import stat
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
@@ -382,30 +382,34 @@ class Store:
         return None if value is None else msgspec.json.decode(value, type=dict[str, Any])
 
     @_guarded
-    def bind(self, settings: dict[str, Any]) -> None:
+    def bind(self, settings: dict[str, Any], carried: Mapping[str, Any] | None = None) -> None:
         """Tie a new store to `settings`, or check an existing store was made with the same.
 
         Games played under another seed, time control or options would be silently mixed into
-        the ratings, so a mismatch is an error that names every differing setting.
+        the ratings, so a mismatch is an error that names every differing setting. `carried`
+        names older values a store may hold and go on with (key → old value): such a store is
+        bound to `settings` from now on.
         """
         stored = self.settings()
-        if stored is None:
-            with self._transaction():
-                self._db.execute(
-                    "INSERT INTO meta VALUES ('settings', ?)",
-                    (msgspec.json.encode(settings).decode(),),
-                )
-            return
         wanted = msgspec.json.decode(msgspec.json.encode(settings))
-        differ = [
-            f"{key}: stored {stored.get(key)!r}, now {wanted.get(key)!r}"
-            for key in sorted(stored.keys() | wanted.keys())
-            if stored.get(key) != wanted.get(key)
-        ]
-        if differ:
-            raise StoreError(
-                f"{self.path} holds a tournament with other settings ({'; '.join(differ)}); "
-                "restore them or use another store (--db)"
+        if stored is not None:
+            differ = [
+                f"{key}: stored {stored.get(key)!r}, now {wanted.get(key)!r}"
+                for key in sorted(stored.keys() | wanted.keys())
+                if stored.get(key) != wanted.get(key)
+                and (carried is None or key not in carried or stored.get(key) != carried[key])
+            ]
+            if differ:
+                raise StoreError(
+                    f"{self.path} holds a tournament with other settings ({'; '.join(differ)}); "
+                    "restore them or use another store (--db)"
+                )
+            if stored == wanted:
+                return
+        with self._transaction():
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('settings', ?)",
+                (msgspec.json.encode(settings).decode(),),
             )
 
     @_guarded

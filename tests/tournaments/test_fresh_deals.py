@@ -5,6 +5,7 @@ at every table and a newcomer replayed the published deals."""
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -72,18 +73,26 @@ def test_a_bot_added_after_a_report_plays_only_fresh_deals(
 
 
 @pytest.mark.slow
-def test_a_deal_begun_before_the_change_keeps_its_seed(tmp_path: Path) -> None:
-    """A store whose deal was half played under the old scheme (one seed per deal number,
-    whatever the table) finishes it on that seed, so its rotations still share the draws."""
+def test_a_store_of_the_old_dealing_goes_on_and_its_begun_deal_keeps_its_seed(
+    tmp_path: Path,
+) -> None:
+    """A store of dealing version 2 (one seed per deal number, whatever the table) whose deal
+    was half played finishes it on that seed, so its rotations still share the draws; from then
+    on the store is bound to version 3."""
     file = tmp_path / "cup.toml"
     file.write_text(TOURNAMENT)
     store = tmp_path / "cup.sqlite"
     assert main(["run", str(file), "-q"]) == 0
     old_seed = 123456789
     with sqlite3.connect(store) as db:
+        [settings] = db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+        old = json.dumps({**json.loads(settings), "dealing": 2})
+        db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (old,))
         db.execute("UPDATE games SET seed = ? WHERE deal = 0", (old_seed,))
         db.execute("DELETE FROM games WHERE deal = 0 AND rotation = 1")
         for table in ("seats", "faults"):
             db.execute(f"DELETE FROM {table} WHERE game NOT IN (SELECT id FROM games)")
     assert main(["run", str(file), "-q"]) == 0
     assert {seed for (_, deal, _), seed in stored_seeds(store).items() if deal == 0} == {old_seed}
+    with Store(store) as opened:
+        assert (opened.settings() or {})["dealing"] == 3
