@@ -27,6 +27,9 @@ class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     bank_ms: int = 0
     increment_ms: int = 0
     startup_ms: int = 10_000
+    first_move_ms: int = 0
+    """Added to `move_ms` for a game's first decision only (a JIT's or class loader's first
+    work falls there); the `act` clock of that decision includes it."""
 
 
 class Clock(msgspec.Struct, frozen=True):

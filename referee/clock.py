@@ -13,13 +13,16 @@ from protocol.messages import Clock, TimeControl
 class SeatClock:
     """The time a seat may still use in one game.
 
-    Each decision may take `move_ms`; whatever it takes beyond that is drawn from the bank, and
-    the bank then grows by `increment_ms`. The referee tolerates a further `grace_ms` (scheduling
-    jitter, pipe latency) that is never announced to the bot: bots plan with `available()`.
+    Each decision may take `move_ms` (the first one `first_move_ms` more); whatever it takes
+    beyond that is drawn from the bank, and the bank then grows by `increment_ms`. The referee
+    tolerates a further `grace_ms` (scheduling jitter, pipe latency) that is never announced to
+    the bot: bots plan with `available()`.
     """
 
     def __init__(self, time: TimeControl, grace_ms: int = 0) -> None:
-        self.move_ms = time.move_ms
+        self.move_ms = time.move_ms + time.first_move_ms
+        """The allowance of the next decision: the first one's includes `first_move_ms`."""
+        self.every_move_ms = time.move_ms
         self.increment_ms = time.increment_ms
         self.grace_ms = grace_ms
         self.bank_ms: float = float(time.bank_ms)
@@ -46,4 +49,5 @@ class SeatClock:
             return False
         overrun = max(0.0, used_ms - self.move_ms)
         self.bank_ms = max(0.0, self.bank_ms - overrun) + self.increment_ms
+        self.move_ms = self.every_move_ms
         return True

@@ -69,6 +69,7 @@ TIME_RANGES: dict[str, tuple[int, int, str]] = {
     "bank_ms": (0, 86_400_000, "time bank; 0: no bank"),
     "increment_ms": (0, 3_600_000, "added to the bank per decision; 0: none"),
     "startup_ms": (1, 600_000, "time from start to `ready`"),
+    "first_move_ms": (0, 600_000, "added to a game's first decision (JIT, class loading); 0: none"),
 }
 """Each time control key: its smallest and largest value (ms) and what it means."""
 
@@ -89,6 +90,7 @@ class TimeOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_o
     bank_ms: int | None = None
     increment_ms: int | None = None
     startup_ms: int | None = None
+    first_move_ms: int | None = None
 
     def over(self, base: TimeControl) -> TimeControl:
         own = {key: getattr(self, key) for key in TIME_RANGES if getattr(self, key) is not None}
@@ -199,11 +201,20 @@ def fixed_settings(tournament: Tournament) -> dict[str, Any]:
         "options": msgspec.to_builtins(
             parse_options(find_game(tournament.game), tournament.options)
         ),
-        "time": msgspec.to_builtins(tournament.time),
+        "time": _time_setting(tournament.time),
         "seed": tournament.seed,
         "rules": find_game(tournament.game).version,
         "dealing": DEALING_VERSION,
     }
+
+
+def _time_setting(time: TimeControl) -> dict[str, Any]:
+    """The time control a store is bound to; `first_move_ms` only when set, so that stores made
+    before it existed (without the key) go on binding the same."""
+    setting: dict[str, Any] = msgspec.to_builtins(time)
+    if not time.first_move_ms:
+        del setting["first_move_ms"]
+    return setting
 
 
 def decode(data: bytes | str, source: str = "tournament file") -> Tournament:
@@ -315,7 +326,7 @@ def check_time(time: TimeControl, where: str) -> None:
 def override(tournament: Tournament, **changes: Any) -> Tournament:
     """The tournament with command-line values replacing the file's (None means "not given")."""
     given = {key: value for key, value in changes.items() if value is not None}
-    time_keys = {"move_ms", "bank_ms", "increment_ms", "startup_ms"}
+    time_keys = set(TIME_RANGES)
     time_changes = {key: given.pop(key) for key in time_keys & given.keys()}
     if time_changes:
         given["time"] = msgspec.structs.replace(tournament.time, **time_changes)

@@ -110,6 +110,8 @@ def reproduce_command(tournament: Tournament, seed: int, specs: Sequence[BotSpec
         words += ["--option", f"{key}={msgspec.json.encode(value).decode()}"]
     words += ["--move-ms", str(t.move_ms), "--bank-ms", str(t.bank_ms)]
     words += ["--increment-ms", str(t.increment_ms), "--startup-ms", str(t.startup_ms)]
+    if t.first_move_ms:
+        words += ["--first-move-ms", str(t.first_move_ms)]
     words += [shlex.join(spec.command) for spec in specs]
     return shlex.join(words)
 

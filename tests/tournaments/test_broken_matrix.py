@@ -224,15 +224,17 @@ async def test_sandbox_hides_the_store_and_other_bots(
     other = tmp_path / "other"
     other.mkdir()
     (other / "secret.txt").write_text("another bot's private strategy")
-    broken = BOTS / "broken.py"
-    if target == "store-next-to-the-bot":  # the bot's own directory holds the store: masked
+    broken, own = BOTS / "broken.py", ""
+    if target == "store-next-to-the-bot":  # the bot's files lie beside the store: masked
         for name in ("broken.py", "botlib.py"):
             shutil.copy(BOTS / name, tmp_path)
         broken = tmp_path / "broken.py"
+        # Beside the tournament's files a bot sees only the files it names (both of them).
+        own = 'files = ["botlib.py"]'
         tmp_path.chmod(0o755)  # a root referee's sandboxed bot has a uid of its own
     path = other / "secret.txt" if target == "other-bot" else tmp_path / "cup.sqlite"
     db = await run_tournament(
-        tmp_path, marker, "read", f"path={path}", sandbox=sandbox, broken=broken
+        tmp_path, marker, "read", f"path={path}", own, sandbox=sandbox, broken=broken
     )
     reasons = [r for _, faults in faults_by_game(db) for _, kind, r in faults if kind == "crash"]
     assert len(reasons) == 4

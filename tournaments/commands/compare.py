@@ -135,6 +135,7 @@ def _setup(args: argparse.Namespace) -> tuple[Tournament, list[Entrant], SprtBou
                     "bank_ms": args.bank_ms,
                     "increment_ms": args.increment_ms,
                     "startup_ms": args.startup_ms,
+                    "first_move_ms": args.first_move_ms,
                 },
             },
             type=Tournament,

@@ -171,6 +171,7 @@ def handle(args: argparse.Namespace) -> int:
         bank_ms=args.bank_ms,
         increment_ms=args.increment_ms,
         startup_ms=args.startup_ms,
+        first_move_ms=args.first_move_ms,
     )
     if args.record is not None and args.record.exists() and not args.force:
         raise UsageError(f"--record {args.record} exists; add --force to overwrite it")
@@ -272,6 +273,8 @@ class Settings(msgspec.Struct, frozen=True):
             if t.bank_ms or t.increment_ms
             else ""
         )
+        if t.first_move_ms:
+            bank += f", first decision +{t.first_move_ms} ms"
         options = " ".join(f"{key}={json.dumps(value)}" for key, value in self.options.items())
         return (
             f"options: {options or 'none'} | time: {t.move_ms} ms/decision{bank}, "

@@ -130,6 +130,7 @@ def open_prepared(args: argparse.Namespace, *, warn: bool = True) -> Prepared:
             bank_ms=args.bank_ms,
             increment_ms=args.increment_ms,
             startup_ms=args.startup_ms,
+            first_move_ms=args.first_move_ms,
             sandbox=args.sandbox,
             time_mode=args.time_mode,
         )
