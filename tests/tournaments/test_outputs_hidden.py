@@ -30,7 +30,7 @@ greedy = "greedy"
 random = "random"
 """
 
-SNOOP = '''
+SNOOP = """
 import os, sys
 from bots.sdk import run
 
@@ -51,7 +51,7 @@ for root, dirs, files in os.walk(sys.argv[1].removeprefix("root=")):
         found.append(path)
 print("READABLE " + repr(found), file=sys.stderr, flush=True)
 run(lambda observation, legal, context: 0, name="snoop")
-'''
+"""
 
 
 def outputs(directory: Path, capsys: pytest.CaptureFixture[str], sandbox: str) -> Path:
