@@ -71,6 +71,7 @@ from referee.games.alhambra_tiles import (
     N,
     S,
     W,
+    building_table,
     wall_letters,
 )
 from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, ranks_from_keys
@@ -774,6 +775,7 @@ class Alhambra(Game[State, Action, Observation]):
     Options: ClassVar[type[msgspec.Struct]] = Options
     Action: ClassVar[Any] = Action
     Observation: ClassVar[type[msgspec.Struct]] = Observation
+    reference: ClassVar[dict[str, list[dict[str, Any]]]] = {"buildings": building_table()}
 
     def setup(self, players: int, seed: int, options: GameOptions) -> State:
         state = State()

@@ -22,6 +22,7 @@ __all__ = [
     "N",
     "S",
     "W",
+    "building_table",
     "wall_letters",
 ]
 
@@ -109,3 +110,20 @@ WALLS: tuple[int, ...] = (
     0,
     *(sum(_LETTER[letter] for letter in walls) for _, _, _, walls in BUILDINGS),
 )
+
+
+def building_table() -> list[dict[str, int | str]]:
+    """Every building by id as a bot in another language needs it (`arena games alhambra`):
+    its type (and the type's index in scoring order), price and walls (letters and bitmask),
+    read from the tables above that the engine plays with."""
+    return [
+        {
+            "id": building,
+            "type": TYPES[TYPE[building]],
+            "type_index": TYPE[building],
+            "price": PRICE[building],
+            "walls": wall_letters(WALLS[building]),
+            "wall_mask": WALLS[building],
+        }
+        for building, _, _, _ in BUILDINGS
+    ]

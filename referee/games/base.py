@@ -109,6 +109,10 @@ class Game(ABC, Generic[StateT, ActionT, ObsT]):
     Action: ClassVar[Any]
     """The type (usually a tagged union of Structs) that a bot's action decodes into."""
     Observation: ClassVar[type[msgspec.Struct]]
+    reference: ClassVar[dict[str, list[dict[str, Any]]]] = {}
+    """Tables of the game's pieces that a bot needs and no message carries (Alhambra's
+    buildings: type, price, walls by id), by name: published by `arena games GAME`, made from
+    the data the engine plays with."""
 
     def check_players(self, players: int) -> None:
         """Raise `BadPlayerCount` unless the game is for `players` players."""

@@ -9,13 +9,21 @@ from typing import Any
 
 import msgspec
 
-from referee.games import GAME_IDS, find_game
+from referee.games import GAME_IDS, UnknownGame, find_game
+from tournaments.errors import UsageError
 from tournaments.output import add_output_options, render_csv, render_json, render_table
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "games", help="list games, variants and options", description=__doc__
+    )
+    parser.add_argument(
+        "game",
+        nargs="?",
+        metavar="GAME",
+        help="one game: its options and the tables of its pieces a bot needs (Alhambra's "
+        "buildings), with --json as data",
     )
     add_output_options(parser)
     parser.set_defaults(handler=handle)
@@ -53,6 +61,8 @@ def game_rows() -> list[dict[str, Any]]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.game is not None:
+        return show_game(args)
     rows = game_rows()
     if args.json:
         print(render_json(rows))
@@ -71,4 +81,27 @@ def handle(args: argparse.Namespace) -> int:
         for row in rows
     ]
     print(render_csv(headers, table) if args.csv else render_table(headers, table, args.fmt))
+    return 0
+
+
+def show_game(args: argparse.Namespace) -> int:
+    """One game: its row of the list and each of its reference tables (`Game.reference`)."""
+    try:
+        game = find_game(args.game)
+    except UnknownGame as exc:
+        raise UsageError(str(exc)) from None
+    [row] = [row for row in game_rows() if row["id"] == game.id]
+    if args.json:
+        print(render_json({**row, **game.reference}))
+        return 0
+    for name, table in game.reference.items():
+        headers = list(table[0]) if table else []
+        cells = [[entry[key] for key in headers] for entry in table]
+        if args.csv:
+            print(render_csv(headers, cells))
+        else:
+            print(f"{game.title}: {name}")
+            print(render_table(headers, cells, args.fmt))
+    if not game.reference and not args.csv:
+        print(f"{game.title}: every piece a bot needs is in its messages (docs/games/).")
     return 0
