@@ -47,7 +47,13 @@ def test_the_record_format(outcome: MatchOutcome) -> None:
         "match": outcome.match_id,
         "names": ["a", "b"],
         "commands": [header["commands"][0], header["commands"][1]],
-        "time": {"move_ms": 1000, "bank_ms": 0, "increment_ms": 0, "startup_ms": 10000},
+        "time": {
+            "move_ms": 1000,
+            "bank_ms": 0,
+            "increment_ms": 0,
+            "startup_ms": 10000,
+            "first_move_ms": 0,
+        },
         "rules": find_game("azul").version,
         "seat_times": None,
     }
