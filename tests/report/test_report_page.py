@@ -78,6 +78,23 @@ def test_a_record_that_does_not_replay_is_shown_up_to_where_it_breaks(
     assert len(data["steps"]) == 3  # the start and the two decisions before
 
 
+def test_hands_are_shown_only_for_a_finished_game(stores: dict[str, Path]) -> None:
+    """A finished 5211 game carries every seat's hand for the viewer's "every hand" switch; the
+    same record without its result line (a game still being played) carries none."""
+    with Store(stores["5211"], readonly=True) as store:
+        record = store.game_record(store.game_keys()[0].id)
+    assert record is not None
+    finished = game_data(record)
+    hands = [step["private"] for step in finished["steps"] if step["private"]]
+    assert hands and all(len(seats) == len(finished["names"]) for seats in hands)
+    assert all("hand" in seat for seats in hands for seat in seats)
+    lines = record.splitlines()
+    assert json.loads(lines[-1])["type"] == "result"
+    playing = game_data(b"\n".join(lines[:-1]) + b"\n")
+    assert playing["result"] is None and len(playing["steps"]) == len(finished["steps"])
+    assert all(step["private"] is None for step in playing["steps"])
+
+
 @pytest.mark.parametrize("name", list(TOURNAMENTS))
 def test_the_report_holds_the_tables_of_arena_table_and_every_game(
     stores: dict[str, Path], tmp_path: Path, name: str

@@ -30,16 +30,19 @@ def game_data(record: bytes) -> dict[str, Any]:
     it. A record the engine cannot replay yields its steps up to there and an `error`."""
     parsed = parse_record(record)
     header = parsed.header
+    finished = parsed.result is not None  # only a finished game may show what seats hid
     steps: list[dict[str, Any]] = []
     error = None
     previous = None
     try:
         for position in positions(parsed):
             game, state = position.game, position.state
+            spectator = msgspec.to_builtins(game.spectate(state))
             steps.append(
                 {
                     "n": 0 if previous is None else previous.n,
-                    "state": msgspec.to_builtins(game.spectate(state)),
+                    "state": spectator,
+                    "private": _private(game, state, spectator) if finished else None,
                     "scores": game.scores(state),
                     "to_act": list(game.to_act(state)),
                     "actions": None
@@ -63,6 +66,20 @@ def game_data(record: bytes) -> dict[str, Any]:
         "result": None if result is None else msgspec.to_builtins(result),
         "error": error,
     }
+
+
+def _private(game: Any, state: Any, spectator: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """Per seat, what its own view shows that the spectator's does not (5211's hands), or None
+    when the seats see nothing more. Only for finished games, which hide nothing any more: the
+    viewer's "every hand" switch shows it, and a game still being played never leaks it."""
+    views = [
+        msgspec.to_builtins(game.observe(state, seat)) for seat in range(len(game.scores(state)))
+    ]
+    private = [
+        {key: value for key, value in view.items() if key != "seat" and spectator.get(key) != value}
+        for view in views
+    ]
+    return private if any(private) else None
 
 
 def pack(data: dict[str, Any]) -> str:

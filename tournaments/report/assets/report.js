@@ -173,17 +173,20 @@ function loadGame(id) {
 
 function seatName(game, seat) { return `seat ${seat} (${game.names[seat]})`; }
 
-async function openGame(id) {
+async function openGame(id, step) {
   const view = document.getElementById("viewer");
   view.hidden = false;
+  if (current && current.id === id && view.querySelector("#board")) { go(step || 0); return; }
   view.replaceChildren(el("h2", {text: `Game ${id}`}), el("p", {text: "loading…"}));
   let game;
   try { game = await loadGame(id); } catch (error) {
     view.replaceChildren(el("h2", {text: `Game ${id}`}), el("p", {class: "error", text: String(error.message || error)}));
     return;
   }
-  current = {id, game, step: 0};
+  current = {id, game, step: 0, reveal: game.result != null};  // a finished game hides nothing
+  const hidden = game.steps.some(step => step.private);
   const parts = [
+    ARENA_DATA.mode === "game" ? null : el("p", {}, el("a", {id: "back", href: "#games", text: "← all games"})),
     el("h2", {id: "viewer-title", text: ARENA_DATA.mode === "game" ? `Game of ${game.game}` : `Game ${id}: ${game.game || ""}`}),
     el("p", {class: "note", id: "viewer-info"}),
     game.error ? el("p", {class: "error", id: "viewer-error", text: "This record does not replay: " + game.error}) : null,
@@ -193,7 +196,10 @@ async function openGame(id) {
       el("span", {id: "step-label"}),
       el("button", {id: "next", text: "▶", title: "next (→)", on: {click: () => go(current.step + 1)}}),
       el("button", {id: "last", text: "▶|", title: "end (End)", on: {click: () => go(current.game.steps.length - 1)}}),
-      el("span", {class: "note", text: " arrow keys step; Home/End jump"})),
+      el("span", {class: "note", text: " arrow keys step; Home/End jump"}),
+      hidden ? el("label", {class: "note"}, el("input", {type: "checkbox", id: "reveal",
+        on: {change: event => { current.reveal = event.target.checked; go(current.step); }}}),
+        " every hand (off: what a spectator sees)") : null),
     el("div", {id: "actions", class: "actions"}),
     el("div", {id: "faults"}),
     el("div", {id: "board", class: "board"})];
@@ -203,8 +209,10 @@ async function openGame(id) {
     `${(game.names || []).map((n, s) => `seat ${s}: ${n}`).join(", ")} | seed ${game.seed} | options ${options || "none"}` +
     (game.result ? ` | final scores ${game.result.scores.join(" ")}, ranks ${game.result.ranks.join(" ")}` +
       (game.result.tiebreak ? ` (tie-break: ${game.result.tiebreak})` : "") : "");
-  go(0);
-  view.scrollIntoView();
+  const reveal = document.getElementById("reveal");
+  if (reveal) reveal.checked = current.reveal;
+  go(step || 0);
+  window.scrollTo(0, 0);
 }
 
 function go(step) {
@@ -212,6 +220,7 @@ function go(step) {
   const steps = current.game.steps;
   current.step = Math.max(0, Math.min(steps.length - 1, step));
   const game = current.game, here = steps[current.step];
+  if (ARENA_DATA.mode !== "game") history.replaceState(null, "", `#game-${current.id}/step-${current.step}`);
   document.getElementById("step-label").textContent =
     `step ${current.step} / ${steps.length - 1}` + (current.step ? ` (decision ${here.n})` : " (start)");
   const viewer = viewers[game.game];
@@ -222,7 +231,8 @@ function go(step) {
     const text = viewer && viewer.describe ? viewer.describe(action, before, Number(seat)) : JSON.stringify(action);
     const ms = here.ms && here.ms[seat] != null ? ` in ${here.ms[seat]} ms` : "";
     const fallback = here.fallback.includes(Number(seat)) ? " — played by the fallback policy (the bot had faulted)" : "";
-    actions.append(el("div", {class: "action", text: `${seatName(game, Number(seat))}: ${text}${ms}${fallback}`}));
+    actions.append(el("div", {class: "action", text: `${seatName(game, Number(seat))}: ${text}${ms}${fallback}`},
+      el("code", {class: "protocol", text: " " + JSON.stringify(action)})));  // as the bot sent it
   } else actions.append(el("div", {text: "the start of the game"}));
   actions.append(el("div", {text: `scores: ${here.scores.join(" ")}` +
     (here.to_act.length ? ` | to act: ${here.to_act.map(s => seatName(game, s)).join(", ")}` : " | game over")}));
@@ -236,7 +246,8 @@ function go(step) {
   faults.replaceChildren(...game.faults.filter(f => stepOf(f) === current.step).map(f =>
     el("div", {class: "fault", text: `fault at decision ${f.decision}: ${seatName(game, f.seat)} — ${f.kind}: ${f.reason}`})));
   const board = document.getElementById("board");
-  if (viewer) board.innerHTML = viewer.draw(here.state, {names: game.names, toAct: here.to_act, scores: here.scores});
+  const ctx = {names: game.names, toAct: here.to_act, scores: here.scores, private: here.private, reveal: current.reveal};
+  if (viewer) board.innerHTML = viewer.draw(here.state, ctx);
   else board.replaceChildren(el("pre", {class: "state", text: JSON.stringify(here.state, null, 1)}));
 }
 
@@ -251,9 +262,13 @@ document.addEventListener("keydown", event => {
   event.preventDefault();
 });
 
+// `#game-<id>` is that game's own view (the list hidden), `#game-<id>/step-<n>` a step of it;
+// stepping keeps the address current, so a link names what is on the screen.
 function route() {
-  const match = /^#game-(\d+)$/.exec(location.hash);
-  if (match) openGame(Number(match[1]));
+  const match = /^#game-(\d+)(?:\/step-(\d+))?$/.exec(location.hash);
+  for (const id of ["overview", "games-section"]) document.getElementById(id).hidden = match != null;
+  if (match) openGame(Number(match[1]), match[2] == null ? 0 : Number(match[2]));
+  else document.getElementById("viewer").hidden = true;
 }
 
 function start() {

@@ -1,7 +1,7 @@
 // 5211's drawing hook: the spectator state (referee/games/g5211_messages.py Observation) as
-// SVG — per seat its hidden hand (card backs), the cards revealed this round and its score
-// pile (a red dot marks a rooster, value 1); the draw pile, the discard and what the last
-// scored round revealed. Registered under the game's id.
+// SVG — per seat its hand (card backs; face up with the viewer's "every hand" switch), the
+// cards revealed this round and its score pile (a red dot marks a rooster, value 1); the draw
+// pile, the discard and what the last scored round revealed. Registered under the game's id.
 (function () {
   "use strict";
   const COLOURS = ["#e8c12f", "#4c9a3f", "#e37b2c", "#1f3b73", "#2a9d9a"];
@@ -38,8 +38,10 @@
       s += `<rect x="6" y="${y}" width="${width - 12}" height="${seatH - 6}" rx="6" fill="${acting ? "#fff8dc" : "#fdfbf7"}" stroke="${acting ? "#d69e2e" : "#bbb"}"/>`;
       const name = ctx.names && ctx.names[seat] != null ? ctx.names[seat] : "";
       s += text(14, y + 18, `seat ${seat} ${name}: ${score} points`, {bold: true});
+      const hand = ctx.reveal && ctx.private ? ctx.private[seat].hand : null;
       s += text(14, y + 36, `hand (${state.hand_sizes[seat]})`, {size: 11});
-      for (let i = 0; i < state.hand_sizes[seat]; i++) s += back(14 + i * 12, y + 42);
+      if (hand) s += `<g class="hand" data-seat="${seat}">${row(14, y + 42, hand, 0.6)}</g>`;  // "every hand" is on
+      else for (let i = 0; i < state.hand_sizes[seat]; i++) s += back(14 + i * 12, y + 42);
       s += text(170, y + 36, "revealed this round", {size: 11});
       s += row(170, y + 42, state.played[seat]);
       s += text(420, y + 36, `score pile (${state.score_piles[seat].length})`, {size: 11});

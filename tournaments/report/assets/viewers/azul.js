@@ -38,7 +38,7 @@
       const y = cy - size + Math.floor(i / across) * size + 1;
       s += `<g transform="translate(${x} ${y}) scale(${k})">${tile(0, 0, colour)}</g>`;
     });
-    s += text(cx, cy + T * 1.35 + 13, `F${index}${power ? " " + power : ""}`, {anchor: "middle", size: 11});
+    s += text(cx, cy + T * 1.35 + 13, `factory ${index}${power ? " " + power : ""}`, {anchor: "middle", size: 11});
     return s;
   }
 
@@ -51,6 +51,7 @@
     s += text(x + 8, y + 16, `seat ${seat} ${name}: ${player.score} points${marker}`, {bold: true});
     for (let row = 0; row < 5; row++) {
       const ly = y + 26 + row * T;
+      s += text(x + 6 + (5 - 1 - row) * T - 4, ly + T / 2 + 4, row, {anchor: "end", size: 9, fill: "#888"});  // the protocol's line number
       for (let k = 0; k <= row; k++) {  // pattern lines fill from the right
         const tx = x + 6 + (5 - 1 - k) * T;
         s += tile(tx, ly, k < player.lines[row].length ? player.lines[row][k] : -1);
@@ -61,7 +62,7 @@
       }
     }
     const fy = y + 26 + 5 * T + 8;
-    s += text(x + 6, fy + 12, "floor");
+    s += text(x + 6, fy + 12, "floor (5)");
     for (let i = 0; i < 7; i++) {
       const fx = x + 2.2 * T + i * T;
       s += tile(fx, fy, i < player.floor.length ? player.floor[i] : -1);
@@ -81,8 +82,8 @@
     let s = "";
     const d = state.decision || {};
     const what = d.kind === "over" ? "game over" : `seat ${d.seat} to ${d.kind}` +
-      (d.kind === "place" ? ` (row ${d.row + 1}, ${NAMES[d.colour]})` : "") +
-      (d.kind === "split" ? ` (factory F${d.factory}: leftovers to F${d.left} or F${d.right})` : "");
+      (d.kind === "place" ? ` (row ${d.row}, ${NAMES[d.colour]} ${d.colour})` : "") +
+      (d.kind === "split" ? ` (factory ${d.factory}: leftovers to factory ${d.left} or ${d.right})` : "");
     s += text(10, 18, `Azul${state.variant === "grey" ? " (grey wall)" : ""}${state.special_factories ? ", special factories" : ""} — round ${state.round}: ${what}`, {bold: true, size: 13});
     state.factories.forEach((counts, i) => {
       const cx = 20 + T * 1.4 + (i % perRow) * fw, cy = 40 + T * 1.4 + Math.floor(i / perRow) * (fw + 6);
@@ -90,7 +91,7 @@
     });
     const rowsOfFactories = Math.ceil(n / perRow);
     const cy = 40 + rowsOfFactories * (fw + 6) + 4;
-    s += text(10, cy + 14, "centre");
+    s += text(10, cy + 14, "centre (-1)");
     let cx = 60;
     if (state.marker === -1) { s += tile(cx, cy, 5); cx += T + 4; }
     counted(state.centre).forEach(colour => { s += tile(cx, cy, colour); cx += T; });
@@ -106,11 +107,11 @@
 
   function describe(action, before) {
     if (action.type === "take") {
-      const from = action.source === -1 ? "the centre" : `factory F${action.source}`;
-      const to = action.line === 5 ? "the floor" : `pattern line ${action.line + 1}`;
-      return `takes ${NAMES[action.colour]} from ${from} to ${to}`;
+      const from = action.source === -1 ? "the centre (-1)" : `factory ${action.source}`;
+      const to = action.line === 5 ? "the floor (line 5)" : `pattern line ${action.line} (${action.line + 1} tiles)`;
+      return `takes ${NAMES[action.colour]} (${action.colour}) from ${from} to ${to}`;
     }
-    if (action.type === "place") return `places row ${action.row + 1}'s tile in column ${action.column + 1}`;
+    if (action.type === "place") return `places row ${action.row}'s tile in column ${action.column}`;
     if (action.type === "split") {
       const list = cs => cs.map(c => NAMES[c]).join(" ") || "nothing";
       return `splits the leftovers: ${list(action.left)} left, ${list(action.right)} right`;

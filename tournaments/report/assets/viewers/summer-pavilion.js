@@ -19,7 +19,7 @@
   const text = (x, y, s, o) => `<text x="${x}" y="${y}" font-size="${(o && o.size) || 12}" font-weight="${o && o.bold ? "bold" : "normal"}" fill="${(o && o.fill) || "#222"}" text-anchor="${(o && o.anchor) || "start"}">${esc(s)}</text>`;
   const counted = counts => counts.flatMap((n, colour) => Array(n).fill(colour));
   const total = counts => counts.reduce((a, b) => a + b, 0);
-  const starName = (star, grey) => star === CENTRE ? "the centre star" : grey ? `star ${star}` : `the ${NAMES[star]} star`;
+  const starName = (star, grey) => (star === CENTRE ? "the centre star" : grey ? "star" : `the ${NAMES[star]} star`) + ` (star ${star})`;
 
   function tile(x, y, colour, wild) {
     if (colour === "marker") {
@@ -38,7 +38,7 @@
   function factory(cx, cy, counts, index, wild) {
     let s = `<circle cx="${cx}" cy="${cy}" r="${T * 1.3}" fill="#f3e6d3" stroke="#a58a66"/>`;
     counted(counts).forEach((colour, i) => { s += tile(cx - T + (i % 2) * T + 1, cy - T + Math.floor(i / 2) * T + 1, colour, wild); });
-    return s + text(cx, cy + T * 1.3 + 12, `F${index}`, {anchor: "middle", size: 10});
+    return s + text(cx, cy + T * 1.3 + 12, `factory ${index}`, {anchor: "middle", size: 10});
   }
 
   const at = (x, y, angle, r) => [x + r * Math.cos(angle), y + r * Math.sin(angle)];
@@ -84,7 +84,7 @@
     if (!d || d.kind === "over") return "game over";
     let what = `seat ${d.seat} to ${d.kind}`;
     if (d.kind === "place") what = `seat ${d.seat} to place or pass`;
-    if (d.kind === "pay") what += ` for ${NAMES[d.colour]} on ${starName(d.star, grey)}, space ${d.space} (cost ${d.cost}, ${d.min_wilds}..${d.max_wilds} wilds)`;
+    if (d.kind === "pay") what += ` for ${NAMES[d.colour]} on ${starName(d.star, grey)}, space ${d.space} (cost ${d.cost || 0}, ${d.min_wilds || 0}..${d.max_wilds || 0} wilds)`;
     if (d.kind === "bonus") what += ` tile (${d.owed} owed)`;
     return what;
   }
@@ -101,7 +101,7 @@
     s += text(60, 56, `${NAMES[state.wild]} (★ marks wild tiles)`, {size: 11, fill: "#555"});
     state.factories.forEach((counts, i) => { s += factory(20 + T * 1.3 + i * fw, 68 + T * 1.3, counts, i, state.wild); });
     const cy = 68 + T * 2.6 + 22;
-    s += text(10, cy + 13, "centre", {size: 11});
+    s += text(10, cy + 13, "centre (-1)", {size: 11});
     let x = 60;
     if (state.marker === -1) { s += tile(x, cy, "marker"); x += T + 4; }
     s += tiles(x, cy, state.centre, state.wild);
@@ -122,7 +122,7 @@
     if (action.type === "take") {
       const source = before && (action.source === -1 ? before.centre : before.factories[action.source]);
       const withWild = before && source && action.colour !== before.wild && source[before.wild] > 0;
-      const from = action.source === -1 ? "the centre" : `factory F${action.source}`;
+      const from = action.source === -1 ? "the centre (-1)" : `factory ${action.source}`;
       return `takes ${NAMES[action.colour]}${withWild ? " and a wild" : ""} from ${from}`;
     }
     if (action.type === "place") return `places ${NAMES[action.colour]} on ${starName(action.star, grey)}, space ${action.space}`;

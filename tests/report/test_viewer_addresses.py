@@ -1,0 +1,100 @@
+"""The viewer speaks the protocol's language and every game has an address of its own.
+
+Before: `index.html#game-1` opened the viewer below the whole game list (a blank screen at
+1400×1000) and no link could name a step; Azul's viewer said "pattern line 4" for `"line": 3`
+and "F0" for factory 0; a finished 5211 game kept every hand face down.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reporthelp import MISSING, chromium, console_errors
+from test_report_browser import BOARD_DRAWN, press, step_label, wait_for
+
+from tournaments.report.page import write_report
+from tournaments.report.viewer import game_data
+from tournaments.store import Store
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as driver:
+        driver.set_window_size(1400, 1000)
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def reports(stores: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("addresses")
+    return {name: write_report(stores[name], directory / name) for name in ("azul", "5211")}
+
+
+def open_at(browser: Any, index: Path, address: str) -> None:
+    browser.get("about:blank")
+    browser.get(index.as_uri() + address)
+    wait_for(browser, BOARD_DRAWN)
+
+
+def test_a_game_and_a_step_have_their_own_address(browser: Any, reports: dict[str, Path]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    open_at(browser, reports["azul"], "#game-1/step-20")
+    assert step_label(browser).startswith("step 20 /")
+    top = browser.execute_script(
+        "return document.getElementById('board').getBoundingClientRect().top;"
+    )
+    assert 0 <= top < 1000  # the board is on the screen, not below the game list
+    assert browser.execute_script("return document.getElementById('games-section').hidden;")
+    press(browser, Keys.ARROW_RIGHT)
+    assert browser.execute_script("return location.hash;") == "#game-1/step-21"
+    browser.find_element(By.ID, "back").click()
+    wait_for(browser, "!document.getElementById('games-section').hidden")
+    assert browser.execute_script("return document.getElementById('viewer').hidden;")
+    assert console_errors(browser) == []
+
+
+def test_azul_is_labelled_with_the_protocols_numbers(
+    browser: Any, reports: dict[str, Path]
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    open_at(browser, reports["azul"], "#game-1/step-1")
+    for _ in range(30):  # the first take into a pattern line (not the floor)
+        [code] = browser.find_elements(By.CSS_SELECTOR, "#actions code.protocol")
+        action = json.loads(code.text)
+        if action["type"] == "take" and action["line"] < 5:
+            break
+        browser.find_element(By.ID, "next").click()
+    text = browser.find_element(By.ID, "actions").text
+    assert f"pattern line {action['line']} ({action['line'] + 1} tiles)" in text
+    source = "the centre (-1)" if action["source"] == -1 else f"factory {action['source']}"
+    assert source in text
+    drawn = browser.find_element(By.ID, "board").text
+    assert "factory 0" in drawn and "centre (-1)" in drawn and "F0" not in drawn
+
+
+def test_a_finished_5211_game_shows_every_hand(
+    browser: Any, reports: dict[str, Path], stores: dict[str, Path]
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    with Store(stores["5211"], readonly=True) as store:
+        record = store.game_record(1)
+    assert record is not None
+    hands = [seat["hand"] for seat in game_data(record)["steps"][0]["private"]]
+    open_at(browser, reports["5211"], "#game-1/step-0")
+    reveal = browser.find_element(By.ID, "reveal")
+    assert reveal.is_selected()  # a finished game hides nothing
+    for seat, hand in enumerate(hands):
+        shown = browser.find_elements(By.CSS_SELECTOR, f"#board g.hand[data-seat='{seat}'] text")
+        assert [int(card.text) for card in shown] == [card["value"] for card in hand]
+    reveal.click()  # a spectator's view: backs only
+    assert browser.find_elements(By.CSS_SELECTOR, "#board g.hand") == []
