@@ -20,7 +20,8 @@ user's version of these rules):
 
 Relative paths are resolved against a base directory: the tournament file's directory for
 `cwd` and `files`, the bot's `cwd` (when given) or that same base for paths in the command;
-for `arena match` the current directory.
+for `arena match` (whose `--cwd N=DIR` and `--files N=PATH` give seat N a table's `cwd` and
+`files`) the current directory.
 """
 
 from __future__ import annotations
@@ -227,6 +228,21 @@ def table_spec(key: str, table: BotCommand, base: Path) -> BotSpec:
         files=tuple(dict.fromkeys(files)),
         cwd=cwd,
     )
+
+
+def command_spec(
+    text: str, cwd: str | None = None, files: list[str] | None = None, base: Path | None = None
+) -> BotSpec:
+    """A one-string command with a table's `cwd` and `files` (`arena match --cwd/--files`), all
+    relative to `base` as in a tournament file; named from its command as `parse_bot` does."""
+    if cwd is None and not files:
+        return parse_bot(text, base=base)
+    if builtin_command(text) is not None:
+        raise ValueError(f"{text.strip()!r} is a built-in bot: cwd and files are for commands")
+    base = base or Path.cwd()
+    spec = table_spec("", BotCommand(command=text, cwd=cwd, files=files or []), base)
+    named = parse_bot(text, base=Path(spec.cwd) if spec.cwd else base)  # not after a data file
+    return msgspec.structs.replace(spec, name=named.name, name_given=False)
 
 
 def participant_spec(key: str, entry: str | BotCommand, base: Path | None = None) -> BotSpec:

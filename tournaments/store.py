@@ -579,6 +579,10 @@ class Store:
             rows = seats.get(game)
             if rows is None:  # only a damaged or half-recovered store has a game without seats
                 raise self._damaged(f"game {game} has no seats")
+            if len(rows) != len(str(seat_set).split(",")):  # a seat's row deleted by hand
+                raise self._damaged(
+                    f"game {game} has {len(rows)} seats for its seat-set {seat_set}"
+                )
             # Converted, not just built: a value of the wrong type (text where a score goes, in
             # a store edited by hand) is the store's damage here, not a TypeError in a table.
             played = {

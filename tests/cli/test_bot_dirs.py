@@ -103,6 +103,64 @@ def test_a_directory_run_by_its_interpreter_plays_in_the_sandbox(
     assert '"faults":[]' in out.replace(" ", "")
 
 
+WEIGHTS_BOT = """
+from pathlib import Path
+from bots.sdk import run
+
+WEIGHT = int(Path("../data/weights.txt").read_text())  # a file its command does not name
+
+run(lambda observation, legal, context: WEIGHT % len(legal), name="weighted")
+"""
+
+
+@pytest.mark.slow
+def test_match_gives_a_seat_a_cwd_and_files_like_a_tournament_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena match --cwd 0=bot --files 0=data/weights.txt`: the bot runs in bot/ and reads a
+    file its command does not name; without --files the sandbox hides that file."""
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "main.py").write_text(WEIGHTS_BOT)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "weights.txt").write_text("7\n")
+    for path in (tmp_path, tmp_path / "bot", tmp_path / "data"):
+        path.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    command = f"{sys.executable} main.py"
+    code, out = play(capsys, "--cwd", "0=bot", "--files", "0=data/weights.txt", command, "random")
+    assert code == 0, out
+    assert '"faults":[]' in out.replace(" ", "") and "weighted" in out
+    code, out = play(capsys, "--cwd", "0=bot", command, "random")
+    assert code != 0 and "weights.txt" in out  # its crash says what it could not read
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--cwd", "2=bot"], "there is no seat 2; the 2 bots sit in seats 0-1"),
+        (["--cwd", "bot"], "expected SEAT=PATH"),
+        (["--cwd", "0=bot", "--cwd", "0=other"], "seat 0 is given 2 directories"),
+        (["--files", "0=nosuch.bin"], "files: 'nosuch.bin' does not exist"),
+        (["--cwd", "0=nosuch"], "cwd 'nosuch' is not a directory"),
+        (["--cwd", "1=bot"], "'random' is a built-in bot: cwd and files are for commands"),
+    ],
+)
+def test_match_seat_flags_are_checked_before_the_game(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flags: list[str],
+    said: str,
+) -> None:
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "main.py").write_text(WEIGHTS_BOT)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    code = main(["match", "--game", "azul", *flags, f"{sys.executable} bot/main.py", "random"])
+    assert code == 2
+    assert said in capsys.readouterr().err
+
+
 def test_a_missing_script_is_refused_before_the_game_naming_where_it_was_looked_for(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

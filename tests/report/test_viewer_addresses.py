@@ -81,20 +81,39 @@ def test_azul_is_labelled_with_the_protocols_numbers(
     assert "factory 0" in drawn and "centre (-1)" in drawn and "F0" not in drawn
 
 
-def test_a_finished_5211_game_shows_every_hand(
+def test_a_finished_5211_game_shows_every_hand_or_one_seats_view(
     browser: Any, reports: dict[str, Path], stores: dict[str, Path]
 ) -> None:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
 
     with Store(stores["5211"], readonly=True) as store:
         record = store.game_record(1)
     assert record is not None
     hands = [seat["hand"] for seat in game_data(record)["steps"][0]["private"]]
     open_at(browser, reports["5211"], "#game-1/step-0")
-    reveal = browser.find_element(By.ID, "reveal")
-    assert reveal.is_selected()  # a finished game hides nothing
-    for seat, hand in enumerate(hands):
-        shown = browser.find_elements(By.CSS_SELECTOR, f"#board g.hand[data-seat='{seat}'] text")
-        assert [int(card.text) for card in shown] == [card["value"] for card in hand]
-    reveal.click()  # a spectator's view: backs only
-    assert browser.find_elements(By.CSS_SELECTOR, "#board g.hand") == []
+
+    def shown() -> dict[int, list[int]]:
+        return {
+            seat: [int(card.text) for card in cards]
+            for seat in range(len(hands))
+            if (
+                cards := browser.find_elements(
+                    By.CSS_SELECTOR, f"#board g.hand[data-seat='{seat}'] text"
+                )
+            )
+        }
+
+    def show(value: str) -> None:
+        Select(browser.find_element(By.ID, "reveal")).select_by_value(value)
+
+    assert Select(browser.find_element(By.ID, "reveal")).first_selected_option.text == "every hand"
+    assert shown() == {seat: [card["value"] for card in hand] for seat, hand in enumerate(hands)}
+    show("1")  # seat 1's view: its own hand face up, the others' backs
+    assert shown() == {1: [card["value"] for card in hands[1]]}
+    show("none")  # a spectator's view: backs only
+    assert shown() == {}
+    browser.execute_script("document.activeElement.blur();")  # arrows on the list change it
+    press(browser, Keys.ARROW_RIGHT)  # the choice stays while stepping
+    assert shown() == {} and step_label(browser).startswith("step 1 /")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tourhelp import ARENA, arena, stored_games
+from tourhelp import ARENA, arena, slow_bot, stored_games
 
 from tournaments.cli import main
 from tournaments.output import FORMATS
@@ -195,8 +195,12 @@ def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path)
     )
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     file = write(tmp_path, deals=8)
+    file.write_text(
+        file.read_text().replace('random-twin = "random"', f"random-twin = {slow_bot(5)}")
+    )
     db = file.with_suffix(".sqlite")
     runner = subprocess.Popen(
         [*ARENA, "run", str(file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

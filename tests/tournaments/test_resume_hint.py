@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tourhelp import ARENA, arena, stored_games
+from tourhelp import ARENA, arena, slow_bot, stored_games
 
 from tournaments.cli import build_parser
 from tournaments.commands.run import resume_command
@@ -61,7 +61,7 @@ def test_an_interrupted_run_resumes_with_its_flags_and_a_smaller_one_says_so(
     tmp_path: Path,
 ) -> None:
     file = tmp_path / "cup.toml"
-    file.write_text(TOURNAMENT)
+    file.write_text(TOURNAMENT.replace('random-twin = "random"', f"random-twin = {slow_bot(5)}"))
     db = file.with_suffix(".sqlite")
     flags = ["--deals", "40", "--seed", "9", "--move-ms", "4000"]
     runner = subprocess.Popen(

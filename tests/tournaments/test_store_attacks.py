@@ -140,6 +140,19 @@ def test_a_seat_naming_no_bot_is_the_stores_damage(
     assert_one_clean_line(err, "table", str(store), "is damaged", "names nothing")
 
 
+@pytest.mark.parametrize("command", ["table", "report"])
+def test_a_game_missing_a_seat_is_the_stores_damage(
+    store: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """Found by tests/report/test_store_fuzz.py: a game left with one seat gave the ratings no
+    pair at all, and `statistics.fmean` raised from inside the ladder."""
+    craft(store, "DELETE FROM games WHERE rowid = 1", "DELETE FROM seats WHERE rowid = 3")
+    argv = [command, store] + (["-o", store.with_name("report")] if command == "report" else [])
+    code, err = arena(capsys, *argv)
+    assert code == 1
+    assert_one_clean_line(err, command, str(store), "is damaged", "seats for its seat-set")
+
+
 def bomb(size: int) -> bytes:
     """zlib data of `size` zero bytes, made a MiB at a time (about 1 KB per MiB)."""
     squeeze = zlib.compressobj(9)

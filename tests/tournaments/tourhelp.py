@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -12,6 +13,13 @@ from tournaments.results import FaultRow, FinishedGame, Played
 
 ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
 """The real `arena` entry point in a fresh interpreter, as the console script calls it."""
+
+
+def slow_bot(sleep_ms: int) -> str:
+    """A participant (a TOML string) that sleeps before each answer: a run long enough to be
+    interrupted on a loaded machine, where random bots play a whole schedule in a second."""
+    healthy = Path(__file__).resolve().parents[1] / "bots" / "healthy.py"
+    return json.dumps(f"{sys.executable} {healthy} sleep_ms={sleep_ms}")
 
 
 def stored_games(db: Path) -> int:

@@ -18,7 +18,7 @@ from bots import BUILTIN_BOTS
 from protocol import DEFAULT_MAX_LINE_BYTES, TimeControl
 from referee import Limits, MatchOutcome, ResourceLimits, SandboxUnavailable, choose, run_match
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
-from tournaments.botcommands import parse_bot
+from tournaments.botcommands import command_spec
 from tournaments.botlogs import announce, log_directory
 from tournaments.commands.common import (
     EXIT_CODES,
@@ -117,6 +117,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "errors; --json is printed whole",
     )
     parser.add_argument(
+        "--cwd",
+        action="append",
+        default=[],
+        metavar="SEAT=DIR",
+        help="run seat SEAT's bot in DIR (read-only in the sandbox), as a tournament file's "
+        "`cwd`; relative paths in its command are then relative to DIR; repeatable",
+    )
+    parser.add_argument(
+        "--files",
+        action="append",
+        default=[],
+        metavar="SEAT=PATH",
+        help="a file or directory of seat SEAT's bot that its command does not name (data, a "
+        "model): readable in the sandbox, as a tournament file's `files`; repeatable",
+    )
+    parser.add_argument(
         "bots",
         nargs="+",
         metavar="BOT",
@@ -134,6 +150,22 @@ def amount(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("must be 0 (unlimited) or more")
     return value
+
+
+def seat_values(pairs: list[str], flag: str, seats: int) -> dict[int, list[str]]:
+    """`SEAT=VALUE` strings into each seat's values, in the order given."""
+    values: dict[int, list[str]] = {}
+    for pair in pairs:
+        seat, sep, value = pair.partition("=")
+        if not sep or not seat.strip().isdigit() or not value:
+            raise UsageError(f"{flag} {pair!r}: expected SEAT=PATH, e.g. {flag} 1=bots/java")
+        if int(seat) >= seats:
+            raise UsageError(
+                f"{flag} {pair!r}: there is no seat {int(seat)}; the {plural(seats, 'bot')} "
+                f"sit in seats 0-{seats - 1}, in the order given"
+            )
+        values.setdefault(int(seat), []).append(value)
+    return values
 
 
 def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
@@ -161,8 +193,16 @@ def handle(args: argparse.Namespace) -> int:
             f"{game.id} takes {game.min_players}-{game.max_players} players, "
             f"got {plural(len(args.bots), 'bot')}"
         )
+    cwds = seat_values(args.cwd, "--cwd", len(args.bots))
+    files = seat_values(args.files, "--files", len(args.bots))
+    for seat, dirs in cwds.items():
+        if len(dirs) > 1:
+            raise UsageError(f"--cwd: seat {seat} is given {len(dirs)} directories; give one")
     try:
-        specs = [parse_bot(text) for text in args.bots]
+        specs = [
+            command_spec(text, next(iter(cwds.get(seat, [])), None), files.get(seat))
+            for seat, text in enumerate(args.bots)
+        ]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)

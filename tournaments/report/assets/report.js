@@ -183,8 +183,12 @@ async function openGame(id, step) {
     view.replaceChildren(el("h2", {text: `Game ${id}`}), el("p", {class: "error", text: String(error.message || error)}));
     return;
   }
-  current = {id, game, step: 0, reveal: game.result != null};  // a finished game hides nothing
+  // Whose hidden information the board shows: "all" (a finished game hides nothing), "none" (a
+  // spectator's view) or a seat number (that seat's view). Only finished games carry any.
+  current = {id, game, step: 0, reveal: "all"};
   const hidden = game.steps.some(step => step.private);
+  const views = [["all", "every hand"], ["none", "a spectator's view"],
+    ...(game.names || []).map((name, seat) => [String(seat), `${seatName(game, seat)}'s view`])];
   const parts = [
     ARENA_DATA.mode === "game" ? null : el("p", {}, el("a", {id: "back", href: "#games", text: "← all games"})),
     el("h2", {id: "viewer-title", text: ARENA_DATA.mode === "game" ? `Game of ${game.game}` : `Game ${id}: ${game.game || ""}`}),
@@ -197,9 +201,9 @@ async function openGame(id, step) {
       el("button", {id: "next", text: "▶", title: "next (→)", on: {click: () => go(current.step + 1)}}),
       el("button", {id: "last", text: "▶|", title: "end (End)", on: {click: () => go(current.game.steps.length - 1)}}),
       el("span", {class: "note", text: " arrow keys step; Home/End jump"}),
-      hidden ? el("label", {class: "note"}, el("input", {type: "checkbox", id: "reveal",
-        on: {change: event => { current.reveal = event.target.checked; go(current.step); }}}),
-        " every hand (off: what a spectator sees)") : null),
+      hidden ? el("label", {class: "note"}, " show ", el("select", {id: "reveal",
+        on: {change: event => { current.reveal = event.target.value; go(current.step); }}},
+        ...views.map(([value, text]) => el("option", {value, text})))) : null),
     el("div", {id: "actions", class: "actions"}),
     el("div", {id: "faults"}),
     el("div", {id: "board", class: "board"})];
@@ -210,7 +214,7 @@ async function openGame(id, step) {
     (game.result ? ` | final scores ${game.result.scores.join(" ")}, ranks ${game.result.ranks.join(" ")}` +
       (game.result.tiebreak ? ` (tie-break: ${game.result.tiebreak})` : "") : "");
   const reveal = document.getElementById("reveal");
-  if (reveal) reveal.checked = current.reveal;
+  if (reveal) reveal.value = current.reveal;
   go(step || 0);
   window.scrollTo(0, 0);
 }
@@ -246,7 +250,9 @@ function go(step) {
   faults.replaceChildren(...game.faults.filter(f => stepOf(f) === current.step).map(f =>
     el("div", {class: "fault", text: `fault at decision ${f.decision}: ${seatName(game, f.seat)} — ${f.kind}: ${f.reason}`})));
   const board = document.getElementById("board");
-  const ctx = {names: game.names, toAct: here.to_act, scores: here.scores, private: here.private, reveal: current.reveal};
+  const shown = !here.private || current.reveal === "none" ? null : current.reveal === "all" ? here.private
+    : here.private.map((fields, seat) => String(seat) === current.reveal ? fields : {});
+  const ctx = {names: game.names, toAct: here.to_act, scores: here.scores, private: shown};
   if (viewer) board.innerHTML = viewer.draw(here.state, ctx);
   else board.replaceChildren(el("pre", {class: "state", text: JSON.stringify(here.state, null, 1)}));
 }

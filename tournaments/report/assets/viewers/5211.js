@@ -1,5 +1,5 @@
 // 5211's drawing hook: the spectator state (referee/games/g5211_messages.py Observation) as
-// SVG — per seat its hand (card backs; face up with the viewer's "every hand" switch), the
+// SVG — per seat its hand (card backs; face up when the viewer shows that seat's view), the
 // cards revealed this round and its score pile (a red dot marks a rooster, value 1); the draw
 // pile, the discard and what the last scored round revealed. Registered under the game's id.
 (function () {
@@ -38,9 +38,9 @@
       s += `<rect x="6" y="${y}" width="${width - 12}" height="${seatH - 6}" rx="6" fill="${acting ? "#fff8dc" : "#fdfbf7"}" stroke="${acting ? "#d69e2e" : "#bbb"}"/>`;
       const name = ctx.names && ctx.names[seat] != null ? ctx.names[seat] : "";
       s += text(14, y + 18, `seat ${seat} ${name}: ${score} points`, {bold: true});
-      const hand = ctx.reveal && ctx.private ? ctx.private[seat].hand : null;
+      const hand = ctx.private && ctx.private[seat].hand;  // shown by the viewer's "show" choice
       s += text(14, y + 36, `hand (${state.hand_sizes[seat]})`, {size: 11});
-      if (hand) s += `<g class="hand" data-seat="${seat}">${row(14, y + 42, hand, 0.6)}</g>`;  // "every hand" is on
+      if (hand) s += `<g class="hand" data-seat="${seat}">${row(14, y + 42, hand, 0.6)}</g>`;
       else for (let i = 0; i < state.hand_sizes[seat]; i++) s += back(14 + i * 12, y + 42);
       s += text(170, y + 36, "revealed this round", {size: 11});
       s += row(170, y + 42, state.played[seat]);
