@@ -1,7 +1,8 @@
 """Tests marked `alone` run while no other test runs, also under `pytest -n` (pytest-xdist).
 
-A few referee tests check clock arithmetic to within tens of milliseconds (a bot sleeping
-200 ms must be charged 200–250 ms). A neighbouring worker's games on the same cores add that
+A few tests check wall-clock bounds to within tens of milliseconds (a search bot's decision
+ends soon after its deadline; the referee's clock tests need none of this: they run on trio's
+MockClock against scripted bots). A neighbouring worker's games on the same cores add that
 much jitter, so those tests take the workers' shared lock exclusively, the others take it
 shared. A turnstile (taken briefly by everyone, held by the exclusive test while it waits) keeps
 a stream of ordinary tests from starving it. Without `-n` the locks are never contended.

@@ -1,4 +1,5 @@
-"""Greedy bot: for each game, the one-decision heuristic in `bots.strategies.<game>`.
+"""Greedy bot: for each game, the one-decision heuristic of its module in `bots.strategies`,
+found by the game's id (`bots.registry`).
 
 Run as `python -m bots.greedy`. The heuristics are documented in their modules.
 """
@@ -6,24 +7,17 @@ Run as `python -m bots.greedy`. The heuristics are documented in their modules.
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable
 from typing import Any
 
+from bots.registry import game_module
 from bots.sdk import Context, run
-
-_STRATEGY_MODULES = {
-    "azul": "bots.strategies.azul",
-    "5211": "bots.strategies.g5211",
-    "summer-pavilion": "bots.strategies.summer_pavilion",
-    "alhambra": "bots.strategies.alhambra",
-}
 
 
 @functools.cache
 def _strategy(game: str) -> Callable[..., int]:
     """The game's heuristic, looked up once per game id rather than on every decision."""
-    chooser: Callable[..., int] = importlib.import_module(_STRATEGY_MODULES[game]).choose
+    chooser: Callable[..., int] = game_module("bots.strategies", game).choose
     return chooser
 
 

@@ -5,8 +5,9 @@ The public surface is re-exported here; the modules behind it each do one job:
 stderr logs), `clock` (time control arithmetic), `answers` (validating what bots send),
 `faults` (fault kinds and forfeit ranking), `limits` (per-bot resource limits), `cgroups` (a
 bot's cgroups: processes, total memory, CPU accounting), `spawn` (forking bots so that none
-outlives the referee), `sandbox` (bubblewrap), `match` (the match loop) and `record` (game
-records and replay).
+outlives the referee), `sandbox` (bubblewrap), `channel` (what the match loop needs of a bot:
+a process, or a scripted fake in tests), `match` (the match loop) and `record` (game records
+and replay).
 
 Names load lazily (PEP 562): `import referee.games` — what a Python bot does — must not
 load trio, the bot processes or the match loop. To re-export a name, add it to `_EXPORTS` and
@@ -37,8 +38,10 @@ if TYPE_CHECKING:
         MAX_RECORD_BYTES,
         RECORD_VERSION,
         BadRecord,
+        Position,
         ReplayReport,
         parse_record,
+        positions,
         printable,
         replay,
         replay_states,
@@ -81,6 +84,8 @@ _EXPORTS: dict[str, str] = {
     "open_bots": "referee.process",
     "parse_record": "referee.record",
     "play_match": "referee.match",
+    "Position": "referee.record",
+    "positions": "referee.record",
     "printable": "referee.record",
     "replay": "referee.record",
     "replay_states": "referee.record",
@@ -102,6 +107,7 @@ __all__ = [
     "LineReader",
     "LineTooLong",
     "MatchOutcome",
+    "Position",
     "ReplayReport",
     "ResourceLimits",
     "SandboxChoice",
@@ -117,6 +123,7 @@ __all__ = [
     "open_bots",
     "parse_record",
     "play_match",
+    "positions",
     "printable",
     "replay",
     "replay_states",

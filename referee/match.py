@@ -40,10 +40,11 @@ from protocol.messages import (
     encode_line,
 )
 from referee.answers import decode_answer, decode_ready
+from referee.channel import BotChannel, OpenChannel
 from referee.clock import SeatClock
 from referee.faults import BotFault, Fault, describe_exit, excerpt, forfeit_result
 from referee.games import Game, GameResult, IllegalAction, find_game, parse_options
-from referee.process import BotHandle, BotProcess, BotSpec, Limits, open_bots
+from referee.process import BotHandle, BotSpec, Limits, open_bots
 from referee.record import Header, RecordWriter
 
 END_WRITE_TIMEOUT_S = 1.0
@@ -96,11 +97,11 @@ class _Request:
     __slots__ = (
         "began",
         "began_cpu_s",
+        "channel",
         "deadline",
         "decision",
         "legal",
         "limit_ms",
-        "process",
         "seat",
         "wall_limit_ms",
     )
@@ -109,7 +110,7 @@ class _Request:
         self,
         *,
         seat: int,
-        process: BotProcess,
+        channel: BotChannel,
         legal: list[Any],
         decision: int,
         limit_ms: float,
@@ -119,7 +120,7 @@ class _Request:
         deadline: float,
     ) -> None:
         self.seat = seat
-        self.process = process
+        self.channel = channel
         self.legal = legal
         self.decision = decision
         self.limit_ms = limit_ms
@@ -156,8 +157,19 @@ class _Seat:
     def __init__(self, handle: BotHandle, clock: SeatClock) -> None:
         self.handle = handle
         self.clock = clock
+        self.channel: BotChannel | None = None
+        """The bot, once `start_seat` opened it; None again once killed."""
         self.faulted = False
         self.moves = 0
+
+    async def kill(self) -> None:
+        """Kill the seat's bot: through its handle, which then starts another for the next
+        game, and through the channel, for a bot no handle holds (a test's fake; killing a
+        process twice is a no-op)."""
+        channel, self.channel = self.channel, None
+        await self.handle.kill()
+        if channel is not None:
+            await channel.kill()
 
 
 async def play_match(
@@ -172,6 +184,7 @@ async def play_match(
     bot_seeds: Sequence[int] | None = None,
     log_tag: str = "",
     sample_latency: bool = False,
+    open_channel: OpenChannel = BotHandle.ensure_started,
 ) -> MatchOutcome:
     """Play one game with `handles[i]` in seat i; their processes stay alive for the next game.
 
@@ -184,7 +197,10 @@ async def play_match(
     `sample_latency` fills `MatchOutcome.latency_ms` (one extra pass through the event loop per
     answer, which is why it is off unless a measurement asks for it).
 
-    Raises `UnknownGame`/`BadOptions`/`ValueError` for a bad setup (before any bot is asked),
+    `open_channel` gives a handle's bot for the game (see `referee.channel`): its process,
+    started if need be, unless a test puts a scripted bot in its place.
+
+    Raises `UnknownGame`/`BadOptions`/`BadPlayerCount` for a bad setup (before any bot is asked),
     and whatever the engine raises other than `IllegalAction` (an engine bug). On any exception
     or cancellation the match's bot processes are killed, since they are in mid-protocol.
     """
@@ -213,6 +229,7 @@ async def play_match(
         match_id,
         list(bot_seeds),
         log_tag or match_id,
+        open_channel,
         sample_latency,
     )
     for handle in handles:
@@ -222,8 +239,8 @@ async def play_match(
     except BaseException:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
-                for handle in handles:
-                    nursery.start_soon(handle.kill)
+                for seat in runner.seats:
+                    nursery.start_soon(seat.kill)
         raise
     finally:
         for handle in handles:
@@ -260,10 +277,7 @@ def _setup(game_id: str, options: dict[str, Any] | None, players: int) -> tuple[
     """The engine and its parsed options, or the error that says why this match cannot be."""
     game = find_game(game_id)
     parsed = parse_options(game, options)
-    if not game.min_players <= players <= game.max_players:
-        raise ValueError(
-            f"{game.id} is for {game.min_players}-{game.max_players} players, not {players}"
-        )
+    game.check_players(players)
     return game, parsed
 
 
@@ -299,9 +313,11 @@ class _Match:
         match_id: str,
         bot_seeds: list[int],
         log_tag: str,
+        open_channel: OpenChannel,
         sample_latency: bool = False,
     ) -> None:
         self.game = game
+        self.open_channel = open_channel
         self.bot_seeds = bot_seeds
         self.seed = seed
         self.times = times
@@ -403,34 +419,36 @@ class _Match:
         if not self.seats[seat].faulted:
             self.seats[seat].faulted = True
             self.faulted_seats += 1
-        await self.seats[seat].handle.kill()
+        await self.seats[seat].kill()
 
     async def check_resources(self) -> None:
         """Look at every healthy bot's resource counters now (during the game they are looked
         at on a timer): an excess not reported yet happened in this game."""
         for seat, state in enumerate(self.seats):
-            process = state.handle.process
-            if state.faulted or process is None:
+            channel = state.channel
+            if state.faulted or channel is None:
                 continue
-            fault = process.resource_fault("playing this game (seen at its end)", now=True)
+            fault = channel.resource_fault("playing this game (seen at its end)", now=True)
             if fault is not None:
                 await self.forfeit(seat, fault)
 
     # ---- startup --------------------------------------------------------------------------
 
     async def start_seat(self, seat: int) -> None:
-        """Start the process if needed, send `start`, expect `ready` within the startup limit."""
+        """Open the seat's bot (a process started if need be), send `start`, expect `ready`
+        within the startup limit."""
         handle = self.seats[seat].handle
         time = self.times[seat]
         limit_ms = time.startup_ms + self.limits.grace_ms
         began = trio.current_time()
         try:
-            process, fresh = await handle.ensure_started()
+            channel, fresh = await self.open_channel(handle)
         except BotFault as spawn_fault:
             await self.forfeit(seat, spawn_fault)
             return
+        self.seats[seat].channel = channel
         since = "its start" if fresh else "`start`"
-        process.start_game()
+        channel.start_game()
         message = Start(
             protocol=PROTOCOL_VERSION,
             game=self.game.id,
@@ -443,16 +461,16 @@ class _Match:
         )
         fault: BotFault | None = None
         with trio.move_on_at(began + limit_ms / 1000) as scope:
-            process.cancel_on_exit(scope)
+            channel.cancel_on_exit(scope)
             try:
-                await process.send(encode_line(message), doing="being sent `start`")
-                ready = decode_ready(await process.receive(doing="the referee waited for `ready`"))
+                await channel.send(encode_line(message), doing="being sent `start`")
+                ready = decode_ready(await channel.receive(doing="the referee waited for `ready`"))
                 if not handle.spec.name_given and ready.name:
                     self.names[seat] = display_name(ready.name) or self.names[seat]
             except BotFault as exc:
                 fault = exc
-        process.cancel_on_exit(None)
-        fault = process.resource_fault("starting") or fault
+        channel.cancel_on_exit(None)
+        fault = channel.resource_fault("starting") or fault
         if scope.cancelled_caught:
             fault = await self.late(
                 scope.deadline,
@@ -460,23 +478,23 @@ class _Match:
                 f"no `ready` within {time.startup_ms} ms of {since}"
                 + (f" (+{self.limits.grace_ms} ms grace)" if self.limits.grace_ms else ""),
                 "the referee waited for `ready`",
-                process,
+                channel,
             )
         if fault is not None:
             await self.forfeit(seat, fault)
 
     async def late(
-        self, deadline: float, kind: str, reason: str, doing: str, process: BotProcess
+        self, deadline: float, kind: str, reason: str, doing: str, channel: BotChannel
     ) -> BotFault:
         """A wait cut short: by the bot's death (a crash, seen at once even while a child of it
         holds its stdout open) or by its deadline (`kind`, or a crash if it died meanwhile)."""
-        code = process.exit_status()
+        code = channel.exit_status()
         if code is None:
             return BotFault(kind, reason)
-        tail = await process.stderr_tail()
+        tail = await channel.stderr_tail()
         if trio.current_time() < deadline:
-            return process.death_fault(code, f"exited ({describe_exit(code)}) while {doing}{tail}")
-        return process.death_fault(code, f"exited ({describe_exit(code)}); {reason}{tail}")
+            return channel.death_fault(code, f"exited ({describe_exit(code)}) while {doing}{tail}")
+        return channel.death_fault(code, f"exited ({describe_exit(code)}); {reason}{tail}")
 
     # ---- decisions ------------------------------------------------------------------------
 
@@ -582,20 +600,20 @@ class _Match:
     def request(self, seat: int, legal: list[Any]) -> _Request:
         """Start the clock of `seat`'s request for the current decision."""
         clock = self.seats[seat].clock
-        process = self.seats[seat].handle.process
-        assert process is not None, "a healthy seat has a live process"
+        channel = self.seats[seat].channel
+        assert channel is not None, "a healthy seat has a live channel"
         limit_ms = clock.limit_ms()
         cpu_mode = self.limits.time_mode == "cpu"
         wall_limit_ms = limit_ms * CPU_MODE_WALL_FACTOR if cpu_mode else limit_ms
         began = trio.current_time()
         return _Request(
             seat=seat,
-            process=process,
+            channel=channel,
             legal=legal,
             decision=self.decision,
             limit_ms=limit_ms,
             wall_limit_ms=wall_limit_ms,
-            began_cpu_s=process.cpu_s() if cpu_mode else None,
+            began_cpu_s=channel.cpu_s() if cpu_mode else None,
             began=began,
             deadline=began + wall_limit_ms / 1000,
         )
@@ -613,18 +631,18 @@ class _Match:
     ) -> tuple[bytes, BotFault | None]:
         """Write the request and read the reply line, `scope` being cancelled if the bot dies
         meanwhile (its deadline is the caller's business)."""
-        process = request.process
+        channel = request.channel
         decision = request.decision
-        process.cancel_on_exit(scope)
+        channel.cancel_on_exit(scope)
         try:
-            await process.send(line, doing="being sent decision", decision=decision)
-            reply = await process.receive(
+            await channel.send(line, doing="being sent decision", decision=decision)
+            reply = await channel.receive(
                 doing="the referee waited for its answer to decision", decision=decision
             )
         except BotFault as exc:
             return b"", exc
         finally:
-            process.cancel_on_exit(None)
+            channel.cancel_on_exit(None)
         return reply, None
 
     async def answered(
@@ -637,12 +655,12 @@ class _Match:
     ) -> None:
         """Charge the time of a request whose wait is over (`cut_short`: by its deadline or
         the bot's death) and turn the reply into an answer or a fault."""
-        seat, process, decision = request.seat, request.process, request.decision
+        seat, channel, decision = request.seat, request.channel, request.decision
         clock = self.seats[seat].clock
         answered = trio.current_time()
         used_ms = (answered - request.began) * 1000
         if request.began_cpu_s is not None and not cut_short:
-            used_ms = (process.cpu_s() - request.began_cpu_s) * 1000
+            used_ms = (channel.cpu_s() - request.began_cpu_s) * 1000
         outcome.times[seat] = used_ms
         if self.sample_latency:
             with trio.CancelScope(shield=True):  # a spent guard must not cut this short
@@ -661,7 +679,7 @@ class _Match:
                 + (f", times {CPU_MODE_WALL_FACTOR} in cpu time mode" if cpu_mode else "")
                 + f"); waited {used_ms:.0f} ms",
                 f"the referee waited for its answer to decision {decision}",
-                process,
+                channel,
             )
         elif fault is None and not in_time:
             fault = BotFault(
@@ -669,7 +687,7 @@ class _Match:
                 f"answered decision {decision} after {used_ms:.0f} ms; the limit was "
                 f"{limit_ms:.0f} ms ({_allowance(clock, limit_ms)})",
             )
-        fault = process.resource_fault("answering decision", decision) or fault
+        fault = channel.resource_fault("answering decision", decision) or fault
         if fault is None:
             try:
                 outcome.answers[seat] = decode_answer(
@@ -679,7 +697,7 @@ class _Match:
                 fault = exc
         if fault is not None:
             outcome.faults[seat] = fault
-            await self.seats[seat].handle.kill()
+            await self.seats[seat].kill()
 
     def refusal(
         self, to_act: tuple[int, ...], legal: dict[int, list[Any]], seat: int, action: Any
@@ -717,28 +735,28 @@ class _Match:
             for fault in self.faults
         )
         line = encode_line(End(scores=result.scores, ranks=result.ranks, reason=reason or "over"))
-        waiting: list[tuple[BotHandle, BotProcess, bytes]] = []
+        waiting: list[tuple[_Seat, BotChannel, bytes]] = []
         for seat in self.seats:
-            process = seat.handle.process
-            if seat.faulted or process is None:
+            channel = seat.channel
+            if seat.faulted or channel is None:
                 continue
-            rest = process.offer(line)
+            rest = channel.offer(line)
             if rest is None:
-                await seat.handle.kill()
+                await seat.kill()
             elif rest:
-                waiting.append((seat.handle, process, rest))
+                waiting.append((seat, channel, rest))
         if not waiting:
             return
 
-        async def tell(handle: BotHandle, process: BotProcess, rest: bytes) -> None:
+        async def tell(seat: _Seat, channel: BotChannel, rest: bytes) -> None:
             with trio.move_on_after(END_WRITE_TIMEOUT_S) as scope:
                 try:
-                    await process.send(rest, doing="being sent `end`")
+                    await channel.send(rest, doing="being sent `end`")
                 except BotFault:
-                    await handle.kill()
+                    await seat.kill()
             if scope.cancelled_caught:
-                await handle.kill()
+                await seat.kill()
 
         async with trio.open_nursery() as nursery:
-            for handle, process, rest in waiting:
-                nursery.start_soon(tell, handle, process, rest)
+            for seat, channel, rest in waiting:
+                nursery.start_soon(tell, seat, channel, rest)

@@ -24,11 +24,13 @@ from typing import Any
 
 import msgspec
 
+from protocol.errors import ArenaError
 from protocol.messages import TimeControl
 from referee.faults import Fault, forfeit_result
 from referee.games import (
     BadOptions,
     BadPlayerCount,
+    Game,
     GameResult,
     IllegalAction,
     UnknownGame,
@@ -106,7 +108,7 @@ _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(RecordLine)
 
 
-class BadRecord(ValueError):
+class BadRecord(ArenaError):
     """The bytes are not a game record this version can read (the line number says where).
 
     The message may quote the record, and a crafted one may hold newlines or terminal escapes:
@@ -244,63 +246,29 @@ class ReplayReport(msgspec.Struct):
     """The first difference found, in words; None when identical."""
 
 
-def replay(record: bytes) -> ReplayReport:
-    """Re-play a record through its engine and compare the result with the recorded one."""
-    report: ReplayReport | None = None
-    for item in _replay(record):
-        if isinstance(item, ReplayReport):
-            report = item
-    assert report is not None
-    return report
+class Position(msgspec.Struct):
+    """The game before decision `line` (None: after the last one); `state` is live: read it
+    before taking the next position, which applies `line` to it."""
+
+    game: Any
+    state: Any
+    line: DecisionLine | None
 
 
-def replay_states(record: bytes) -> Iterator[tuple[int, str]]:
-    """(decision number, rendered state) from the start (0) through every replayed decision.
+def positions(parsed: ParsedRecord) -> Iterator[Position]:
+    """Every position of the record's game: the start, then after each decision — the one walk
+    through a record that `replay`, `arena replay --show`, the report's viewer and `arena export
+    --observations` share.
 
-    For `arena replay --show`; stops early at a divergence (see `replay` for the report).
+    Raises `BadRecord` where the engine refuses the record, naming the decision: an action it
+    refuses, or actions of other seats than it asks (`WrongSeats`). (`parse_record` has checked
+    the header: the game, its rules version, options and players are the engine's.)
     """
-    for item in _replay(record):
-        if isinstance(item, tuple):
-            yield item
-
-
-def _replay(record: bytes) -> Iterator[tuple[int, str] | ReplayReport]:
-    parsed = parse_record(record)
     header = parsed.header
-    game = find_game(header.game)
+    game: Game[Any] = find_game(header.game)
     state = game.new(len(header.names), header.seed, parse_options(game, header.options))
-    recorded = None
-    if parsed.result is not None:
-        recorded = GameResult(parsed.result.scores, parsed.result.ranks, parsed.result.tiebreak)
-    yield 0, game.render(state)
-
-    def report(replayed: GameResult | None, decisions: int, divergence: str | None) -> ReplayReport:
-        if divergence is None and replayed != recorded:
-            divergence = f"the replayed result {replayed} differs from the recorded {recorded}"
-        return ReplayReport(
-            game=header.game,
-            options=header.options,
-            seed=header.seed,
-            names=header.names,
-            identical=divergence is None,
-            recorded=recorded,
-            replayed=replayed,
-            decisions=decisions,
-            faults=parsed.faults,
-            divergence=divergence,
-        )
-
-    done = 0
     for line in parsed.decisions:
-        to_act = game.to_act(state)
-        if set(line.actions) != set(to_act):
-            yield report(
-                None,
-                done,
-                f"decision {line.n}: the record has actions of seats {sorted(line.actions)}, "
-                f"the engine asks seats {list(to_act)}",
-            )
-            return
+        yield Position(game, state, line)
         try:
             actions = {
                 seat: msgspec.json.decode(raw, type=game.Action)
@@ -308,13 +276,56 @@ def _replay(record: bytes) -> Iterator[tuple[int, str] | ReplayReport]:
             }
             game.apply(state, actions)
         except (msgspec.ValidationError, IllegalAction) as exc:
-            yield report(None, done, f"decision {line.n}: the recorded action is refused: {exc}")
-            return
-        done += 1
-        yield line.n, game.render(state)
-    faulty = {fault.seat for fault in parsed.faults}
-    final = game.result(state)
-    if final is None and not faulty:
-        yield report(None, done, f"the game is not over after {done} decisions and no seat faulted")
+            raise BadRecord(f"decision {line.n}: the recorded action is refused: {exc}") from None
+    yield Position(game, state, None)
+
+
+def replay(record: bytes) -> ReplayReport:
+    """Re-play a record through its engine and compare the result with the recorded one."""
+    parsed = parse_record(record)
+    header = parsed.header
+    recorded = None
+    if parsed.result is not None:
+        recorded = GameResult(parsed.result.scores, parsed.result.ranks, parsed.result.tiebreak)
+    replayed, done, divergence = None, -1, None
+    try:
+        for position in positions(parsed):
+            done += 1
+            last = position
+        faulty = {fault.seat for fault in parsed.faults}
+        final = last.game.result(last.state)
+        if final is None and not faulty:
+            divergence = f"the game is not over after {done} decisions and no seat faulted"
+        else:
+            replayed = forfeit_result(final, last.game.scores(last.state), faulty)
+            if replayed != recorded:
+                divergence = f"the replayed result {replayed} differs from the recorded {recorded}"
+    except BadRecord as exc:
+        divergence = exc.args[0]  # `done` counts the decisions applied before it
+    return ReplayReport(
+        game=header.game,
+        options=header.options,
+        seed=header.seed,
+        names=header.names,
+        identical=divergence is None,
+        recorded=recorded,
+        replayed=replayed,
+        decisions=done,
+        faults=parsed.faults,
+        divergence=divergence,
+    )
+
+
+def replay_states(record: bytes) -> Iterator[tuple[int, str]]:
+    """(decision number, rendered state) from the start (0) through every replayed decision.
+
+    For `arena replay --show`; stops early at a divergence (see `replay` for the report).
+    """
+    n = 0
+    try:
+        for position in positions(parse_record(record)):
+            yield n, position.game.render(position.state)
+            if position.line is not None:
+                n = position.line.n
+    except BadRecord:
         return
-    yield report(forfeit_result(final, game.scores(state), faulty), done, None)

@@ -61,6 +61,7 @@ from typing import Literal
 
 import msgspec
 
+from protocol.errors import RequestError
 from referee.spawn import become_subreaper, bot_uid, move_fds
 
 SandboxKind = Literal["none", "bwrap"]
@@ -93,7 +94,7 @@ UNSANDBOXED_WARNING = (
 )
 
 
-class SandboxUnavailable(RuntimeError):
+class SandboxUnavailable(RequestError):
     """`sandbox = "bwrap"` was asked for on a machine where bubblewrap cannot run."""
 
 

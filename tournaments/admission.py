@@ -14,13 +14,14 @@ from collections.abc import Sequence
 
 import trio
 
+from protocol.errors import ArenaError
 from referee import FAULT_KINDS, Fault, Limits, run_match
 from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
 
 
-class Rejected(Exception):
+class Rejected(ArenaError):
     """The bot failed its check; the message is the reason, in the bot author's terms."""
 
 

@@ -35,6 +35,7 @@ import msgspec
 
 from bots import BUILTIN_BOTS, builtin_command
 from referee import BotSpec
+from tournaments.errors import BotCommandError
 
 SHELL_SYNTAX = frozenset("|&;<>()$`")
 """Characters a shell would interpret; unquoted in a one-string command they are refused."""
@@ -104,16 +105,16 @@ def _no_shell_hint(text: str, construct: str) -> str:
 
 
 def _split(text: str) -> list[str]:
-    """The words of a one-string command; ValueError for an empty, unparsable or shell one."""
+    """The words of a one-string command; BotCommandError for an empty, unparsable or shell one."""
     construct = shell_syntax(text)
     if construct is not None:
-        raise ValueError(_no_shell_hint(text, construct))
+        raise BotCommandError(_no_shell_hint(text, construct))
     try:
         argv = shlex.split(text)
     except ValueError as exc:
-        raise ValueError(f"cannot parse bot command {text!r}: {exc}") from None
+        raise BotCommandError(f"cannot parse bot command {text!r}: {exc}") from None
     if not argv or not argv[0]:
-        raise ValueError(
+        raise BotCommandError(
             f"empty bot command {text!r}: give a built-in bot name ({BUILTIN_NAMES}) or a command"
         )
     return argv
@@ -168,7 +169,7 @@ def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> B
     """
     text = text.strip()
     if not text:
-        raise ValueError(
+        raise BotCommandError(
             f"empty bot command: give a built-in bot name ({BUILTIN_NAMES}) or a command"
         )
     words = _split(text)
@@ -182,7 +183,7 @@ def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> B
     for word in arguments:
         missing = _missing_script(word, base)
         if missing is not None:
-            raise ValueError(f"bot command {text!r}: {missing}")
+            raise BotCommandError(f"bot command {text!r}: {missing}")
         paths = _paths(word, base)
         if paths is not None:
             word = ":".join(paths)
@@ -199,14 +200,14 @@ def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> B
 def _directory(path: str, base: Path) -> str:
     full = _absolute(path, base)
     if not os.path.isdir(full):
-        raise ValueError(f"cwd {path!r} is not a directory (looked for {full})")
+        raise BotCommandError(f"cwd {path!r} is not a directory (looked for {full})")
     return full
 
 
 def _own_file(path: str, base: Path) -> str:
     full = _absolute(path, base)
     if not os.path.exists(full):
-        raise ValueError(f"files: {path!r} does not exist (looked for {full})")
+        raise BotCommandError(f"files: {path!r} does not exist (looked for {full})")
     return full
 
 
@@ -238,7 +239,7 @@ def command_spec(
     if cwd is None and not files:
         return parse_bot(text, base=base)
     if builtin_command(text) is not None:
-        raise ValueError(f"{text.strip()!r} is a built-in bot: cwd and files are for commands")
+        raise BotCommandError(f"{text.strip()!r} is a built-in bot: cwd and files are for commands")
     base = base or Path.cwd()
     spec = table_spec("", BotCommand(command=text, cwd=cwd, files=files or []), base)
     named = parse_bot(text, base=Path(spec.cwd) if spec.cwd else base)  # not after a data file

@@ -9,16 +9,13 @@ import os
 import sys
 from collections.abc import Sequence
 
+from protocol.errors import ArenaError
 from tournaments.commands.common import (
     EXIT_CODES,
-    EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
-    EXIT_USAGE,
     Terminated,
 )
-from tournaments.errors import InputError, UsageError
-from tournaments.store import StoreError
 
 COMMANDS = (
     "games",
@@ -62,22 +59,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     where = f"arena {args.subcommand}"
     try:
         code: int = args.handler(args)
-    except UsageError as exc:
+    except ArenaError as exc:
         print(f"{where}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except (StoreError, InputError) as exc:
-        print(f"{where}: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return exc.exit_code
     except BaseExceptionGroup as group:
         # A store failure inside `arena run`'s workers reaches here wrapped by their nurseries.
-        failed, others = group.split(StoreError)
+        failed, others = group.split(ArenaError)
         if failed is None or others is not None:
             raise
         error: BaseException = failed
         while isinstance(error, BaseExceptionGroup):
             error = error.exceptions[0]
+        assert isinstance(error, ArenaError)
         print(f"{where}: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
+        return error.exit_code
     except BrokenPipeError:
         # The reader went away (`arena table db | head`): not an error worth a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -46,6 +46,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from protocol.errors import RequestError
 from protocol.messages import TimeControl
 from referee import ResourceLimits, SandboxRequest, SandboxUnavailable, TimeMode, bwrap_path
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
@@ -60,7 +61,7 @@ BotName = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[^
 """Bot names appear in tables and on the command line: no spaces, no commas."""
 
 
-class ConfigError(ValueError):
+class ConfigError(RequestError):
     """The tournament file (or a flag overriding it) is wrong; the message says where and why."""
 
 

@@ -1,4 +1,5 @@
-"""Errors every `arena` sub-command may raise; `tournaments.cli.main` turns them into exit codes.
+"""The CLI's members of the arena's error family (`protocol.errors`): `tournaments.cli.main`
+maps every `ArenaError` to its message and exit code in one place.
 
 Kept below the command modules (which import it) and the CLI entry point (which catches it), so
 that no command imports back from `tournaments.cli`.
@@ -6,11 +7,18 @@ that no command imports back from `tournaments.cli`.
 
 from __future__ import annotations
 
+from protocol.errors import ArenaError, RequestError
 
-class UsageError(Exception):
+
+class UsageError(RequestError):
     """A mistake in what the user asked for: printed as one line, exit code 2."""
 
 
-class InputError(Exception):
+class InputError(ArenaError):
     """A file given to a command is not what it must be (a damaged or crafted game record):
     printed as one line naming the file and what is wrong, exit code 1."""
+
+
+class BotCommandError(RequestError):
+    """A bot's command, `cwd` or `files` cannot be run as written (shell syntax, a script or
+    directory that is not there); the message says which word and where it was looked for."""

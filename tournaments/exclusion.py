@@ -4,56 +4,17 @@ A removed bot's games stay in the store (nothing is lost, and the schedule still
 played) but every game it sat in is left out of the tables and ratings, whole: keeping the other
 seats' results would hand its opponents free wins against a bot that never really played.
 
-The list lives in the store file, in a table of its own that this module creates when it first
-removes a bot (the store's schema is untouched, so older arenas still read the file)::
-
-    excluded(bot PRIMARY KEY REFERENCES bots(id), since)
+The list lives in the store (`Store.exclude`, `Store.excluded`), in a table of its own made
+when the first bot is removed; this module says which games that leaves out.
 """
 
 from __future__ import annotations
 
-import datetime
-import sqlite3
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 from tournaments.errors import UsageError
 from tournaments.results import FinishedGame
-from tournaments.store import EXCLUDED_SCHEMA, BotRow, Store, StoreError, untrusting
-
-
-def exclude(path: Path, bots: Iterable[int]) -> None:
-    """Mark these bot ids of the store at `path` as removed (again is harmless)."""
-    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    connection = untrusting(sqlite3.connect(path, timeout=10))
-    try:
-        with connection:  # one transaction
-            connection.execute(EXCLUDED_SCHEMA)
-            connection.executemany(
-                "INSERT OR IGNORE INTO excluded VALUES (?, ?)", [(bot, now) for bot in bots]
-            )
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot record the removal in {path}: {exc}") from None
-    finally:
-        connection.close()
-
-
-def excluded(path: Path) -> set[int]:
-    """The removed bot ids of the store at `path` (read-only; none if nothing was removed)."""
-    try:
-        connection = untrusting(
-            sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=10)
-        )
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from None
-    try:
-        return {int(row[0]) for row in connection.execute("SELECT bot FROM excluded")}
-    except sqlite3.Error as exc:
-        if "no such table" in str(exc):
-            return set()
-        raise StoreError(f"cannot read the removed bots of {path}: {exc}") from None
-    finally:
-        connection.close()
+from tournaments.store import BotRow, Store
 
 
 def matching(rows: Sequence[BotRow], wanted: str) -> list[BotRow]:
@@ -70,7 +31,7 @@ def matching(rows: Sequence[BotRow], wanted: str) -> list[BotRow]:
 def hidden(store: Store, names: Sequence[str]) -> set[str]:
     """Labels (as in `Store.games`) of the removed bots and of those named by `--exclude`."""
     rows = store.bots()
-    ids = excluded(store.path)
+    ids = store.excluded()
     for wanted in names:
         ids |= {row.id for row in matching(rows, wanted)}
     labels = store.labels()

@@ -24,7 +24,7 @@ from tournaments.config import (
     override,
 )
 from tournaments.entrants import Entrant, entrant
-from tournaments.exclusion import excluded
+from tournaments.errors import BotCommandError
 from tournaments.runner import Player
 from tournaments.store import Store
 
@@ -70,7 +70,7 @@ def resolve(
 ) -> Entrant:
     try:
         return entrant(name, command, base, resources, time)
-    except (ValueError, OSError) as exc:
+    except (BotCommandError, OSError) as exc:
         raise ConfigError(f"participant {name!r}: {exc}") from None
 
 
@@ -116,7 +116,7 @@ def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared
         store.close()
         raise
     labels = store.labels()
-    gone = excluded(store.path)
+    gone = store.excluded()
     players = [
         Player(row.id, labels[row.id], e)
         for row, e in zip(rows, entrants + added, strict=True)

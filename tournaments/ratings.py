@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 from openskill.models import PlackettLuce
 
+from protocol.errors import RequestError
 from tournaments.results import FinishedGame
 
 BASE_ELO = 1500.0
@@ -189,7 +190,7 @@ def elo_ratings(
     pairs = sorted({pair for deal in deals for pair in deal})
     bots = sorted({bot for pair in pairs for bot in pair})
     if anchor is not None and anchor not in bots:
-        raise ValueError(f"anchor {anchor!r} has no games; bots: {', '.join(bots)}")
+        raise RequestError(f"anchor {anchor!r} has no games; bots: {', '.join(bots)}")
     index = {bot: i for i, bot in enumerate(bots)}
     ends = [(index[a], index[b]) for a, b in pairs]
     position = {pair: k for k, pair in enumerate(pairs)}

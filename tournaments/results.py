@@ -52,3 +52,11 @@ class FinishedGame(msgspec.Struct, frozen=True, kw_only=True):
         deals keeps that correlation inside the confidence intervals.
         """
         return (self.seat_set, self.deal)
+
+
+class GameKey(msgspec.Struct, frozen=True):
+    """How a stored game is named to users (its id) and what `FinishedGame` leaves out."""
+
+    id: int
+    seed: int
+    decisions: int

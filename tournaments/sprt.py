@@ -25,6 +25,7 @@ from typing import Literal
 
 import msgspec
 
+from protocol.errors import RequestError
 from tournaments.ratings import score_from_elo
 
 Decision = Literal["H0", "H1"]
@@ -40,9 +41,9 @@ class SprtBounds(msgspec.Struct, frozen=True, kw_only=True):
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
-            raise ValueError(f"need elo0 < elo1, got {self.elo0} and {self.elo1}")
+            raise RequestError(f"need elo0 < elo1, got {self.elo0} and {self.elo1}")
         if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
-            raise ValueError(f"alpha and beta must be in (0, 0.5), got {self.alpha}, {self.beta}")
+            raise RequestError(f"alpha and beta must be in (0, 0.5), got {self.alpha}, {self.beta}")
 
     @property
     def lower(self) -> float:

@@ -43,15 +43,16 @@ import secrets
 import sqlite3
 import stat
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import msgspec
 
+from protocol.errors import ArenaError
 from referee import MAX_RECORD_BYTES, BadRecord
-from tournaments.results import FaultRow, FinishedGame, Played
+from tournaments.results import FaultRow, FinishedGame, GameKey, Played
 
 SCHEMA_VERSION = "1"
 
@@ -104,13 +105,14 @@ EXCLUDED_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS excluded "
     "(bot INTEGER PRIMARY KEY REFERENCES bots(id), since TEXT NOT NULL)"
 )
-"""The removed bots (`tournaments.exclusion`), a table made at the first `arena remove`."""
+"""The removed bots (`Store.exclude`), a table made at the first `arena remove`: a store no bot
+was removed from keeps the schema older arenas read."""
 STORE_TABLES = frozenset({"meta", "bots", "games", "seats", "faults"})
 
 SECRET_BYTES = 32
 
 
-class StoreError(Exception):
+class StoreError(ArenaError):
     """The store cannot serve: a full disk, an I/O error, a damaged file, another tournament's
     file, a newer schema. The message is for the user: what is wrong, the file, what to do."""
 
@@ -458,6 +460,26 @@ class Store:
             for r in rows
         ]
 
+    @_guarded
+    def exclude(self, bots: Iterable[int]) -> None:
+        """Mark these bot ids as removed (`arena remove`; again is harmless): their games stay,
+        counted no more (`tournaments.exclusion` says why whole games)."""
+        with self._transaction():
+            self._db.execute(EXCLUDED_SCHEMA)
+            self._db.executemany(
+                "INSERT OR IGNORE INTO excluded VALUES (?, ?)", [(bot, _now()) for bot in bots]
+            )
+
+    @_read_back
+    def excluded(self) -> set[int]:
+        """The removed bot ids (none before the first `arena remove` makes their table)."""
+        made = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'excluded'"
+        ).fetchone()
+        if made is None:
+            return set()
+        return {int(row[0]) for row in self._db.execute("SELECT bot FROM excluded")}
+
     @_read_back
     def added_bots(self) -> list[BotRow]:
         """Bots added with `arena add` (newest entry per name): they join every later run."""
@@ -630,14 +652,6 @@ class Store:
         """The record of the game with this id (decompressed), or None if there is none."""
         row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _decompressed(row[0], f"game {game_id}")
-
-
-class GameKey(msgspec.Struct, frozen=True):
-    """How a stored game is named to users (its id) and what `FinishedGame` leaves out."""
-
-    id: int
-    seed: int
-    decisions: int
 
 
 def _create_private(path: Path) -> None:

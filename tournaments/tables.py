@@ -27,8 +27,7 @@ from tournaments.ratings import (
     plackett_luce,
     versus,
 )
-from tournaments.results import FinishedGame
-from tournaments.store import GameKey
+from tournaments.results import FinishedGame, GameKey
 
 
 class Table(msgspec.Struct, frozen=True):

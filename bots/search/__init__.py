@@ -1,6 +1,6 @@
 """Information-set Monte Carlo tree search for every game of the framework (the `mcts` bot).
 
 Each engine's `Game.from_observation` turns what a seat observes into a state to simulate,
-`policies` holds the optional per-game rollout heuristics and leaf evaluations, and `ismcts` is
-the one search.
+each game's module here (`azul`, `g5211`, ...) holds its search settings and knowledge as a
+`policies.SearchProfile` (`PROFILE`), and `ismcts` is the one search.
 """

@@ -15,26 +15,25 @@ One search for every game, through the engine interface only (`determinize`, `to
   few hundred iterations, which is what a 100 ms budget gives a Python search; its known
   weakness (it may not converge to a mixed equilibrium) matters little against opponents that
   do not exploit it, and its root choice is the most played action.
-- The other seats may instead be *modelled* (`Params.opponents`, per game in
-  `policies.OPPONENTS`): they play the game's model (`policies.MODELS`) or the heuristic's
-  best, and only the searching seat's choices are searched. A game may also give a prior
-  estimate of the root actions (`policies.PRIORS`), counted as a few iterations' worth of
-  evidence when the answer is chosen. The default for 5211: with decoupled UCT the simulated
-  opponents learn to answer the searcher's plays, a cautious view that real opponents, who do
-  not see its cards, cannot take; a best response to a heuristic player scored more against
-  greedy (in-process, 45 ms of CPU a decision, 120 games with two greedy bots each: 0.571 of
-  the points against 0.529). Flat Monte Carlo is what this becomes at the root when the tree
-  stays shallow.
-- Where the game has a heuristic (`policies.HEURISTICS`), a node first widens to its best
-  actions by that heuristic and admits more as its visits grow (progressive widening), and the
-  "greedy" rollout plays the heuristic's best of a few random legal actions. Rollouts stop at
-  the game's horizon (`policies.HORIZONS`, or `depth` decisions) and are valued by the game's
-  evaluation (or its scores): every seat gets the mean, over the other seats, of a logistic of
-  its score margin, mixed with `Game.returns` once the game is over.
+- The other seats may instead be *modelled* (`Params.opponents`; per game, like everything
+  below, in its `policies.SearchProfile`): they play the game's model or the heuristic's best,
+  and only the searching seat's choices are searched. A game may also give a prior estimate of
+  the root actions, counted as a few iterations' worth of evidence when the answer is chosen.
+  The default for 5211: with decoupled UCT the simulated opponents learn to answer the
+  searcher's plays, a cautious view that real opponents, who do not see its cards, cannot take;
+  a best response to a heuristic player scored more against greedy (in-process, 45 ms of CPU a
+  decision, 120 games with two greedy bots each: 0.571 of the points against 0.529). Flat Monte
+  Carlo is what this becomes at the root when the tree stays shallow.
+- Where the game has a heuristic, a node first widens to its best actions by that heuristic and
+  admits more as its visits grow (progressive widening), and the "greedy" rollout plays the
+  heuristic's best of a few random legal actions. Rollouts stop at the game's horizon (or
+  `depth` decisions) and are valued by the game's evaluation (or its scores): every seat gets
+  the mean, over the other seats, of a logistic of its score margin, mixed with `Game.returns`
+  once the game is over.
 - A game whose other seats are modelled may ask for a flat search with common worlds instead
-  (`policies.FLAT`, 5211 and Alhambra): no tree; every root action is played in each sampled
-  world, against the same modelled actions of the other seats, and followed to the horizon by
-  the game's playout model for every seat (see `Search._flat`).
+  (`SearchProfile.playout`, 5211 and Alhambra): no tree; every root action is played in each
+  sampled world, against the same modelled actions of the other seats, and followed to the
+  horizon by the game's playout model for every seat (see `Search._flat`).
 """
 
 from __future__ import annotations
@@ -46,21 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bots.search.policies import (
-    EVALUATIONS,
-    EXPLORATION,
-    FLAT,
-    HEURISTICS,
-    HORIZONS,
-    ITERATIONS,
-    MODELS,
-    OPPONENTS,
-    PRIORS,
-    SAMPLES,
-    SCALES,
-    Horizon,
-    Model,
-)
+from bots.search.policies import Horizon, Opponents, profile
 from referee.games import Game, Policy, simulate
 
 Rollout = Literal["greedy", "random"]
@@ -73,23 +58,23 @@ class Params:
     """What a user may tune per participant (`python -m bots.mcts --help` lists them)."""
 
     c: float | None = None
-    """UCB exploration constant (values are in [0, 1]); None: the game's in
-    `policies.EXPLORATION`."""
+    """UCB exploration constant (values are in [0, 1]); None: the game's
+    (`SearchProfile.exploration`)."""
     rollout: Rollout = "greedy"
     """"greedy": the heuristic's best of `sample` random legal actions; "random": uniform (also
     what "greedy" means for a game without a heuristic)."""
     depth: int | None = None
     """Decisions played by a rollout before its leaf is evaluated (0: to the end; None: the
-    game's horizon in `policies.HORIZONS`)."""
+    game's horizon)."""
     sample: int | None = None
     """A greedy rollout picks the best of this many random legal actions: random enough to
     sample many futures, cheap (a handful of heuristic calls), and still mostly sensible; None:
-    the game's in `policies.SAMPLES` (default 8)."""
-    opponents: Literal["search", "heuristic"] | None = None
+    the game's (`SearchProfile.sample`, default 8)."""
+    opponents: Opponents | None = None
     """How the other seats choose in the tree: "search" (UCB, by their own statistics; decoupled
     in a simultaneous decision) or "heuristic" (the heuristic's best: a model of a greedy
-    opponent; a game without a heuristic is searched); None: the game's in
-    `policies.OPPONENTS`."""
+    opponent; a game without a heuristic is searched); None: the game's
+    (`SearchProfile.opponents`)."""
     widen: float = 2.0
     """Progressive widening: a node with n visits considers its best 2 + widen·√n actions."""
 
@@ -114,12 +99,13 @@ class Search:
     def __init__(self, game: Game[Any], params: Params) -> None:
         self.game = game
         self.params = params
-        self.heuristic = HEURISTICS.get(game.id)
-        self.evaluation = EVALUATIONS.get(game.id, game.scores)
-        self.scale = SCALES.get(game.id, 10.0)
-        self.c = EXPLORATION.get(game.id, 0.7) if params.c is None else params.c
-        self.sample = SAMPLES.get(game.id, 8) if params.sample is None else params.sample
-        horizon = HORIZONS.get(game.id)
+        known = profile(game.id)
+        self.heuristic = known.heuristic
+        self.evaluation = game.scores if known.evaluation is None else known.evaluation
+        self.scale = known.scale
+        self.c = known.exploration if params.c is None else params.c
+        self.sample = known.sample if params.sample is None else params.sample
+        horizon = known.horizon
         if params.depth is not None or horizon is None:
             depth = params.depth or 0
             self.horizon: Horizon = lambda state: depth
@@ -129,22 +115,21 @@ class Search:
         """Iterations of the last `run`."""
         self.seat = -1
         """The searching seat of the current `run`."""
-        opponents = params.opponents or OPPONENTS.get(game.id, "search")
-        self.model = MODELS.get(game.id)
+        opponents = params.opponents or known.opponents
+        self.model = known.model
         self.modelled = opponents == "heuristic" and (
             self.heuristic is not None or self.model is not None
         )
-        self.prior = PRIORS.get(game.id)
+        self.prior = known.prior
         self.legal: list[Any] = []
         """The root actions the answer is chosen among (set by `run`): the searching seat's
         legal actions, or the flat search's candidates (`_candidates`)."""
         self.points: list[float] = []
         """The prior's estimate of each of `legal` (empty without a prior)."""
-        self.cap = ITERATIONS.get(game.id)
-        """The game's cap on a decision's iterations (`policies.ITERATIONS`), or None."""
-        flat = FLAT.get(game.id)
-        self.playout: Model | None = flat[0] if flat else None
-        self.width = flat[1] if flat else 0
+        self.cap = known.iterations
+        """The game's cap on a decision's iterations (`SearchProfile.iterations`), or None."""
+        self.playout = known.playout
+        self.width = known.width
 
     def run(
         self,
@@ -188,7 +173,7 @@ class Search:
         """Flat Monte Carlo with common worlds: each sampled world (an iteration) plays every
         root action of `seat` against the same actions of the other seats (their model's: in a
         simultaneous decision they do not depend on its own) and the same draws, then every seat
-        plays the game's playout model (`policies.FLAT`) up to the horizon counted from the
+        plays the game's playout model (`SearchProfile.playout`) up to the horizon counted from the
         root. The actions' values then differ by what the actions change, not by the luck of
         their worlds: paired comparisons, which a few dozen worlds a decision can tell apart
         where a tree's independent samples cannot. Only the game's `width` best actions by the
@@ -324,7 +309,7 @@ class Search:
         return best
 
     def _modelled(self, world: Any, seat: int, legal: list[Any], rng: random.Random) -> Any:
-        """Another seat's action by the opponent model: the game's (`policies.MODELS`), else
+        """Another seat's action by the opponent model: the game's (`SearchProfile.model`), else
         the heuristic's best (ties broken at random)."""
         if self.model is not None:
             return self.model(world, seat, legal, rng)

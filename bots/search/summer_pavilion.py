@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bots.search.cache import Bounded
+from bots.search.policies import SearchProfile
 from bots.strategies import summer_pavilion as greedy
 from referee.games.summer_pavilion import (
     Bonus,
@@ -63,12 +64,12 @@ at 1, 0.69 at 2, 0.59 at 3 (at 2: 0.62 with scale 8, 0.47 with exploration 0.03,
 did better: 67.0% of 56 games against greedy, H1 accepted (`--depth 1`), against 57.2% of 160
 games at 2 (docs/strategies.md)."""
 SAMPLE = 1000
-"""Legal actions a greedy rollout samples (`policies.SAMPLES`): all of them. A phase-2 legal
+"""Legal actions a greedy rollout samples (`SearchProfile.sample`): all of them. A phase-2 legal
 list is mostly passes (up to 210 actions), so the default best of 8 random ones places poorly;
 with 8, rollouts deeper than one reply made the search worse (see `DEPTH`)."""
 
 ITERATIONS = 30
-"""Iterations a decision makes at most (`policies.ITERATIONS`): more made the search worse
+"""Iterations a decision makes at most (`SearchProfile.iterations`): more made the search worse
 against greedy. Through the referee, grey side, the GSPRT command of docs/strategies.md: 78.8%
 of 26 games at 30 (H1 accepted; 66.9% of 62 on other deals, H1), against 57.5% of 120 (no
 decision) with as many as 45 ms of search allow (a median of 57 in-process on a loaded machine).
@@ -223,3 +224,17 @@ def _progress(cells: list[int], grey: bool) -> float:
         if filled < len(spaces):
             total += NUMBER_BONUS[cost] * (filled / len(spaces)) ** 2
     return total
+
+
+PROFILE = SearchProfile(
+    heuristic=heuristic,
+    evaluation=evaluation,
+    horizon=horizon,
+    scale=15.0,
+    exploration=0.005,
+    sample=SAMPLE,
+    iterations=ITERATIONS,
+)
+"""Exploration: at scale 15 a point of margin is worth about 0.017 at a leaf; at 0.1 a root's
+40 visits spread evenly over its actions (the most played one was noise), at 0.005 they follow
+the values."""

@@ -38,8 +38,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from referee.games.alhambra import POINTS, Grid, longest_outer_wall, rank_points, spots
 from referee.games.alhambra_messages import Buy, End, Pay, Place, Redesign, Reserve, Take
+from referee.games.alhambra_placement import Grid, longest_outer_wall, spots
+from referee.games.alhambra_scoring import POINTS, rank_points
 from referee.games.alhambra_tiles import BUILDINGS, FOUNTAIN, PRICE, TYPE, TYPES, WALLS
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from protocol.errors import RequestError
 from referee.games.base import (
     BadPlayerCount,
     Game,
@@ -46,11 +47,11 @@ GAME_IDS: tuple[str, ...] = tuple(_MODULES)
 _loaded: dict[str, Game[Any]] = {}
 
 
-class UnknownGame(LookupError):
+class UnknownGame(RequestError):
     """The game id is not one this framework knows."""
 
 
-class BadOptions(ValueError):
+class BadOptions(RequestError):
     """The options do not fit the game's options schema (unknown key or bad value)."""
 
 

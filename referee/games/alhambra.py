@@ -29,13 +29,16 @@ Rulings beyond the spec's own (each tested):
    refilled within a turn): the fifth action, whatever it is, ends the action phase.
 
 Randomness: the state keeps the seed of the next shuffle as an int, so cloning copies no RNG.
+
+This module holds the state and the turn's flow; the rules that need no state are apart:
+`alhambra_placement` (where a building may go, the longest outer wall), `alhambra_money` (money
+cards, takes, payments) and `alhambra_scoring` (majorities, a scoring round's points).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
 from typing import Any, ClassVar
 
 import msgspec
@@ -45,7 +48,6 @@ from referee.games.alhambra_messages import (
     Buy,
     End,
     GiveDirk,
-    Money,
     Observation,
     Options,
     Pay,
@@ -56,16 +58,31 @@ from referee.games.alhambra_messages import (
     Reserve,
     Take,
 )
+from referee.games.alhambra_money import (
+    card_of,
+    currency_total,
+    kind_of,
+    money_kinds,
+    payment_steps,
+    takes,
+    value_of,
+)
+from referee.games.alhambra_placement import (
+    Grid,
+    alhambra_problems,
+    by_row,
+    can_redesign,
+    can_remove,
+    redesign_spots,
+    spots,
+)
+from referee.games.alhambra_scoring import round_points
 from referee.games.alhambra_tiles import (
     BUILDINGS,
     CURRENCIES,
-    DIRECTIONS,
     FOUNTAIN,
-    OPPOSITE,
     PRICE,
-    STEP,
     TYPE,
-    TYPES,
     WALLS,
     E,
     N,
@@ -76,334 +93,17 @@ from referee.games.alhambra_tiles import (
 )
 from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, ranks_from_keys
 
-__all__ = [
-    "POINTS",
-    "Alhambra",
-    "Grid",
-    "State",
-    "alhambra_problems",
-    "can_place",
-    "can_remove",
-    "can_swap",
-    "longest_outer_wall",
-    "money_kinds",
-    "rank_points",
-    "score_round",
-    "spots",
-]
+__all__ = ["Alhambra", "State", "score_round"]
 
-Grid = dict[tuple[int, int], int]
-"""An Alhambra: cell (x, y) → building id; the fountain (id 0) is at (0, 0)."""
-
-POINTS: tuple[tuple[tuple[int, ...], ...], ...] = (
-    ((1,), (8, 1), (16, 8, 1)),
-    ((2,), (9, 2), (17, 9, 2)),
-    ((3,), (10, 3), (18, 10, 3)),
-    ((4,), (11, 4), (19, 11, 4)),
-    ((5,), (12, 5), (20, 12, 5)),
-    ((6,), (13, 6), (21, 13, 6)),
-)
-"""Points by type, then scoring (1–3, index 0–2), then place."""
 START_MONEY = 20
 OFFER = 4
 SLOTS = 4
 MAX_ACTIONS = 5
-TAKE_LIMIT = 5
 PILES = 5
 SCORING_CARDS = (36, 37)
 """Deck entries of scoring cards 1 and 2; money cards are kinds 0–35 (currency·9 + value − 1)."""
 DIRK_START = 6
 DIRK_AFTER_FIRST = 6
-
-
-def money_kinds(dirk: bool) -> list[int]:
-    """Every money card's kind: 3 copies of each currency-value (2 with Dirk: 72 cards)."""
-    return [kind for kind in range(36) for _ in range(2 if dirk else 3)]
-
-
-def _money(kind: int) -> Money:
-    return _MONEY[kind]
-
-
-_MONEY: tuple[Money, ...] = tuple(Money(kind // 9, kind % 9 + 1) for kind in range(36))
-
-
-def _kind(card: Money) -> int:
-    return card.currency * 9 + card.value - 1
-
-
-def _value(kind: int) -> int:
-    return kind % 9 + 1
-
-
-# ---- the Alhambra's geometry ----------------------------------------------------------------
-
-
-def _side_open(grid: Grid, cell: tuple[int, int], building: int) -> tuple[bool, bool]:
-    """(touches the Alhambra by a side, every shared side matches and one of them is open)."""
-    x, y = cell
-    walls = WALLS[building]
-    touches = reachable = False
-    matches = True
-    for side in DIRECTIONS:
-        dx, dy = STEP[side]
-        other = grid.get((x + dx, y + dy))
-        if other is None:
-            continue
-        touches = True
-        wall = bool(walls & side)
-        if wall != bool(WALLS[other] & OPPOSITE[side]):
-            matches = False
-        elif not wall:
-            reachable = True
-    return touches, matches and reachable
-
-
-def _empty_neighbours(grid: Grid, cell: tuple[int, int]) -> list[tuple[int, int]]:
-    x, y = cell
-    return [(x + dx, y + dy) for dx, dy in STEP.values() if (x + dx, y + dy) not in grid]
-
-
-def _outside(grid: Grid) -> set[tuple[int, int]]:
-    """The empty cells connected by sides to the outside of the Alhambra's bounding box."""
-    xs = [x for x, _ in grid]
-    ys = [y for _, y in grid]
-    x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
-    seen = {(x0, y0)}
-    todo = [(x0, y0)]
-    while todo:
-        x, y = todo.pop()
-        for dx, dy in STEP.values():
-            nxt = (x + dx, y + dy)
-            if x0 <= nxt[0] <= x1 and y0 <= nxt[1] <= y1 and nxt not in grid and nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-    return seen
-
-
-def _has_hole(grid: Grid) -> bool:
-    xs = [x for x, _ in grid]
-    ys = [y for _, y in grid]
-    box = (max(xs) - min(xs) + 3) * (max(ys) - min(ys) + 3)
-    return len(grid) + len(_outside(grid)) != box
-
-
-def can_place(grid: Grid, cell: tuple[int, int], building: int) -> bool:
-    """The placement rules for `building` at the empty `cell`: side contact, walls meet walls,
-    reachable through an open side (every existing building is reachable), and no hole."""
-    if cell in grid:
-        return False
-    touches, fits = _side_open(grid, cell, building)
-    if not (touches and fits):
-        return False
-    if _locally_joined(grid, cell):
-        return True
-    grid[cell] = building
-    try:
-        return not _has_hole(grid)
-    finally:
-        del grid[cell]
-
-
-_RING: tuple[tuple[int, int], ...] = (
-    (0, -1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-)
-"""The 8 cells around a cell in cyclic order (N, NE, E, ...): consecutive ones share a side."""
-
-
-def _locally_joined(grid: Grid, cell: tuple[int, int]) -> bool:
-    """The empty side neighbours of `cell` stay joined around it once it is filled (one run of
-    empty cells in the ring holds them all), so filling it encloses nothing. When not, a full
-    check decides."""
-    x, y = cell
-    empty = [(x + dx, y + dy) not in grid for dx, dy in _RING]
-    if all(empty):
-        return True
-    start = empty.index(False)
-    runs_with_sides = 0
-    in_run = has_side = False
-    for step in range(1, 9):
-        index = (start + step) % 8
-        if empty[index]:
-            in_run = True
-            has_side = has_side or index % 2 == 0
-        elif in_run:
-            runs_with_sides += has_side
-            in_run = has_side = False
-    return runs_with_sides <= 1
-
-
-def _frontier(grid: Grid) -> list[tuple[int, int]]:
-    """Empty cells sharing a side with the Alhambra, in a deterministic order."""
-    cells = {nxt for cell in grid for nxt in _empty_neighbours(grid, cell)}
-    return sorted(cells, key=lambda c: (c[1], c[0]))
-
-
-def spots(grid: Grid, building: int) -> list[tuple[int, int]]:
-    """Every empty cell where `building` may be placed, row by row (north first)."""
-    return [cell for cell in _frontier(grid) if can_place(grid, cell, building)]
-
-
-def _mismatches(grid: Grid) -> list[tuple[int, int]]:
-    """Cells with a wall meeting an open side to their east or south."""
-    found = []
-    for (x, y), building in grid.items():
-        for side in (E, S):
-            dx, dy = STEP[side]
-            other = grid.get((x + dx, y + dy))
-            if other is not None and bool(WALLS[building] & side) != bool(
-                WALLS[other] & OPPOSITE[side]
-            ):
-                found.append((x, y))
-    return found
-
-
-def _unreachable(grid: Grid) -> int:
-    """How many buildings cannot be reached on foot (through open sides) from the fountain."""
-    reached = {(0, 0)} if (0, 0) in grid else set()
-    todo = list(reached)
-    while todo:
-        x, y = todo.pop()
-        walls = WALLS[grid[(x, y)]]
-        for side in DIRECTIONS:
-            dx, dy = STEP[side]
-            nxt = (x + dx, y + dy)
-            if (
-                nxt in grid
-                and nxt not in reached
-                and not walls & side
-                and not WALLS[grid[nxt]] & OPPOSITE[side]
-            ):
-                reached.add(nxt)
-                todo.append(nxt)
-    return len(grid) - len(reached)
-
-
-def alhambra_problems(grid: Grid) -> list[str]:
-    """What makes the whole Alhambra illegal, in words (empty when legal)."""
-    problems = []
-    if grid.get((0, 0)) != FOUNTAIN or list(grid.values()).count(FOUNTAIN) != 1:
-        problems.append("the fountain must be at (0, 0), once")
-    problems += [f"a wall meets an open side at {cell}" for cell in _mismatches(grid)]
-    unreachable = _unreachable(grid)
-    if unreachable:
-        problems.append(f"{unreachable} building(s) not reachable from the fountain")
-    if grid and _has_hole(grid):
-        problems.append("an empty area is enclosed (a hole)")
-    return problems
-
-
-def can_remove(grid: Grid, cell: tuple[int, int]) -> bool:
-    """Redesign b: the building at `cell` (not the fountain) may go to the reserve. The empty
-    cell left is no hole when it has an empty side neighbour (all empty cells are outside)."""
-    building = grid[cell]
-    if building == FOUNTAIN or not _empty_neighbours(grid, cell):
-        return False
-    del grid[cell]
-    try:
-        return not _unreachable(grid)
-    finally:
-        grid[cell] = building
-
-
-def can_swap(grid: Grid, cell: tuple[int, int], building: int) -> bool:
-    """Redesign c: `building` may replace the one at `cell` (the same cells stay occupied, so
-    no hole can appear; its sides must match and everything stay reachable)."""
-    there = grid[cell]
-    if there == FOUNTAIN:
-        return False
-    x, y = cell
-    for side in DIRECTIONS:
-        dx, dy = STEP[side]
-        other = grid.get((x + dx, y + dy))
-        if other is not None and bool(WALLS[building] & side) != bool(
-            WALLS[other] & OPPOSITE[side]
-        ):
-            return False
-    grid[cell] = building
-    try:
-        return not _unreachable(grid)
-    finally:
-        grid[cell] = there
-
-
-def longest_outer_wall(grid: Grid) -> int:
-    """Edges of the longest path of outer wall edges visiting no corner point twice (a closed
-    ring counts all its edges). Outer: a wall side facing an empty cell."""
-    links: dict[tuple[int, int], list[tuple[int, tuple[int, int]]]] = {}
-    edges = 0
-    for (x, y), building in grid.items():
-        walls = WALLS[building]
-        for side in DIRECTIONS:
-            dx, dy = STEP[side]
-            if walls & side and (x + dx, y + dy) not in grid:
-                a, b = _corners(x, y, side)
-                links.setdefault(a, []).append((edges, b))
-                links.setdefault(b, []).append((edges, a))
-                edges += 1
-    best = 0
-    for start in sorted(links):
-        best = max(best, _longest_from(links, start, start, {start}, set()))
-    return best
-
-
-def _corners(x: int, y: int, side: int) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The two lattice points ending side `side` of the cell (x, y) (its NW corner is (x, y))."""
-    if side == N:
-        return (x, y), (x + 1, y)
-    if side == S:
-        return (x, y + 1), (x + 1, y + 1)
-    if side == W:
-        return (x, y), (x, y + 1)
-    return (x + 1, y), (x + 1, y + 1)
-
-
-def _longest_from(
-    links: Mapping[tuple[int, int], list[tuple[int, tuple[int, int]]]],
-    start: tuple[int, int],
-    point: tuple[int, int],
-    visited: set[tuple[int, int]],
-    used: set[int],
-) -> int:
-    best = 0
-    for edge, nxt in links[point]:
-        if edge in used:
-            continue
-        if nxt == start:
-            best = max(best, 1)  # closing a ring: the start point is its only repeat
-            continue
-        if nxt in visited:
-            continue
-        visited.add(nxt)
-        used.add(edge)
-        best = max(best, 1 + _longest_from(links, start, nxt, visited, used))
-        used.discard(edge)
-        visited.discard(nxt)
-    return best
-
-
-# ---- scoring ---------------------------------------------------------------------------------
-
-
-def rank_points(counts: Sequence[int], table: Sequence[int]) -> list[int]:
-    """Points per participant for one type: ranked by count (≥ 1 needed); tied participants share
-    the points of the places they occupy, rounded down, and push the next ones down."""
-    points = [0] * len(counts)
-    place = 0
-    for count in sorted({c for c in counts if c > 0}, reverse=True):
-        tied = [i for i, c in enumerate(counts) if c == count]
-        share = sum(table[place : place + len(tied)]) // len(tied)
-        for i in tied:
-            points[i] = share
-        place += len(tied)
-    return points
 
 
 # ---- the state -------------------------------------------------------------------------------
@@ -514,7 +214,7 @@ def _deal(state: State) -> None:
     scoring cards in piles 2 and 4, the start player."""
     cards = _shuffled(state, money_kinds(state.dirk))
     for hand in state.hands:
-        while sum(_value(k) for k in hand) < START_MONEY:
+        while sum(value_of(k) for k in hand) < START_MONEY:
             hand.append(cards.pop())
         hand.sort()
     state.offer = [cards.pop() for _ in range(OFFER)]
@@ -535,7 +235,7 @@ def _deal(state: State) -> None:
         deck.extend(reversed(piles[pile]))
     state.deck = deck
     state.piles = (ranges[1], ranges[3])
-    keys = [(len(h), sum(_value(k) for k in h), seat) for seat, h in enumerate(state.hands)]
+    keys = [(len(h), sum(value_of(k) for k in h), seat) for seat, h in enumerate(state.hands)]
     state.current = min(keys)[2]
 
 
@@ -565,25 +265,14 @@ def _draw_money(state: State) -> int | None:
 
 
 def score_round(state: State, scoring: int) -> None:
-    """Scoring 1, 2 or 3: majorities per type (Dirk ranked too) and the players' walls. The end
-    always scores 3, even when a scoring card was never drawn."""
-    k = scoring - 1
-    counts = [[0] * len(TYPES) for _ in range(state.players + state.dirk)]
-    for seat, grid in enumerate(state.alhambras):
-        for building in grid.values():
-            if building != FOUNTAIN:
-                counts[seat][TYPE[building]] += 1
+    """Scoring 1, 2 or 3 (`round_points`: majorities per type, Dirk ranked too, and the players'
+    walls) added to the scores. The end always scores 3, even when a scoring card was never
+    drawn."""
+    points = round_points(state.alhambras, state.dirk_buildings if state.dirk else None, scoring)
+    for seat in range(state.players):
+        state.scores[seat] += points[seat]
     if state.dirk:
-        for building in state.dirk_buildings:
-            counts[-1][TYPE[building]] += 1
-    for kind in range(len(TYPES)):
-        gains = rank_points([c[kind] for c in counts], POINTS[kind][k])
-        for seat in range(state.players):
-            state.scores[seat] += gains[seat]
-        if state.dirk:
-            state.dirk_score += gains[-1]
-    for seat, grid in enumerate(state.alhambras):
-        state.scores[seat] += longest_outer_wall(grid)
+        state.dirk_score += points[-1]
     state.scorings = scoring
 
 
@@ -638,7 +327,7 @@ def _distribute(state: State) -> None:
         if not building:
             continue
         state.market[slot] = 0
-        totals = [sum(_value(k) for k in hand if k // 9 == slot) for hand in state.hands]
+        totals = [currency_total(hand, slot) for hand in state.hands]
         best = max(totals)
         if best > 0 and totals.count(best) == 1:
             state.pending[totals.index(best)].append(building)
@@ -675,67 +364,19 @@ def _end_actions(state: State) -> None:
 # ---- legal actions ---------------------------------------------------------------------------
 
 
-def _takes(offer: Sequence[int]) -> list[Take]:
-    found: dict[tuple[int, ...], None] = {}
-    for size in range(1, len(offer) + 1):
-        for combo in combinations(sorted(offer), size):
-            if size == 1 or sum(_value(k) for k in combo) <= TAKE_LIMIT:
-                found[combo] = None
-    return [Take(tuple(_money(k) for k in combo)) for combo in found]
-
-
-def _payment_steps(state: State, seat: int) -> list[Action]:
-    """The cards that may be added next to the payment (no smaller card than the last one
-    added, and the price still reachable), then End once the price is reached."""
-    price = PRICE[state.market[state.paying]]
-    paid = sum(_value(k) for k in state.paid)
-    lowest = state.paid[-1] if state.paid else 0
-    usable = [k for k in state.hands[seat] if k // 9 == state.paying and k >= lowest]
-    choices: list[Action] = []
-    for index, kind in enumerate(usable):
-        if index and usable[index - 1] == kind:
-            continue
-        # adding `kind` leaves only cards from its own position on usable afterwards
-        if paid + sum(_value(k) for k in usable[index:]) >= price:
-            choices.append(Pay(_money(kind)))
-    if paid >= price:
-        choices.append(End())
-    return choices
-
-
 def _affordable(state: State, seat: int, slot: int) -> bool:
     building = state.market[slot]
     if not building:
         return False
-    return sum(_value(k) for k in state.hands[seat] if k // 9 == slot) >= PRICE[building]
-
-
-def _by_row(item: tuple[tuple[int, int], int]) -> tuple[int, int]:
-    (x, y), _ = item
-    return (y, x)
-
-
-def _redesign_spots(grid: Grid, building: int) -> list[tuple[int, int]]:
-    """Empty cells where the reserve `building` may go, then occupied cells it may swap into."""
-    found = spots(grid, building)
-    found += [
-        cell for cell, _ in sorted(grid.items(), key=_by_row) if can_swap(grid, cell, building)
-    ]
-    return found
-
-
-def _can_redesign(grid: Grid, building: int) -> bool:
-    return any(can_place(grid, cell, building) for cell in _frontier(grid)) or any(
-        can_swap(grid, cell, building) for cell in grid
-    )
+    return currency_total(state.hands[seat], slot) >= PRICE[building]
 
 
 def _action_choices(state: State, seat: int) -> list[Action]:
-    choices: list[Action] = list(_takes(state.offer))
+    choices: list[Action] = list(takes(state.offer))
     choices += [Buy(slot) for slot in range(SLOTS) if _affordable(state, seat, slot)]
     grid = state.alhambras[seat]
     for building in state.reserves[seat]:
-        if _can_redesign(grid, building):
+        if can_redesign(grid, building):
             choices.append(Redesign(building))
     for cell, building in sorted(grid.items(), key=lambda item: item[1]):
         if can_remove(grid, cell):
@@ -810,11 +451,16 @@ class Alhambra(Game[State, Action, Observation]):
         if state.phase == "action":
             return _action_choices(state, seat)
         if state.phase == "pay":
-            return _payment_steps(state, seat)
+            return payment_steps(
+                state.hands[seat],
+                state.paying,
+                PRICE[state.market[state.paying]],
+                state.paid,
+            )
         if state.phase == "redesign":
             building = state.moving
             return [
-                Place(building, x, y) for x, y in _redesign_spots(state.alhambras[seat], building)
+                Place(building, x, y) for x, y in redesign_spots(state.alhambras[seat], building)
             ]
         return _placements(state, seat, state.dirk and state.phase == "place")
 
@@ -855,9 +501,9 @@ class Alhambra(Game[State, Action, Observation]):
         state.players = observation.players
         state.dirk = observation.dirk
         state.market = [building or 0 for building in observation.market]
-        state.offer = [_kind(card) for card in observation.offer]
-        state.discard = [_kind(card) for card in observation.discard]
-        state.hands = [sorted(_kind(card) for card in hand) for hand in observation.hands]
+        state.offer = [kind_of(card) for card in observation.offer]
+        state.discard = [kind_of(card) for card in observation.discard]
+        state.hands = [sorted(kind_of(card) for card in hand) for hand in observation.hands]
         state.alhambras = [
             {(placed.x, placed.y): placed.building for placed in grid}
             for grid in observation.alhambras
@@ -874,7 +520,7 @@ class Alhambra(Game[State, Action, Observation]):
         # An action phase goes on after an action only when it was an exact payment.
         state.extra = state.phase in ("action", "pay", "redesign") and state.actions > 0
         state.paying = observation.paying if observation.paying is not None else -1
-        state.paid = [_kind(card) for card in observation.paid]
+        state.paid = [kind_of(card) for card in observation.paid]
         state.moving = observation.moving if observation.moving is not None else -1
         state.scorings = observation.scorings
         state.piles = tuple((low, high) for low, high in observation.scoring_piles)
@@ -945,7 +591,7 @@ def _canonical(action: Action) -> Action:
     or several summing to at most 5"), listed there in increasing order; a bot may list them in
     any order, e.g. the offer's."""
     if isinstance(action, Take) and len(action.cards) > 1:
-        return Take(tuple(sorted(action.cards, key=_kind)))
+        return Take(tuple(sorted(action.cards, key=kind_of)))
     return action
 
 
@@ -976,7 +622,7 @@ def _do(state: State, seat: int, action: Action) -> None:
     """Apply a legal action (checked by the caller)."""
     if isinstance(action, Take):
         for card in action.cards:
-            kind = _kind(card)
+            kind = kind_of(card)
             state.offer.remove(kind)
             state.hands[seat].append(kind)
         state.hands[seat].sort()
@@ -985,12 +631,12 @@ def _do(state: State, seat: int, action: Action) -> None:
         state.phase = "pay"
         state.paying = action.slot
     elif isinstance(action, Pay):
-        kind = _kind(action.card)
+        kind = kind_of(action.card)
         state.hands[seat].remove(kind)
         state.paid.append(kind)
     elif isinstance(action, End) and state.phase == "pay":
         building = state.market[state.paying]
-        paid = sum(_value(k) for k in state.paid)
+        paid = sum(value_of(k) for k in state.paid)
         state.discard += state.paid
         state.paid = []
         state.market[state.paying] = 0
@@ -1057,13 +703,13 @@ def _observation(state: State, seat: int) -> Observation:
         current=state.current,
         actions=state.actions,
         paying=state.paying if state.paying >= 0 else None,
-        paid=[_money(k) for k in state.paid],
+        paid=[card_of(k) for k in state.paid],
         moving=state.moving if state.moving >= 0 else None,
         market=[b or None for b in state.market],
-        offer=[_money(k) for k in state.offer],
-        hands=[[_money(k) for k in hand] for hand in state.hands],
+        offer=[card_of(k) for k in state.offer],
+        hands=[[card_of(k) for k in hand] for hand in state.hands],
         alhambras=[
-            [Placed(b, x, y) for (x, y), b in sorted(grid.items(), key=_by_row)]
+            [Placed(b, x, y) for (x, y), b in sorted(grid.items(), key=by_row)]
             for grid in state.alhambras
         ],
         reserves=[r.copy() for r in state.reserves],
@@ -1073,7 +719,7 @@ def _observation(state: State, seat: int) -> Observation:
         dirk_score=state.dirk_score if state.dirk else None,
         scorings=state.scorings,
         deck=len(state.deck),
-        discard=[_money(k) for k in sorted(state.discard)],
+        discard=[card_of(k) for k in sorted(state.discard)],
         bag=len(state.bag),
         out_of_play=sorted(state.out_of_play),
         over=state.phase == "over",
@@ -1120,7 +766,7 @@ def _edge(
 
 
 def _names(kinds: Iterable[int]) -> str:
-    return " ".join(f"{CURRENCIES[k // 9][0].upper()}{_value(k)}" for k in kinds) or "-"
+    return " ".join(f"{CURRENCIES[k // 9][0].upper()}{value_of(k)}" for k in kinds) or "-"
 
 
 def _render(state: State) -> str:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 import msgspec
 
+from protocol.errors import RequestError
+
 if TYPE_CHECKING:
     # PEP 696 defaults (native from Python 3.13) only for the type checker: `Game[Any]` keeps
     # meaning "some game" without spelling out its three type parameters.
@@ -70,7 +72,7 @@ class WrongSeats(IllegalAction):
         )
 
 
-class BadPlayerCount(ValueError):
+class BadPlayerCount(RequestError):
     """`new` was asked for a number of players the game is not for (a set-up error)."""
 
 

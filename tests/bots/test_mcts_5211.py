@@ -4,13 +4,14 @@ common worlds that 5211 asks for (`ismcts.Search._flat`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from typing import Any
 
 import pytest
 
-from bots.search import g5211, policies
+from bots.search import g5211
 from bots.search.ismcts import Params, Search
 from bots.strategies.g5211 import KEEP, Round, choose
 from referee.games import Game, find_game
@@ -91,11 +92,8 @@ def test_the_prior_weighs_against_the_samples(
     legal = game.legal(state, 0)
     values = g5211.prior(state, 0, legal)
     worst = legal[min(range(len(legal)), key=values.__getitem__)]
-    monkeypatch.setitem(
-        policies.PRIORS,
-        "5211",
-        (lambda s, seat, moves: [-v for v in g5211.prior(s, seat, moves)], weight),
-    )
+    negated = (lambda s, seat, moves: [-v for v in g5211.prior(s, seat, moves)], weight)
+    monkeypatch.setattr(g5211, "PROFILE", dataclasses.replace(g5211.PROFILE, prior=negated))
     search = Search(game, Params())
     action = search.run(state, 0, random.Random(2), time.perf_counter() + 60, iterations=200)
     assert (action == worst) is greedy
@@ -163,8 +161,10 @@ def test_the_playout_plays_the_rest_of_the_round_by_greedy(
 
         return play
 
-    monkeypatch.setitem(policies.MODELS, "5211", counted("model"))
-    monkeypatch.setitem(policies.FLAT, "5211", (counted("playout"), g5211.WIDTH))
+    counting = dataclasses.replace(
+        g5211.PROFILE, model=counted("model"), playout=counted("playout")
+    )
+    monkeypatch.setattr(g5211, "PROFILE", counting)
     game = find_game("5211")
     state = _turn(players, turn)
     search = Search(game, Params())

@@ -7,12 +7,15 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from bots.search import alhambra as searched
 from bots.search.ismcts import Params, Search
 from bots.strategies import alhambra as greedy
 from referee.games import find_game
-from referee.games.alhambra import State, longest_outer_wall
+from referee.games.alhambra import State
 from referee.games.alhambra_messages import Place
+from referee.games.alhambra_placement import longest_outer_wall
 
 _GAME = find_game("alhambra")
 
@@ -113,6 +116,7 @@ def test_out_of_time_the_answer_is_greedys_choice() -> None:
         assert points[legal.index(action)] == max(points), action
 
 
+@pytest.mark.alone  # wall-clock bounds: run without the other tests' load
 def test_a_decision_ends_soon_after_its_deadline() -> None:
     """The deadline is checked before each world and each of its root actions (a world cut
     short is dropped), so an answer is late by one playout at most: over 5 games' action phases

@@ -16,7 +16,7 @@ from test_mcts import _context, _wire
 
 from bots.mcts import MctsBot, search_seconds
 from bots.search.ismcts import Params, Search
-from bots.search.policies import HEURISTICS
+from bots.search.policies import profile
 from protocol import Clock
 from referee.games import Game, find_game
 from referee.games.summer_pavilion_messages import Pass
@@ -142,13 +142,14 @@ def test_mcts_beats_random_by_a_wide_margin_at_a_tiny_budget(
 
 
 def test_summer_pavilion_rollouts_choose_among_every_legal_action() -> None:
-    """`policies.SAMPLES`: a phase-2 list is mostly passes, so Summer Pavilion's greedy rollouts
+    """`SearchProfile.sample`: a phase-2 list is mostly passes, so Summer Pavilion's greedy rollouts
     value every legal action and always play the heuristic's best; an explicit
     `Params.sample` still wins (one sampled action is often not the best)."""
     game = find_game("summer-pavilion")
     wanted = {"place"}
     found = _states_by_kind(game, 2, game.Options(), _summer_pavilion_kind, wanted)
-    heuristic = HEURISTICS[game.id]
+    heuristic = profile(game.id).heuristic
+    assert heuristic is not None
     for state, seat in found["place"]:
         legal = game.legal(state, seat)
         values = [heuristic(state, seat, action) for action in legal]

@@ -1,4 +1,4 @@
-"""`policies.ITERATIONS`: Summer Pavilion's search stops at its cap of iterations however much
+"""`SearchProfile.iterations`: Summer Pavilion's search stops at its cap of iterations however much
 time is left (more made it worse against greedy); a number the bot is given wins, and the other
 games keep searching until their clock runs out."""
 

@@ -20,8 +20,9 @@ import pytest
 from protocol import TimeControl
 from referee import Limits, run_match
 from tournaments.botcommands import parse_bot, participant_spec, written
-from tournaments.config import decode
+from tournaments.config import ConfigError, decode
 from tournaments.entrants import entrant
+from tournaments.errors import BotCommandError
 
 ARENA = [sys.executable, "-m", "tournaments"]
 
@@ -112,7 +113,7 @@ def test_a_name_is_derived_from_the_script_unless_given(here: Path) -> None:
     ],
 )
 def test_shell_syntax_is_refused_with_a_hint(text: str, construct: str) -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(BotCommandError) as caught:
         parse_bot(text)
     message = str(caught.value)
     assert f"shell syntax {construct!r}" in message
@@ -130,12 +131,12 @@ def test_quoted_shell_characters_are_plain_arguments(here: Path) -> None:
 
 @pytest.mark.parametrize("text", ["", "   ", "''"])
 def test_empty_commands_are_refused(text: str) -> None:
-    with pytest.raises(ValueError, match="empty bot command"):
+    with pytest.raises(BotCommandError, match="empty bot command"):
         parse_bot(text)
 
 
 def test_unbalanced_quotes_are_refused() -> None:
-    with pytest.raises(ValueError, match="cannot parse bot command"):
+    with pytest.raises(BotCommandError, match="cannot parse bot command"):
         parse_bot("python 'bot.py")
 
 
@@ -200,12 +201,12 @@ def test_a_participants_key_is_its_given_name(tmp_path: Path) -> None:
 def test_table_mistakes_are_explained(tmp_path: Path, table: str, error: str) -> None:
     (tmp_path / "bot.py").write_text("")
     tournament = decode(f'game = "azul"\n[participants]\nr = "random"\n[participants.x]\n{table}\n')
-    with pytest.raises(ValueError, match=error):
+    with pytest.raises(BotCommandError, match=error):
         participant_spec("x", tournament.participants["x"], tmp_path)
 
 
 def test_an_empty_command_list_is_refused() -> None:
-    with pytest.raises(ValueError, match="command"):
+    with pytest.raises(ConfigError, match="command"):
         decode('game = "azul"\n[participants]\nr = "random"\n[participants.x]\ncommand = []\n')
 
 

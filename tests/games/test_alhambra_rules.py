@@ -13,20 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.games.alhambra import (
-    Alhambra,
-    Grid,
-    State,
-    alhambra_problems,
-    can_place,
-    can_remove,
-    can_swap,
-    longest_outer_wall,
-    money_kinds,
-    rank_points,
-    score_round,
-    spots,
-)
+from referee.games.alhambra import Alhambra, State, score_round
 from referee.games.alhambra_messages import (
     Buy,
     End,
@@ -38,6 +25,17 @@ from referee.games.alhambra_messages import (
     Reserve,
     Take,
 )
+from referee.games.alhambra_money import money_kinds
+from referee.games.alhambra_placement import (
+    Grid,
+    alhambra_problems,
+    can_place,
+    can_remove,
+    can_swap,
+    longest_outer_wall,
+    spots,
+)
+from referee.games.alhambra_scoring import rank_points
 from referee.games.alhambra_tiles import BUILDINGS, DIRECTIONS, PRICE, TYPE, TYPES, WALLS
 from referee.games.base import IllegalAction, simulate
 

@@ -1,7 +1,8 @@
 """A first-move allowance (`first_move_ms`): a game's first decision may take that much longer,
 for a JVM's class loading or a JIT's warm-up, which at short clocks timed out Java bots on
 decision 1. Later decisions have the plain allowance, and stores made before the key existed
-bind the same."""
+bind the same. The timing is played by fake bots on trio's virtual clock (`fakebots`); `arena
+match` is checked to pass the allowance on to the bots."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import json
 import sys
 from pathlib import Path
 
-import pytest
+from fakebots import fake_bots, plays
+from trio.testing import MockClock
 
 from protocol import TimeControl
-from referee import SeatClock
+from referee import Fault, Limits, SeatClock
 from tournaments.cli import main
 from tournaments.config import decode, fixed_settings
 
@@ -27,27 +29,39 @@ def test_the_first_decision_gets_the_allowance_and_announces_it() -> None:
     assert not clock.charge(700)
 
 
-def slow_bot_faults(capsys: pytest.CaptureFixture[str], slow: int, first_ms: int) -> list[dict]:
+async def slow_bot(tmp_path: Path, slow: int, first_ms: int) -> tuple[list[Fault], list[int]]:
     """Azul with a bot (seat 0) that takes 400 ms for its first `slow` decisions, at 100 ms a
-    decision and `first_ms` more for the first: its faults."""
-    bot = f"{sys.executable} {HEALTHY} sleep_ms=400 slow_decisions={slow}"
-    argv = ["match", "--game", "azul", bot, "random", "--seed", "3", "--move-ms", "100"]
-    argv += ["--first-move-ms", str(first_ms), "--json", "-q", "--sandbox", "none"]
-    capsys.readouterr()
-    main(argv)
-    faults: list[dict] = json.loads(capsys.readouterr().out)["faults"]
-    return faults
+    decision and `first_ms` more for the first: its faults, and the ids of the acts it got."""
+    time = TimeControl(move_ms=100, first_move_ms=first_ms)
+    async with fake_bots(
+        [plays(after_ms=400, slow=slow), plays()], Limits(log_dir=str(tmp_path))
+    ) as table:
+        outcome = await table.play("azul", 3, time)
+    return outcome.faults, [act["id"] for act in table.bots[0].received_of("act")]
 
 
-@pytest.mark.slow
-def test_a_slow_first_decision_is_in_time_with_the_allowance_only(
-    capsys: pytest.CaptureFixture[str],
+async def test_a_slow_first_decision_is_in_time_with_the_allowance_only(
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
-    assert slow_bot_faults(capsys, slow=1, first_ms=2000) == []
-    [fault] = slow_bot_faults(capsys, slow=1, first_ms=0)
-    assert (fault["kind"], fault["decision"]) == ("timeout", 1)
-    [fault] = slow_bot_faults(capsys, slow=2, first_ms=2000)  # the second has 100 ms again
-    assert fault["kind"] == "timeout" and fault["decision"] > 1
+    faults, _ = await slow_bot(tmp_path, slow=1, first_ms=2000)
+    assert faults == []
+    [fault], _ = await slow_bot(tmp_path, slow=1, first_ms=0)
+    assert (fault.kind, fault.decision) == ("timeout", 1)
+    [fault], acts = await slow_bot(tmp_path, slow=2, first_ms=2000)  # the second has 100 ms again
+    assert (fault.kind, fault.decision) == ("timeout", acts[1])
+
+
+def test_arena_match_gives_the_allowance(tmp_path: Path) -> None:
+    """`arena match --first-move-ms` reaches the bots: the first `act` announces the allowance,
+    the others the plain move time (the clocks are long: the bot's speed does not matter)."""
+    acts = tmp_path / "acts"
+    bot = f"{sys.executable} {HEALTHY} act_file={acts}"
+    argv = ["match", "--game", "azul", bot, "random", "--seed", "3", "--move-ms", "5000"]
+    argv += ["--first-move-ms", "900", "--record", str(tmp_path / "game.jsonl")]
+    argv += ["-q", "--sandbox", "none"]  # the bot writes into tmp_path
+    main(argv)
+    moves = [json.loads(line)["clock"]["move_ms"] for line in acts.read_text().splitlines()]
+    assert moves[0] == 5900 and set(moves[1:]) == {5000}, moves
 
 
 def test_a_store_bound_before_the_key_existed_binds_the_same() -> None:

@@ -1,11 +1,15 @@
 """The match loop with real engines: clocks, forfeits with fallback, simultaneous decisions,
-outcomes, records, and the line between a bot's fault and an engine bug."""
+outcomes, records, and the line between a bot's fault and an engine bug.
+
+The clock and fallback rules are played by scripted fake bots (`fakebots`) on trio's virtual
+clock (pytest-trio's `autojump_clock`), so their times are asserted exactly; what needs bot
+processes (a whole game of them, killing them on an engine bug or a fault) runs real ones.
+"""
 
 from __future__ import annotations
 
 import json
 import random
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,15 +17,20 @@ from typing import Any
 import msgspec
 import pytest
 import trio
+from fakebots import Crash, Hang, Reply, fake_bots, misbehaves, plays
 from hypothesis import given
 from hypothesis import strategies as st
 from refhelp import Bots
+from trio.testing import MockClock
 
 from protocol.messages import Act, Clock, TimeControl, encode_act, encode_line
 from referee import Limits, open_bots, parse_record, play_match, replay, run_match
-from referee.games import GAME_IDS, find_game, parse_options
+from referee.games import GAME_IDS, BadPlayerCount, find_game, parse_options
 from referee.games.azul import Azul
-from referee.match import display_name
+from referee.match import GUARD_SLACK_S, display_name
+
+SLACK_MS = GUARD_SLACK_S * 1000
+"""How long after its limit a sequential turn's wait is cut (see `_Match.decisions`)."""
 
 
 def decisions_of(record: bytes) -> list[dict[str, Any]]:
@@ -54,74 +63,83 @@ async def test_a_normal_game(bots: Bots, tmp_path: Path) -> None:
     bots.assert_none_left()
 
 
-@pytest.mark.alone
-async def test_a_bot_is_charged_the_time_it_takes(bots: Bots, tmp_path: Path) -> None:
-    specs = [bots.healthy("sleep_ms=200", "slow_decisions=2"), bots.healthy()]
-    time = TimeControl(move_ms=1000)
-    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
-    outcome = await run_match("azul", {}, 1, specs, time, limits=limits)
+async def test_a_bot_is_charged_the_time_it_takes(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    scripts = [plays(after_ms=200, slow=2), plays()]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("azul", 1, TimeControl(move_ms=1000))
     assert outcome.faults == []
     seat0 = [line["ms"]["0"] for line in decisions_of(outcome.record) if "0" in line["ms"]]
-    assert all(200 <= ms <= 250 for ms in seat0[:2]), seat0
-    assert all(ms < 50 for ms in seat0[2:]), seat0
-    assert 400 <= outcome.think_ms[0] <= 400 + 50 + 10 * len(seat0)
-    assert outcome.think_ms[1] < 200, "the other seat is never charged this seat's time"
+    assert seat0[:2] == [200, 200] and set(seat0[2:]) == {0}, seat0
+    assert outcome.think_ms == [400, 0], "the other seat is never charged this seat's time"
 
 
-@pytest.mark.alone
 async def test_the_bank_pays_for_overruns_and_grows_by_the_increment(
-    bots: Bots, tmp_path: Path
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
-    acts = tmp_path / "acts"
-    specs = [bots.healthy("sleep_ms=250", "slow_decisions=2", f"act_file={acts}"), bots.healthy()]
+    scripts = [plays(after_ms=250, slow=2), plays()]
     time = TimeControl(move_ms=100, bank_ms=300, increment_ms=50)
-    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
-    outcome = await run_match("azul", {}, 1, specs, time, limits=limits)
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("azul", 1, time)
     assert outcome.faults == []
-    clocks = [json.loads(line)["clock"] for line in acts.read_text().splitlines()]
-    banks = [clock["bank_ms"] for clock in clocks]
+    clocks = [act["clock"] for act in table.bots[0].received_of("act")]
     assert all(clock["move_ms"] == 100 for clock in clocks)
-    assert banks[0] == 300
-    assert 150 <= banks[1] <= 200  # 300 - (250 - 100) + 50, less the jitter over 250 ms
-    assert 50 <= banks[2] <= 100
-    assert banks[3] == banks[2] + 50  # a quick answer leaves the bank and adds the increment
+    # 300 - (250 - 100) + 50, twice; then a quick answer leaves the bank and adds the increment
+    assert [clock["bank_ms"] for clock in clocks[:4]] == [300, 200, 100, 150]
 
 
-@pytest.mark.alone
-async def test_the_bank_runs_out(bots: Bots, tmp_path: Path) -> None:
-    # every answer takes 220 ms: 100 from the move, 120 (and the jitter) from the bank, which
-    # leaves the third (decision 5) a limit of 100 ms + about 55 ms: the wait is cut ~60 ms
-    # before the answer comes (a margin well beyond the deadline's granularity)
-    specs = [bots.healthy("sleep_ms=220"), bots.healthy()]
-    time = TimeControl(move_ms=100, bank_ms=300)
-    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
-    outcome = await run_match("azul", {}, 1, specs, time, limits=limits)
+async def test_the_bank_runs_out(autojump_clock: MockClock, tmp_path: Path) -> None:
+    """Answering after 250 ms on a 100 ms move with a 200 ms bank leaves exactly 50 ms of bank;
+    the next such answer is past move + bank: a timeout at exactly that decision, which the
+    fallback plays (three seats: the others play on)."""
+    scripts = [plays(after_ms=250), plays(), plays()]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("azul", 1, TimeControl(move_ms=100, bank_ms=200))
+    first, second = table.bots[0].received_of("act")
+    assert (first["clock"], second["clock"]) == (
+        {"move_ms": 100, "bank_ms": 200},
+        {"move_ms": 100, "bank_ms": 50},
+    )
     [fault] = outcome.faults
-    assert (fault.seat, fault.kind, fault.decision) == (0, "timeout", 5)
-    assert re.fullmatch(
-        r"no answer to decision 5 within 1\d\d ms \(move 100 ms \+ bank \d\d ms\); "
-        r"waited \d\d\d ms",
-        fault.reason,
-    ), fault.reason
-    assert outcome.result.ranks == [2, 1]
+    assert (fault.seat, fault.kind, fault.decision) == (0, "timeout", second["id"])
+    waited = 150 + SLACK_MS
+    assert fault.reason == (
+        f"no answer to decision {fault.decision} within 150 ms (move 100 ms + bank 50 ms); "
+        f"waited {waited:.0f} ms"
+    )
+    [played] = [line for line in decisions_of(outcome.record) if line["n"] == fault.decision]
+    assert (played["fallback"], played["ms"]) == ([0], {"0": waited})
+    assert outcome.think_ms[0] == 250 + waited
+    assert outcome.result.ranks[0] == 3
+    assert find_game("azul").is_over(_replayed_state("azul", 1, 3, outcome.record))
 
 
-async def test_grace_is_tolerated(bots: Bots, tmp_path: Path) -> None:
-    specs = [bots.healthy("sleep_ms=150", "slow_decisions=2"), bots.healthy()]
-    limits = Limits(log_dir=str(tmp_path), grace_ms=200)
-    outcome = await run_match("azul", {}, 1, specs, TimeControl(move_ms=100), limits=limits)
+async def test_grace_is_tolerated(autojump_clock: MockClock, tmp_path: Path) -> None:
+    scripts = [plays(after_ms=150, slow=2), plays()]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path), grace_ms=200)) as table:
+        outcome = await table.play("azul", 1, TimeControl(move_ms=100))
     assert outcome.faults == []
-    assert outcome.think_ms[0] >= 300
+    assert outcome.think_ms[0] == 300
+    clocks = [act["clock"] for act in table.bots[0].received_of("act")]
+    assert all(clock == {"move_ms": 100, "bank_ms": 0} for clock in clocks), "never announced"
 
 
 @pytest.mark.parametrize("game", ["azul", "5211"])
-async def test_three_seats_go_on_with_the_fallback(bots: Bots, tmp_path: Path, game: str) -> None:
-    specs = [bots.healthy(), bots.broken("crash_mid", "after=2"), bots.healthy("pick=last")]
-    outcome = await run_match(
-        game, {}, 4, specs, TimeControl(), limits=Limits(log_dir=str(tmp_path))
-    )
+async def test_three_seats_go_on_with_the_fallback(
+    autojump_clock: MockClock, tmp_path: Path, game: str
+) -> None:
+    crash = misbehaves(3, Crash(7, "fatal: the bot broke"))
+    scripts = [plays(), crash, plays(pick="last")]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play(game, 4, TimeControl())
     [fault] = outcome.faults
     assert (fault.seat, fault.kind) == (1, "crash")
+    assert fault.decision == table.bots[1].received_of("act")[2]["id"]
+    assert fault.reason == (
+        f"exited (exit code 7) while the referee waited for its answer to decision "
+        f"{fault.decision}; last stderr lines: fatal: the bot broke"
+    )
     assert outcome.result.ranks[1] == 3
     assert sorted(outcome.result.ranks[::2]) in ([1, 2], [1, 1])
     assert outcome.result.tiebreak == "forfeit"
@@ -137,42 +155,49 @@ async def test_three_seats_go_on_with_the_fallback(bots: Bots, tmp_path: Path, g
     assert outcome.moves[1] == 2
     report = replay(outcome.record)
     assert report.identical, report.divergence
-    bots.assert_none_left()
 
 
 async def test_a_hang_in_a_simultaneous_decision_is_a_timeout_and_the_others_play_on(
-    bots: Bots, tmp_path: Path
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
     """A seat asked together with others (5211) and cut by its own deadline: its wait ends
     without an answer, which must be its timeout, not a referee error."""
-    specs = [bots.healthy(), bots.broken("hang"), bots.healthy("pick=last")]
-    time = TimeControl(move_ms=300, startup_ms=5000)
-    outcome = await run_match("5211", {}, 5, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    scripts = [plays(), misbehaves(1, Hang()), plays(pick="last")]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("5211", 5, TimeControl(move_ms=300))
     [fault] = outcome.faults
-    assert (fault.seat, fault.kind) == (1, "timeout"), fault.reason
+    assert (fault.seat, fault.kind, fault.decision) == (1, "timeout", 1), fault.reason
+    assert fault.reason == (
+        "no answer to decision 1 within 300 ms (move 300 ms + bank 0 ms); waited 300 ms"
+    ), "a seat asked with others is cut by its own scope, at its deadline"
     assert find_game("5211").is_over(_replayed_state("5211", 5, 3, outcome.record))
     assert outcome.result.ranks[1] == 3
-    bots.assert_none_left()
 
 
-async def test_the_fallback_is_deterministic(bots: Bots, tmp_path: Path) -> None:
+async def test_the_fallback_is_deterministic(autojump_clock: MockClock, tmp_path: Path) -> None:
+    """Two games of one seed, a seat crashing at its start in both (restarted for the second,
+    the others playing on in their bots of the first): the fallback plays the same."""
+    scripts = [plays(), misbehaves(0, Crash(3, "boom")), plays()]
     records = []
-    for _ in range(2):
-        specs = [bots.healthy(), bots.broken("crash_start"), bots.healthy()]
-        outcome = await run_match(
-            "azul", {}, 9, specs, TimeControl(), limits=Limits(log_dir=str(tmp_path))
-        )
-        records.append([line["actions"] for line in decisions_of(outcome.record)])
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        for _ in range(2):
+            outcome = await table.play("azul", 9, TimeControl())
+            assert [(fault.seat, fault.kind) for fault in outcome.faults] == [(1, "crash")]
+            records.append([line["actions"] for line in decisions_of(outcome.record)])
     assert records[0] == records[1]
+    assert [len(table.bots[seat].received_of("start")) for seat in range(3)] == [2, 1, 2]
 
 
 async def test_the_game_ends_when_fewer_than_two_seats_are_healthy(
-    bots: Bots, tmp_path: Path
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
-    specs = [bots.broken("crash_start"), bots.healthy(), bots.broken("garbage")]
-    outcome = await run_match(
-        "azul", {}, 2, specs, TimeControl(), limits=Limits(log_dir=str(tmp_path))
-    )
+    scripts = [
+        misbehaves(0, Crash(3, "boom")),
+        plays(),
+        misbehaves(1, Reply(b"this is not json\n")),
+    ]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("azul", 2, TimeControl())
     assert [(fault.seat, fault.kind) for fault in outcome.faults] == [
         (0, "crash"),
         (2, "malformed"),
@@ -196,31 +221,23 @@ def _replayed_state(game_id: str, seed: int, players: int, record: bytes) -> Any
     return state
 
 
-@pytest.mark.alone
 async def test_simultaneous_decisions_each_on_its_own_clock_and_blind(
-    bots: Bots, tmp_path: Path
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
-    acts = tmp_path / "acts"
-    specs = [
-        bots.healthy(name="fast"),
-        bots.healthy("sleep_ms=400", "slow_decisions=3", f"act_file={acts}", name="slow"),
-    ]
-    time = TimeControl(move_ms=600)
-    limits = Limits(log_dir=str(tmp_path), sandbox="none")  # the slow bot writes into tmp_path
-    outcome = await run_match("5211", {}, 7, specs, time, limits=limits)
+    scripts = [plays(), plays(after_ms=400, slow=3)]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("5211", 7, TimeControl(move_ms=600))
     assert outcome.faults == []
     lines = decisions_of(outcome.record)
     assert all(set(line["actions"]) == {"0", "1"} for line in lines), "every decision is joint"
-    for line in lines[:3]:
-        assert line["ms"]["0"] < 100, line
-        assert 400 <= line["ms"]["1"] <= 460, line
-    assert outcome.think_ms[0] < 300
+    assert [line["ms"] for line in lines[:4]] == [{"0": 0, "1": 400}] * 3 + [{"0": 0, "1": 0}]
+    assert outcome.think_ms == [0, 1200]
     # what the slow seat saw at decision n is the state before decision n: the fast seat's
     # answer, given long before, had not been applied
     game = find_game("5211")
     state = game.new(2, 7, parse_options(game, {}))
     parsed = parse_record(outcome.record)
-    seen = [json.loads(line) for line in acts.read_text().splitlines()]
+    seen = table.bots[1].received_of("act")
     assert [act["id"] for act in seen] == [line.n for line in parsed.decisions]
     for act, decision in zip(seen, parsed.decisions, strict=True):
         expected = json.loads(msgspec.json.encode(game.observe(state, 1)))
@@ -293,7 +310,7 @@ async def test_a_fault_does_not_disturb_another_match(bots: Bots, tmp_path: Path
 
 async def test_bad_setups_are_refused_before_any_bot_starts(bots: Bots, tmp_path: Path) -> None:
     async with open_bots([bots.healthy()] * 1, Limits(log_dir=str(tmp_path))) as handles:
-        with pytest.raises(ValueError, match="azul is for 2-4 players, not 1"):
+        with pytest.raises(BadPlayerCount, match="azul is for 2-4 players, not 1"):
             await play_match("azul", {}, 1, handles, TimeControl())
         assert handles[0].pid is None
     with pytest.raises(Exception, match="unknown game 'chess'"):
@@ -303,44 +320,49 @@ async def test_bad_setups_are_refused_before_any_bot_starts(bots: Bots, tmp_path
     bots.assert_none_left()
 
 
-async def test_time_odds_give_each_seat_its_own_clock(bots: Bots, tmp_path: Path) -> None:
-    """Per-seat time controls (time odds): the same slow answer is a timeout on the short clock
-    only; each bot is told its own clock, and the record keeps both."""
-    specs = [bots.healthy("sleep_ms=300", "slow_decisions=1", name=f"s{seat}") for seat in (0, 1)]
-    short, long = TimeControl(move_ms=100), TimeControl(move_ms=3000)
-    outcome = await run_match(
-        "azul", {}, 1, specs, [short, long], limits=Limits(log_dir=str(tmp_path))
-    )
-    assert [(fault.seat, fault.kind) for fault in outcome.faults] == [(0, "timeout")]
-    header = json.loads(outcome.record.splitlines()[0])
-    assert header["seat_times"] == [msgspec.to_builtins(short), msgspec.to_builtins(long)]
-    bots.assert_none_left()
-
-
-@pytest.mark.alone
-async def test_the_shared_deadline_is_moved_whenever_it_would_be_early_or_late(
-    bots: Bots, tmp_path: Path
+async def test_time_odds_give_each_seat_its_own_clock(
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
-    """Sequential requests share one cancel scope whose deadline is kept only while it is within
-    `GUARD_SLACK_S` after the request's own: a long clock's deadline is not kept for a hung bot
-    on a short clock (cut at its 150 ms, not the other's 20 s), nor an earlier request's for a
-    bot that takes most of its time on every decision (never cut short)."""
-    specs = [bots.healthy(), bots.broken("hang")]
-    long, short = TimeControl(move_ms=20_000), TimeControl(move_ms=150)
-    with trio.fail_after(10):  # a hung bot kept waiting for the long clock's deadline fails here
-        outcome = await run_match(
-            "azul", {}, 1, specs, [long, short], limits=Limits(log_dir=str(tmp_path))
-        )
+    """Per-seat time controls (time odds): the same slow answer is in time on the long clock and
+    a timeout on the short one; each bot is told its own clock, and the record keeps both."""
+    scripts = [plays(after_ms=300, slow=1)] * 2
+    long, short = TimeControl(move_ms=3000), TimeControl(move_ms=100)
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("azul", 1, [long, short])
     assert [(fault.seat, fault.kind, fault.decision) for fault in outcome.faults] == [
         (1, "timeout", 2)
     ]
-    assert 150 <= outcome.think_ms[1] < 150 + 500, outcome.think_ms
-    specs = [bots.healthy("sleep_ms=250", "slow_decisions=6", name=f"s{seat}") for seat in (0, 1)]
-    slow = TimeControl(move_ms=400)
-    outcome = await run_match("azul", {}, 1, specs, slow, limits=Limits(log_dir=str(tmp_path)))
+    assert outcome.think_ms[0] == 300
+    for seat, time in enumerate([long, short]):
+        [start] = table.bots[seat].received_of("start")
+        assert start["time"] == msgspec.to_builtins(time)
+        assert table.bots[seat].received_of("act")[0]["clock"]["move_ms"] == time.move_ms
+    header = json.loads(outcome.record.splitlines()[0])
+    assert header["seat_times"] == [msgspec.to_builtins(long), msgspec.to_builtins(short)]
+
+
+async def test_the_shared_deadline_is_moved_whenever_it_would_be_early_or_late(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    """Sequential requests share one cancel scope whose deadline is kept only while it is within
+    `GUARD_SLACK_S` after the request's own: a long clock's deadline is not kept for a hung bot
+    on a short clock (cut at its 150 ms and the slack, not the other's 20 s), nor an earlier
+    request's for a bot that takes most of its time on every decision (never cut short)."""
+    scripts = [plays(), misbehaves(1, Hang())]
+    long, short = TimeControl(move_ms=20_000), TimeControl(move_ms=150)
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        with trio.fail_after(10):  # a hung bot kept waiting for the long clock's deadline fails
+            outcome = await table.play("azul", 1, [long, short])
+    assert [(fault.seat, fault.kind, fault.decision) for fault in outcome.faults] == [
+        (1, "timeout", 2)
+    ]
+    assert outcome.think_ms[1] == 150 + SLACK_MS
+    scripts = [plays(after_ms=250, slow=6)] * 2
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("azul", 1, TimeControl(move_ms=400))
     assert outcome.faults == []
-    assert outcome.moves[0] > 6 and min(decisions_of(outcome.record)[5]["ms"].values()) >= 250
-    bots.assert_none_left()
+    assert outcome.moves[0] > 6
+    assert [list(line["ms"].values()) for line in decisions_of(outcome.record)[:12]] == [[250]] * 12
 
 
 @given(st.text())
@@ -379,21 +401,23 @@ def test_the_act_line_is_the_act_message_byte_for_byte(game_id: str) -> None:
 
 
 async def test_after_a_timeout_the_others_play_on_against_their_own_clocks(
-    bots: Bots, tmp_path: Path
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
     """A wait cut short by its deadline ends the cancel scope the sequential requests share
     (`_Match.decisions`); the game goes on under a fresh one, every other request still held to
     its own deadline and charged its own time."""
-    specs = [bots.healthy(), bots.broken("hang"), bots.healthy("sleep_ms=150", "pick=last")]
-    time = TimeControl(move_ms=1000, startup_ms=5000)
-    outcome = await run_match("azul", {}, 6, specs, time, limits=Limits(log_dir=str(tmp_path)))
+    scripts = [plays(), misbehaves(1, Hang()), plays(pick="last", after_ms=150)]
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        outcome = await table.play("azul", 6, TimeControl(move_ms=1000))
     [fault] = outcome.faults
     assert (fault.seat, fault.kind, fault.decision) == (1, "timeout", 2), fault.reason
-    assert "no answer to decision 2 within 1000 ms" in fault.reason
+    assert fault.reason == (
+        "no answer to decision 2 within 1000 ms (move 1000 ms + bank 0 ms); "
+        f"waited {1000 + SLACK_MS:.0f} ms"
+    )
     assert find_game("azul").is_over(_replayed_state("azul", 6, 3, outcome.record))
     lines = decisions_of(outcome.record)
     asked_last = [line["ms"]["2"] for line in lines if "2" in line["ms"]]
     assert len(asked_last) == outcome.moves[2] > 5
-    assert all(150 <= ms < 1000 for ms in asked_last), asked_last
+    assert set(asked_last) == {150}, asked_last
     assert replay(outcome.record).identical
-    bots.assert_none_left()

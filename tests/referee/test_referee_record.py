@@ -109,7 +109,8 @@ def test_a_changed_seat_is_found(outcome: MatchOutcome) -> None:
     first = lines(outcome.record)[1]["actions"]["0"]
     report = replay(_rewrite(outcome.record, 1, {"actions": {"1": first}}))
     assert report.divergence == (
-        "decision 1: the record has actions of seats [1], the engine asks seats [0]"
+        "decision 1: the recorded action is refused: actions must come from exactly the seats "
+        "to act: seats [0] act now, got actions of seats [1]"
     )
 
 

@@ -19,7 +19,8 @@ from referee.games import find_game, parse_options
 from tournaments.botlogs import log_directory
 from tournaments.report.page import write_report
 from tournaments.report.viewer import game_data
-from tournaments.store import GameKey, Store
+from tournaments.results import GameKey
+from tournaments.store import Store
 from tournaments.tables import game_list
 
 

@@ -8,6 +8,7 @@ import random
 import pytest
 from tourhelp import game, series
 
+from protocol.errors import RequestError
 from tournaments.ratings import (
     elo_from_score,
     elo_ratings,
@@ -89,7 +90,7 @@ def test_anchor_bot() -> None:
     ratings = elo_ratings(games, anchor="b", anchor_elo=1000, prior=0, bootstrap=20)
     assert ratings["b"].elo == 1000
     assert ratings["a"].elo == pytest.approx(1000 + ELO_75)
-    with pytest.raises(ValueError, match="anchor 'z' has no games"):
+    with pytest.raises(RequestError, match="anchor 'z' has no games"):
         elo_ratings(games, anchor="z")
 
 

@@ -15,7 +15,7 @@ import pytest
 from tourhelp import ARENA, arena, slow_bot, stored_games
 
 from tournaments.cli import build_parser
-from tournaments.commands.run import resume_command
+from tournaments.commands.tournament import resume_command
 
 TOURNAMENT = """
 game = "5211"

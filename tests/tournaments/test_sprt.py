@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from protocol.errors import RequestError
 from tournaments.ratings import score_from_elo
 from tournaments.sprt import SprtBounds, decide, llr
 
@@ -18,9 +19,9 @@ def test_bounds_by_hand() -> None:
     assert decide(3.0, bounds) == "H1"
     assert decide(-3.0, bounds) == "H0"
     assert decide(0.0, bounds) is None
-    with pytest.raises(ValueError, match="elo0 < elo1"):
+    with pytest.raises(RequestError, match="elo0 < elo1"):
         SprtBounds(elo0=5, elo1=5)
-    with pytest.raises(ValueError, match="alpha and beta"):
+    with pytest.raises(RequestError, match="alpha and beta"):
         SprtBounds(alpha=0.7)
 
 

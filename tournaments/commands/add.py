@@ -7,19 +7,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from tournaments.admission import Rejected, check_bot
+from tournaments.admission import Rejected
 from tournaments.commands.common import EXIT_CODES, EXIT_ERROR, EXIT_OK, run_trio
-from tournaments.commands.run import (
+from tournaments.commands.tableview import add_table_options
+from tournaments.commands.tournament import (
     add_tournament_options,
     open_prepared,
     play_and_report,
 )
-from tournaments.commands.table import add_table_options
-from tournaments.config import ConfigError
-from tournaments.entrants import portable_command
-from tournaments.errors import UsageError
-from tournaments.prepare import resolve
-from tournaments.tomledit import add_participant
+from tournaments.enrolment import candidate, check, enrol
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,35 +44,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def handle(args: argparse.Namespace) -> int:
     prepared = open_prepared(args)
     try:
-        tournament = prepared.tournament
-        if args.name in tournament.participants:
-            raise UsageError(f"{args.name!r} is already a participant in {args.file}")
+        entrant, command = candidate(prepared, args.name, args.command)
         try:
-            command = portable_command(args.command)
-            candidate = resolve(args.name, command, None)
-        except (ConfigError, ValueError) as exc:
-            raise UsageError(str(exc)) from None
-        try:
-            run_trio(check_bot, tournament, candidate, prepared.limits)
+            run_trio(check, prepared, entrant)
         except Rejected as exc:
             print(f"arena add: {exc}", file=sys.stderr)
             return EXIT_ERROR
-        try:
-            entry = add_participant(args.file, args.name, command)
-        except (ConfigError, OSError) as exc:
-            # The store's list of added bots makes later runs play it all the same.
-            prepared.store.bot(candidate.name, candidate.command, candidate.hash, added=True)
+        enrolled = enrol(prepared, args.file, entrant, command)
+        if enrolled.kept_by_store is not None:
             print(
-                f"arena add: could not write {args.name} into {args.file} ({exc}); it passed its "
-                "check and joins later runs through the store",
+                f"arena add: could not write {args.name} into {args.file} "
+                f"({enrolled.kept_by_store}); it passed its check and joins later runs through "
+                "the store",
                 file=sys.stderr,
             )
-        else:
-            if not args.quiet:
-                print(
-                    f"arena add: {args.name} passed its check; added `{entry}` to {args.file}",
-                    file=sys.stderr,
-                )
+        elif not args.quiet:
+            print(
+                f"arena add: {args.name} passed its check; added `{enrolled.entry}` to {args.file}",
+                file=sys.stderr,
+            )
         if args.no_run:
             return EXIT_OK
     finally:

@@ -8,6 +8,7 @@ from each other for plumbing, nor back from `tournaments.cli`.
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -15,11 +16,13 @@ from typing import Any, TypeVar
 import trio
 
 from protocol import TimeControl
+from protocol.errors import ArenaError, RequestError
 from tournaments.config import TIME_RANGES, time_error
+from tournaments.errors import UsageError
 
 EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
+EXIT_ERROR = ArenaError.exit_code
+EXIT_USAGE = RequestError.exit_code
 EXIT_FAULT = 3
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143
@@ -139,3 +142,17 @@ async def _until_sigterm(fn: Callable[..., Awaitable[T]], args: tuple[Any, ...])
         assert terminated, "only the SIGTERM watcher cancels fn"
         raise Terminated
     return results[0]
+
+
+def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` strings into a mapping; values that parse as JSON keep their JSON type."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option {pair!r}: expected KEY=VALUE, e.g. variant=grey")
+        try:
+            options[key] = json.loads(text)
+        except json.JSONDecodeError:
+            options[key] = text
+    return options

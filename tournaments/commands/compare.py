@@ -22,11 +22,11 @@ from tournaments.commands.common import (
     EXIT_OK,
     add_sandbox_option,
     add_time_options,
+    parse_option_pairs,
     run_trio,
 )
-from tournaments.commands.match import parse_option_pairs
 from tournaments.compare import Comparison, compare
-from tournaments.config import ConfigError, Tournament, check
+from tournaments.config import Tournament, check
 from tournaments.entrants import Entrant, entrant
 from tournaments.errors import UsageError
 from tournaments.output import add_output_options, render_csv, render_json, render_table
@@ -111,7 +111,7 @@ def _entrants(texts: list[str]) -> list[Entrant]:
             found = entrant(name, text)
             unnamed = msgspec.structs.replace(found.spec, name_given=False)
             result.append(msgspec.structs.replace(found, spec=unnamed))
-        except (ValueError, OSError) as exc:
+        except OSError as exc:  # a file of the bot's that cannot be read to hash it
             raise UsageError(str(exc)) from None
     return result
 
@@ -141,7 +141,7 @@ def _setup(args: argparse.Namespace) -> tuple[Tournament, list[Entrant], SprtBou
             type=Tournament,
         )
         check(tournament, "arena compare")
-    except (ValueError, ConfigError) as exc:  # msgspec.ValidationError is a ValueError
+    except msgspec.ValidationError as exc:
         raise UsageError(str(exc)) from None
     if args.max_deals < 1:
         raise UsageError("--max-deals must be at least 1")

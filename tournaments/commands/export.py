@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from referee import BadRecord
-from tournaments.commands.table import store_path
+from tournaments.commands.tableview import store_path
 from tournaments.errors import InputError, UsageError
 from tournaments.report.steps import with_observations
 from tournaments.report.stored import is_store, stored_record

@@ -9,8 +9,7 @@ from typing import Any
 
 import msgspec
 
-from referee.games import GAME_IDS, UnknownGame, find_game
-from tournaments.errors import UsageError
+from referee.games import GAME_IDS, find_game
 from tournaments.output import add_output_options, render_csv, render_json, render_table
 
 
@@ -86,10 +85,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def show_game(args: argparse.Namespace) -> int:
     """One game: its row of the list and each of its reference tables (`Game.reference`)."""
-    try:
-        game = find_game(args.game)
-    except UnknownGame as exc:
-        raise UsageError(str(exc)) from None
+    game = find_game(args.game)
     [row] = [row for row in game_rows() if row["id"] == game.id]
     if args.json:
         print(render_json({**row, **game.reference}))

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import datetime
-import functools
-import json
-import random
-import secrets
 import sys
 from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from bots import BUILTIN_BOTS
 from protocol import DEFAULT_MAX_LINE_BYTES, TimeControl
-from referee import Limits, MatchOutcome, ResourceLimits, SandboxUnavailable, choose, run_match
-from referee.games import BadOptions, UnknownGame, find_game, parse_options
+from referee import MatchOutcome, ResourceLimits
 from tournaments.botcommands import command_spec
 from tournaments.botlogs import announce, log_directory
 from tournaments.commands.common import (
@@ -26,15 +17,13 @@ from tournaments.commands.common import (
     EXIT_OK,
     add_sandbox_option,
     add_time_options,
+    parse_option_pairs,
     positive,
     run_trio,
 )
 from tournaments.errors import UsageError
+from tournaments.matches import MatchRequest, Settings, plan, play, write_record, write_viewer
 from tournaments.output import plural, render_json, render_table
-from tournaments.schedule import bot_seeds, owner_secret
-
-RECORDS_DIR = Path("arena-records")
-"""Where records go without `--record` (relative to the current directory)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -168,161 +157,53 @@ def seat_values(pairs: list[str], flag: str, seats: int) -> dict[int, list[str]]
     return values
 
 
-def parse_option_pairs(pairs: list[str]) -> dict[str, Any]:
-    """`KEY=VALUE` strings into a mapping; values that parse as JSON keep their JSON type."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"--option {pair!r}: expected KEY=VALUE, e.g. variant=grey")
-        try:
-            options[key] = json.loads(text)
-        except json.JSONDecodeError:
-            options[key] = text
-    return options
-
-
 def handle(args: argparse.Namespace) -> int:
-    try:
-        game = find_game(args.game)
-        options = parse_options(game, parse_option_pairs(args.option))
-    except (UnknownGame, BadOptions) as exc:
-        raise UsageError(str(exc)) from None
-    if not game.min_players <= len(args.bots) <= game.max_players:
-        raise UsageError(
-            f"{game.id} takes {game.min_players}-{game.max_players} players, "
-            f"got {plural(len(args.bots), 'bot')}"
-        )
     cwds = seat_values(args.cwd, "--cwd", len(args.bots))
     files = seat_values(args.files, "--files", len(args.bots))
     for seat, dirs in cwds.items():
         if len(dirs) > 1:
             raise UsageError(f"--cwd: seat {seat} is given {len(dirs)} directories; give one")
-    try:
-        specs = [
+    request = MatchRequest(
+        game=args.game,
+        options=parse_option_pairs(args.option),
+        bots=[
             command_spec(text, next(iter(cwds.get(seat, [])), None), files.get(seat))
             for seat, text in enumerate(args.bots)
-        ]
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
-    clock = TimeControl(
-        move_ms=args.move_ms,
-        bank_ms=args.bank_ms,
-        increment_ms=args.increment_ms,
-        startup_ms=args.startup_ms,
-        first_move_ms=args.first_move_ms,
-    )
-    if args.record is not None and args.record.exists() and not args.force:
-        raise UsageError(f"--record {args.record} exists; add --force to overwrite it")
-    try:
-        sandbox = choose(args.sandbox)
-    except SandboxUnavailable as exc:
-        raise UsageError(f"--sandbox bwrap: {exc}") from None
-    if sandbox.warning:
-        print(f"arena: {sandbox.warning}", file=sys.stderr)
-    resources = ResourceLimits(
-        memory_mb=args.memory_mb,
-        cpu_s=args.cpu_s,
-        processes=args.processes,
-        file_mb=args.file_mb,
-    )
-    # Earlier records (their seeds, every draw) must not be readable by a sandboxed bot.
-    records = [RECORDS_DIR, *([] if args.record is None else [args.record])]
-    limits = Limits(
+        ],
+        clock=TimeControl(
+            move_ms=args.move_ms,
+            bank_ms=args.bank_ms,
+            increment_ms=args.increment_ms,
+            startup_ms=args.startup_ms,
+            first_move_ms=args.first_move_ms,
+        ),
+        resources=ResourceLimits(
+            memory_mb=args.memory_mb,
+            cpu_s=args.cpu_s,
+            processes=args.processes,
+            file_mb=args.file_mb,
+        ),
         max_line_bytes=args.max_line_bytes,
-        resources=resources,
-        sandbox=sandbox.kind,
+        sandbox=args.sandbox,
         time_mode=args.time_mode,
-        hidden=tuple(str(path.resolve()) for path in records),
+        seed=args.seed,
+        bot_seed=args.bot_seed,
+        record=args.record,
+        force=args.force,
     )
-    # A given --seed replays the same game, bots' own randomness included; else all is fresh.
-    # The bots' seeds come from --bot-seed alone: from --seed a bot could search its way back.
-    bot_seed = args.bot_seed if args.bot_seed is not None else 0 if args.seed is not None else None
-    seeds = None if bot_seed is None else bot_seeds(owner_secret(bot_seed), 0, 0, 0, len(specs))
-    play = functools.partial(
-        run_match,
-        game.id,
-        msgspec.to_builtins(options),
-        seed,
-        specs,
-        clock,
-        limits=limits,
-        bot_seeds=seeds,
-    )
+    match = plan(request)
+    if match.warning:
+        print(f"arena: {match.warning}", file=sys.stderr)
     with log_directory(args.logs) as log_dir:
-        logged = msgspec.structs.replace(limits, log_dir=log_dir)
-        outcome = run_trio(functools.partial(play, limits=logged))
+        outcome = run_trio(play, match, log_dir)
         announce(outcome.logs, outcome.names)
     record_path = write_record(outcome, args.record, force=args.force)
     if args.html is not None:
         write_viewer(outcome, args.html)
         if not args.quiet:
             print(f"arena: wrote the game's viewer to {args.html}", file=sys.stderr)
-    settings = Settings(clock, limits, options=msgspec.to_builtins(options))
-    print(render_outcome(outcome, record_path, settings, as_json=args.json, quiet=args.quiet))
+    print(render_outcome(outcome, record_path, match.settings, as_json=args.json, quiet=args.quiet))
     return EXIT_FAULT if outcome.faults else EXIT_OK
-
-
-def write_record(outcome: MatchOutcome, path: Path | None, *, force: bool) -> Path:
-    """Write the record to `path`, or to a new file under `arena-records/`; never overwrite a
-    file silently (O_EXCL), unless `force` says to.
-
-    The default name has the time to the microsecond and a random suffix (not the seed, which
-    would tell a bot reading old records the deals): parallel matches never collide.
-    """
-    if path is None:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-        path = RECORDS_DIR / f"{outcome.game}-{stamp}-{secrets.token_hex(3)}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with path.open("wb" if force else "xb") as file:
-            file.write(outcome.record)
-    except FileExistsError:
-        raise UsageError(
-            f"--record {path} appeared while the game was played; not overwritten "
-            "(add --force to overwrite)"
-        ) from None
-    except OSError as exc:
-        raise UsageError(f"cannot write the record {path}: {exc.strerror}") from None
-    return path
-
-
-def write_viewer(outcome: MatchOutcome, path: Path) -> None:
-    """The one-game HTML viewer of `arena match --html` (the report's viewer, in one file)."""
-    from tournaments.report.page import game_page  # loaded only when asked for
-
-    title = f"{outcome.game}: {' vs '.join(outcome.names)} (seed {outcome.seed})"
-    try:
-        path.write_text(game_page(outcome.record, title), encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write --html {path}: {exc.strerror}") from None
-
-
-class Settings(msgspec.Struct, frozen=True):
-    """The options in effect for a match, shown in its header (and its JSON)."""
-
-    time: TimeControl
-    limits: Limits
-    options: dict[str, Any]
-
-    def header(self) -> str:
-        t, limits, res = self.time, self.limits, self.limits.resources
-        bank = (
-            f", bank {t.bank_ms} ms + {t.increment_ms} ms/decision"
-            if t.bank_ms or t.increment_ms
-            else ""
-        )
-        if t.first_move_ms:
-            bank += f", first decision +{t.first_move_ms} ms"
-        options = " ".join(f"{key}={json.dumps(value)}" for key, value in self.options.items())
-        return (
-            f"options: {options or 'none'} | time: {t.move_ms} ms/decision{bank}, "
-            f"startup {t.startup_ms} ms, {limits.time_mode} clock | limits: "
-            f"memory {res.memory_mb or 'unlimited'} MB, cpu {res.cpu_s or 'unlimited'} s, "
-            f"processes {res.processes or 'unlimited'}, files {res.file_mb or 'unlimited'} MB | "
-            f"sandbox: {limits.sandbox}"
-        )
 
 
 def ms_per_decision(outcome: MatchOutcome, seat: int) -> float | None:

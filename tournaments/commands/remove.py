@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from tournaments.commands.table import store_path
+from tournaments.commands.tableview import store_path
 from tournaments.errors import UsageError
-from tournaments.exclusion import exclude, matching
+from tournaments.exclusion import matching
 from tournaments.store import Store
 
 
@@ -34,7 +34,7 @@ def handle(args: argparse.Namespace) -> int:
         rows = matching(store.bots(), args.bot)
         labels = store.labels()
         games = store.games()
-    exclude(path, [row.id for row in rows])
+        store.exclude(row.id for row in rows)
     for row in rows:
         label = labels[row.id]
         count = sum(1 for game in games if label in game.bots)

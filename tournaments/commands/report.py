@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from tournaments.commands.table import store_path
+from tournaments.commands.tableview import store_path
 from tournaments.errors import UsageError
 
 

@@ -32,6 +32,7 @@ import msgspec
 import trio
 
 from protocol import TimeControl
+from protocol.errors import ArenaError
 from referee import BotSpec, Limits, MatchOutcome, open_bots, play_match
 from tournaments.entrants import content_hash
 from tournaments.results import FaultRow, Played
@@ -99,7 +100,7 @@ class GameVoided(msgspec.Struct, frozen=True, tag=True):
 Result = GameDone | GameVoided
 
 
-class ExecutorError(Exception):
+class ExecutorError(ArenaError):
     """A unit could not be played (a worker refused it, or kept dying): the run stops, with
     this one-line message; the games stored so far are kept."""
 

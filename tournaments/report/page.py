@@ -1,9 +1,10 @@
 """The HTML report: one self-contained page plus one small script per game.
 
-The page inlines its CSS, its code, every game's drawing hook (`assets/viewers/<game id>.js`)
-and the data: the tables exactly as `arena table` builds them and a compact index of the
-games. Each game's steps go to `games/<id>.js`, loaded when the game is opened, so the page
-stays small and opens fast however many games the store holds (see `viewer`).
+The page inlines its CSS, its code, every game's drawing hook (`assets/viewers/<game id>.js`,
+after the SVG helpers they share, `assets/svg.js`) and the data: the tables exactly as `arena
+table` builds them and a compact index of the games. Each game's steps go to `games/<id>.js`,
+loaded when the game is opened, so the page stays small and opens fast however many games the
+store holds (see `viewer`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from referee import BadRecord
 from tournaments.exclusion import hidden
 from tournaments.report.stored import keyed_games
 from tournaments.report.viewer import game_data, game_script
-from tournaments.results import FinishedGame
-from tournaments.store import GameKey, Store
+from tournaments.results import FinishedGame, GameKey
+from tournaments.store import Store
 from tournaments.tables import TABLE_NAMES, build
 
 ASSETS = importlib.resources.files("tournaments.report") / "assets"
@@ -36,12 +37,13 @@ def asset(name: str) -> str:
 
 
 def viewer_scripts() -> str:
-    """Every game's drawing hook: `assets/viewers/*.js`, each registering itself by game id."""
+    """Every game's drawing hook: `assets/viewers/*.js`, each registering itself by game id,
+    after the SVG helpers they share (`assets/svg.js`)."""
     hooks = sorted(
         (entry for entry in (ASSETS / "viewers").iterdir() if entry.name.endswith(".js")),
         key=lambda entry: entry.name,
     )
-    return "\n".join(entry.read_text(encoding="utf-8") for entry in hooks)
+    return "\n".join([asset("svg.js"), *(entry.read_text(encoding="utf-8") for entry in hooks)])
 
 
 def _script_json(data: Any) -> str:

@@ -1,54 +1,17 @@
 """A game record re-played position by position through its engine's public interface.
 
-Both the viewer (the spectator's picture after every decision) and `arena export
---observations` (what each asked seat was sent before it) need the state *between* decisions,
-which `referee.record.replay` does not expose; the walk here is the one place that does it.
+`arena export --observations` adds to a record what each asked seat was sent before each
+decision, from the one walk through a record (`referee.positions`) that the viewer and
+`arena replay` use too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from referee import BadRecord, parse_record
-from referee.games import Game, IllegalAction, find_game, parse_options
-
-if TYPE_CHECKING:  # the record's line types, for the type checker only
-    from referee.record import DecisionLine, ParsedRecord
-
-
-class Position(msgspec.Struct):
-    """The game before decision `line` (None: after the last one); `state` is live: read it
-    before taking the next position, which applies `line` to it."""
-
-    game: Any
-    state: Any
-    line: DecisionLine | None
-
-
-def positions(parsed: ParsedRecord) -> Iterator[Position]:
-    """Every position of the record's game: the start, then after each decision.
-
-    Raises `BadRecord` where the engine refuses the record (naming the decision): a record
-    that does not replay cannot be shown truthfully. (`parse_record` has checked the header:
-    the game, its rules version, options and players are the engine's.)
-    """
-    header = parsed.header
-    game: Game[Any] = find_game(header.game)
-    state = game.new(len(header.names), header.seed, parse_options(game, header.options))
-    for line in parsed.decisions:
-        yield Position(game, state, line)
-        try:
-            actions = {
-                seat: msgspec.json.decode(raw, type=game.Action)
-                for seat, raw in line.actions.items()
-            }
-            game.apply(state, actions)
-        except (msgspec.ValidationError, IllegalAction) as exc:
-            raise BadRecord(f"decision {line.n}: the recorded action is refused: {exc}") from None
-    yield Position(game, state, None)
+from referee import parse_record, positions
 
 
 def with_observations(record: bytes) -> bytes:

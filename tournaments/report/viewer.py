@@ -16,8 +16,7 @@ from typing import Any
 
 import msgspec
 
-from referee import BadRecord, parse_record
-from tournaments.report.steps import positions
+from referee import BadRecord, parse_record, positions
 
 CALLBACK = "arenaGame"
 """The page's global function each game script calls with (id, base64 data)."""

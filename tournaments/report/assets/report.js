@@ -4,6 +4,7 @@
 "use strict";
 
 const viewers = window.ARENA_VIEWERS || {};  // game id -> {draw, describe}: viewers/*.js
+const {esc} = window.ARENA_SVG;  // escaping for HTML too: svg.js, inlined before the viewers
 const loadedGames = new Map();   // id -> promise of the unpacked game
 const waiting = new Map();       // id -> resolve function of a game being loaded
 let current = null;              // {id, game, step}
@@ -17,10 +18,6 @@ function el(tag, attrs, ...children) {
   }
   for (const child of children) if (child != null) node.append(child);
   return node;
-}
-
-function esc(text) {
-  return String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
 }
 
 // ---- tables ----------------------------------------------------------------------------------

@@ -7,8 +7,7 @@
   const COLOURS = ["#e8c12f", "#4c9a3f", "#e37b2c", "#1f3b73", "#2a9d9a"];
   const NAMES = ["yellow", "green", "orange", "dark blue", "teal"];
   const W = 30, H = 42;
-  const esc = s => String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
-  const text = (x, y, s, o) => `<text x="${x}" y="${y}" font-size="${(o && o.size) || 12}" font-weight="${o && o.bold ? "bold" : "normal"}" fill="${(o && o.fill) || "#222"}" text-anchor="${(o && o.anchor) || "start"}">${esc(s)}</text>`;
+  const {text, panel, seatName, svg} = window.ARENA_SVG;
 
   function card(x, y, c, scale) {
     const k = scale || 1, w = W * k, h = H * k;
@@ -35,9 +34,8 @@
     state.scores.forEach((score, seat) => {
       const y = 52 + seat * seatH;
       const acting = ctx.toAct && ctx.toAct.includes(seat);
-      s += `<rect x="6" y="${y}" width="${width - 12}" height="${seatH - 6}" rx="6" fill="${acting ? "#fff8dc" : "#fdfbf7"}" stroke="${acting ? "#d69e2e" : "#bbb"}"/>`;
-      const name = ctx.names && ctx.names[seat] != null ? ctx.names[seat] : "";
-      s += text(14, y + 18, `seat ${seat} ${name}: ${score} points`, {bold: true});
+      s += panel(6, y, width - 12, seatH - 6, acting);
+      s += text(14, y + 18, `seat ${seat} ${seatName(ctx, seat)}: ${score} points`, {bold: true});
       const hand = ctx.private && ctx.private[seat].hand;  // shown by the viewer's "show" choice
       s += text(14, y + 36, `hand (${state.hand_sizes[seat]})`, {size: 11});
       if (hand) s += `<g class="hand" data-seat="${seat}">${row(14, y + 42, hand, 0.6)}</g>`;
@@ -62,7 +60,7 @@
     s += text(10, y + 14, "discard", {size: 11});
     s += row(70, y + 2, state.discard.slice(-24), 0.6);
     const height = y + 40;
-    return `<svg xmlns="http://www.w3.org/2000/svg" class="g5211" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${s}</svg>`;
+    return svg("g5211", width, height, s);
   }
 
   function describe(action) {

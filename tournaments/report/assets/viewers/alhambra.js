@@ -16,8 +16,7 @@
   const CURRENCIES = ["yellow", "green", "blue", "orange"];
   const MONEY_COLOURS = ["#e8c12f", "#4c9a3f", "#3b6fb6", "#e37b2c"];
   const WALL = "#5a2d0c";
-  const esc = s => String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
-  const text = (x, y, s, o) => `<text x="${x}" y="${y}" font-size="${(o && o.size) || 12}" font-weight="${o && o.bold ? "bold" : "normal"}" fill="${(o && o.fill) || "#222"}" text-anchor="${(o && o.anchor) || "start"}">${esc(s)}</text>`;
+  const {text, panel, seatName, svg} = window.ARENA_SVG;
   const tileOf = id => TILES[id - 1];
   const label = id => id === 0 ? "fountain" : `${TYPES[tileOf(id).type]} ${tileOf(id).price}`;
 
@@ -123,9 +122,8 @@
     for (let seat = 0; seat < seats; seat++) {
       const x = 6 + (seat % columns) * (panelW + 8), y = top + Math.floor(seat / columns) * (panelH + 8);
       const acting = ctx.toAct && ctx.toAct.includes(seat);
-      s += `<g class="seat"><rect x="${x}" y="${y}" width="${panelW}" height="${panelH}" rx="6" fill="${acting ? "#fff8dc" : "#fdfbf7"}" stroke="${acting ? "#d69e2e" : "#bbb"}"/>`;
-      const name = ctx.names && ctx.names[seat] != null ? ctx.names[seat] : "";
-      s += text(x + 8, y + 18, `seat ${seat} ${name}: ${state.scores[seat]} points`, {bold: true});
+      s += `<g class="seat">${panel(x, y, panelW, panelH, acting)}`;
+      s += text(x + 8, y + 18, `seat ${seat} ${seatName(ctx, seat)}: ${state.scores[seat]} points`, {bold: true});
       const placed = state.alhambras[seat];
       s += text(x + 8, y + 40, "buildings", {size: 11}) + chips(x + 100, y + 28, counts(placed.map(p => p.building)));
       const hand = state.hands[seat];
@@ -151,7 +149,7 @@
       y += 30 + Math.ceil(Math.max(1, state.dirk_buildings.length) / 36) * 25;
     }
     const height = y + 6;
-    return `<svg xmlns="http://www.w3.org/2000/svg" class="alhambra" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${s}</svg>`;
+    return svg("alhambra", width, height, s);
   }
 
   const cash = c => `${CURRENCIES[c.currency]} ${c.value}`;
@@ -171,5 +169,5 @@
     }
   }
 
-  (window.ARENA_VIEWERS = window.ARENA_VIEWERS || {}).alhambra = {draw, describe};
+  (window.ARENA_VIEWERS = window.ARENA_VIEWERS || {})["alhambra"] = {draw, describe};
 })();

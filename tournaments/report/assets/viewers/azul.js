@@ -7,7 +7,7 @@
   const NAMES = ["blue", "yellow", "red", "black", "white"];
   const FLOOR = [-1, -1, -2, -2, -2, -3, -3];
   const T = 22;  // tile size
-  const esc = s => String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+  const {text, panel, seatName, counted, total, svg} = window.ARENA_SVG;
 
   function tile(x, y, colour, opts) {
     const o = opts || {};
@@ -21,13 +21,6 @@
     }
     return `<rect class="tile" x="${x}" y="${y}" width="${T - 2}" height="${T - 2}" rx="3" fill="${COLOURS[colour]}" stroke="#555"/>`;
   }
-
-  function text(x, y, s, opts) {
-    const o = opts || {};
-    return `<text x="${x}" y="${y}" font-size="${o.size || 12}" text-anchor="${o.anchor || "start"}" font-weight="${o.bold ? "bold" : "normal"}" fill="${o.fill || "#222"}">${esc(s)}</text>`;
-  }
-
-  function counted(counts) { return counts.flatMap((n, colour) => Array(n).fill(colour)); }
 
   function factory(cx, cy, counts, power, index) {
     let s = `<circle cx="${cx}" cy="${cy}" r="${T * 1.35}" fill="#f3e6d3" stroke="#a58a66"/>`;
@@ -45,10 +38,9 @@
   function board(x, y, player, seat, state, ctx) {
     const grey = state.variant === "grey";
     const acting = state.decision && state.decision.seat === seat;
-    let s = `<rect x="${x}" y="${y}" width="${13 * T}" height="${8.6 * T}" rx="6" fill="${acting ? "#fff8dc" : "#fdfbf7"}" stroke="${acting ? "#d69e2e" : "#bbb"}" stroke-width="${acting ? 3 : 1}"/>`;
-    const name = ctx.names && ctx.names[seat] != null ? ctx.names[seat] : "";
+    let s = panel(x, y, 13 * T, 8.6 * T, acting, true);
     const marker = state.marker === seat ? " · took the marker" : "";
-    s += text(x + 8, y + 16, `seat ${seat} ${name}: ${player.score} points${marker}`, {bold: true});
+    s += text(x + 8, y + 16, `seat ${seat} ${seatName(ctx, seat)}: ${player.score} points${marker}`, {bold: true});
     for (let row = 0; row < 5; row++) {
       const ly = y + 26 + row * T;
       s += text(x + 6 + (5 - 1 - row) * T - 4, ly + T / 2 + 4, row, {anchor: "end", size: 9, fill: "#888"});  // the protocol's line number
@@ -95,14 +87,13 @@
     let cx = 60;
     if (state.marker === -1) { s += tile(cx, cy, 5); cx += T + 4; }
     counted(state.centre).forEach(colour => { s += tile(cx, cy, colour); cx += T; });
-    const bag = state.bag.reduce((a, b) => a + b, 0), lid = state.lid.reduce((a, b) => a + b, 0);
-    s += text(width - 10, cy + 14, `bag ${bag} · lid ${lid}`, {anchor: "end", size: 11, fill: "#555"});
+    s += text(width - 10, cy + 14, `bag ${total(state.bag)} · lid ${total(state.lid)}`, {anchor: "end", size: 11, fill: "#555"});
     const by = cy + T + 14, bw = 13.5 * T, perLine = Math.max(1, Math.floor(width / bw));
     state.players.forEach((player, seat) => {
       s += board(10 + (seat % perLine) * bw, by + Math.floor(seat / perLine) * 9 * T, player, seat, state, ctx);
     });
     const height = by + Math.ceil(state.players.length / perLine) * 9 * T + 10;
-    return `<svg xmlns="http://www.w3.org/2000/svg" class="azul" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${s}</svg>`;
+    return svg("azul", width, height, s);
   }
 
   function describe(action, before) {
@@ -119,5 +110,5 @@
     return JSON.stringify(action);
   }
 
-  (window.ARENA_VIEWERS = window.ARENA_VIEWERS || {}).azul = {draw, describe};
+  (window.ARENA_VIEWERS = window.ARENA_VIEWERS || {})["azul"] = {draw, describe};
 })();

@@ -15,10 +15,7 @@
   const GAP = 112;  // from the centre star to an outer star
   const BW = 2 * GAP + 4 * L + 40;  // a player's panel
   const BH = 2 * GAP + 4 * L + 116;
-  const esc = s => String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
-  const text = (x, y, s, o) => `<text x="${x}" y="${y}" font-size="${(o && o.size) || 12}" font-weight="${o && o.bold ? "bold" : "normal"}" fill="${(o && o.fill) || "#222"}" text-anchor="${(o && o.anchor) || "start"}">${esc(s)}</text>`;
-  const counted = counts => counts.flatMap((n, colour) => Array(n).fill(colour));
-  const total = counts => counts.reduce((a, b) => a + b, 0);
+  const {text, panel, seatName, counted, total, svg} = window.ARENA_SVG;
   const starName = (star, grey) => (star === CENTRE ? "the centre star" : grey ? "star" : `the ${NAMES[star]} star`) + ` (star ${star})`;
 
   function tile(x, y, colour, wild) {
@@ -61,10 +58,9 @@
   function board(x, y, player, seat, state, ctx) {
     const grey = state.variant === "grey";
     const acting = state.decision && state.decision.seat === seat;
-    let s = `<rect x="${x}" y="${y}" width="${BW - 8}" height="${BH - 8}" rx="6" fill="${acting ? "#fff8dc" : "#fdfbf7"}" stroke="${acting ? "#d69e2e" : "#bbb"}" stroke-width="${acting ? 3 : 1}"/>`;
-    const name = ctx.names && ctx.names[seat] != null ? ctx.names[seat] : "";
+    let s = panel(x, y, BW - 8, BH - 8, acting, true);
     const notes = (state.marker === seat ? " · has the marker" : "") + (player.passed ? " · passed" : "");
-    s += text(x + 8, y + 16, `seat ${seat} ${name}: ${player.score} points${notes}`, {bold: true});
+    s += text(x + 8, y + 16, `seat ${seat} ${seatName(ctx, seat)}: ${player.score} points${notes}`, {bold: true});
     const cx = x + (BW - 8) / 2, cy = y + 28 + GAP + 2 * L;
     const centreTint = grey ? "#999" : "#b9a38a";
     s += star(cx, cy, player.stars[CENTRE], state.costs[CENTRE], centreTint);
@@ -114,7 +110,7 @@
       s += board(6 + (seat % perLine) * BW, by + Math.floor(seat / perLine) * BH, player, seat, state, ctx);
     });
     const height = by + Math.ceil(state.players.length / perLine) * BH + 4;
-    return `<svg xmlns="http://www.w3.org/2000/svg" class="summer-pavilion" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${s}</svg>`;
+    return svg("summer-pavilion", width, height, s);
   }
 
   function describe(action, before) {
