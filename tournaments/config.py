@@ -119,11 +119,27 @@ class Participant(BotCommand, frozen=True, forbid_unknown_fields=True, kw_only=T
         return msgspec.structs.replace(defaults, **own)
 
 
+class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A league file's `[league]` table: the tournament is fed by authors' uploads and never
+    ends (`arena serve`); its `[participants]`, if any, are house bots that always play."""
+
+    batch: Positive = 2
+    """Deals a ladder round adds to the seat-sets of the bot it is about."""
+    upload_mb: Positive = 20
+    """Largest upload (an archive or a single file)."""
+    unpacked_mb: Positive = 100
+    """Largest total size of an upload's files once unpacked."""
+    files: Positive = 2000
+    """Most files in one upload."""
+    uploads_per_hour: NonNegative = 20
+    """Uploads one author may make in an hour (0: none)."""
+
+
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """One tournament as written in its TOML file (see the module docstring for an example)."""
 
     game: str
-    participants: dict[BotName, str | Participant]
+    participants: dict[BotName, str | Participant] = msgspec.field(default_factory=dict)
     """Bot name → built-in bot (`random`, `greedy`, `mcts`), a command line (split into words and
     run without a shell: `tournaments.botcommands`), or a `Participant`."""
     players: Positive = 2
@@ -156,6 +172,8 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     """"cpu" charges bots their CPU time instead of the wall-clock time of a decision."""
     probation_after: NonNegative = 3
     """A bot whose games end in its fault this many times in a row is reported (0: never)."""
+    league: LeagueSettings | None = None
+    """Set in a league file (`arena serve`): its participants come from uploads."""
 
     def command(self, name: str) -> str:
         """The command of participant `name`, however it was written, as one line."""
@@ -297,7 +315,7 @@ def check(tournament: Tournament, source: str = "tournament") -> None:
         raise ConfigError(f'{source}: candidate is only for schedule = "gauntlet"')
     if tournament.scheduler is not None and tournament.executor != "dask":
         raise ConfigError(f'{source}: scheduler is only for executor = "dask"')
-    if len(names) < tournament.players:
+    if len(names) < tournament.players and tournament.league is None:
         raise ConfigError(
             f"{source}: {tournament.players} players per game need at least "
             f"{tournament.players} participants, got {len(names)}"

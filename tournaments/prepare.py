@@ -87,6 +87,15 @@ def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared
     a store made for other settings.
     """
     tournament = override(load(file), **overrides)
+    if tournament.league is not None:
+        raise ConfigError(f"{file} is a league file ([league]): `arena serve {file}` runs it")
+    return opened(file, tournament, db)
+
+
+def opened(file: Path, tournament: Tournament, db: Path | None = None) -> Prepared:
+    """`tournament` (of `file`, whose directory its relative paths start from) with its store
+    open and its bots registered; what `prepare` does after reading the file, and what a
+    league's ladder does for each of its rounds."""
     try:
         sandbox = choose(tournament.sandbox)
     except SandboxUnavailable as exc:

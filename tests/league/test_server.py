@@ -1,0 +1,314 @@
+"""The league server for real: `arena serve` on a loopback port, uploads through its API and
+`arena submit`, bad uploads and tokens refused with their reasons, the leaderboard against
+`arena table`, a SIGKILL mid-ladder, and bot-controlled text that must stay text."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import io
+import json
+import re
+import signal
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tournaments.cli import main
+from tournaments.league.league import League
+from tournaments.server.app import LeagueServer
+from tournaments.store import Store
+
+pytestmark = pytest.mark.slow
+
+ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
+LEAGUE = """
+game = "azul"
+players = 2
+concurrency = 1
+sandbox = "none"                # bots in pytest's private tmp dirs
+
+[participants]
+random = "random"
+
+[time]
+move_ms = 3000
+
+[league]
+batch = 1
+uploads_per_hour = 50
+"""
+BOT = "from bots.sdk import run\nrun(lambda observation, legal, context: {pick}, name='{name}')\n"
+
+
+class Running:
+    """A league served by `arena serve` in its own process."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.process = subprocess.Popen(
+            [*ARENA, "serve", str(file), "--port", "0"],
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stderr is not None
+        deadline = time.monotonic() + 30
+        for line in self.process.stderr:
+            found = re.search(r"serving .* on (http://127\.0\.0\.1:\d+)", line)
+            if found:
+                self.url = found[1]
+                break
+            assert time.monotonic() < deadline, line
+        else:
+            raise AssertionError("arena serve stopped before it listened")
+        self.log: list[str] = []  # drained, so that a full pipe never blocks the server
+        self.drain = threading.Thread(target=self.log.extend, args=(self.process.stderr,))
+        self.drain.start()
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=30) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def upload(self, token: str | None, name: str, filename: str, data: bytes) -> tuple[int, Any]:
+        """Through the JSON API: (HTTP status, its JSON)."""
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        code, text = self.post("/api/versions", {"name": name}, filename, data, headers)
+        return code, json.loads(text)
+
+    def post(
+        self,
+        path: str,
+        fields: dict[str, str],
+        filename: str,
+        data: bytes,
+        headers: dict[str, str],
+        opener: urllib.request.OpenerDirector | None = None,
+    ) -> tuple[int, str]:
+        boundary = "arena-test-boundary"
+        parts = [
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'
+            for key, value in fields.items()
+        ]
+        head = (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+        )
+        body = ("".join(parts) + head).encode() + data + f"\r\n--{boundary}--\r\n".encode()
+        headers = {**headers, "Content-Type": f"multipart/form-data; boundary={boundary}"}
+        request = urllib.request.Request(self.url + path, body, headers, method="POST")
+        try:
+            with (opener or urllib.request.build_opener()).open(request, timeout=60) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
+
+    def form_upload(self, token: str, name: str, filename: str, data: bytes) -> tuple[int, str]:
+        """Through the web form, as a browser does: its page (CSRF cookie and field kept)."""
+        opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        with opener.open(self.url + "/submit", timeout=30) as response:
+            csrf = re.search(r'name="csrf" value="([^"]+)"', response.read().decode())
+        assert csrf is not None
+        fields = {"csrf": csrf[1], "token": token, "name": name}
+        return self.post("/submit", fields, filename, data, {}, opener)
+
+    def status(self, bot: str, until: set[str], timeout: float = 90) -> dict[str, Any]:
+        """The bot's newest version once its status is one of `until`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            code, text = self.get(f"/api/bots/{bot}")
+            if code == 200:
+                newest: dict[str, Any] = json.loads(text)["versions"][-1]
+                if newest["status"] in until:
+                    return newest
+            assert time.monotonic() < deadline, text
+            time.sleep(0.2)
+
+    def stop(self, how: int = signal.SIGTERM) -> int:
+        self.process.send_signal(how)
+        code = self.process.wait(timeout=60)
+        self.drain.join()
+        assert self.process.stderr is not None
+        self.process.stderr.close()
+        return code
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> Path:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE)
+    return file
+
+
+@pytest.fixture
+def served(league: Path) -> Iterator[Running]:
+    running = Running(league)
+    yield running
+    if running.process.poll() is None:
+        running.stop()
+
+
+def token(league: Path, name: str) -> str:
+    with League(league) as opened:
+        return opened.registry.new_token(name)
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def stored_keys(league: Path) -> list[tuple[str, int, int]]:
+    with Store(league.with_suffix(".sqlite"), readonly=True) as store:
+        return [(game.seat_set, game.deal, game.rotation) for game in store.games()]
+
+
+def test_uploads_in_each_form_play_on_the_ladder(
+    league: Path, served: Running, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice = token(league, "alice")
+    code, answer = served.upload(alice, "single", "bot.py", BOT.format(pick=0, name="s").encode())
+    assert code == 201 and answer["status"] == "queued", answer
+    archive = zipped(
+        {
+            "bot.toml": b'command = "python3 main.py"\n',
+            "main.py": BOT.format(pick=0, name="z").encode(),
+        }
+    )
+    (tmp_path / "zipped.zip").write_bytes(archive)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('command = "python3 main.py"\n')
+    (folder / "main.py").write_text(BOT.format(pick="len(legal) - 1", name="f"))
+    for name, path in [("zipped", tmp_path / "zipped.zip"), ("folder", folder)]:
+        capsys.readouterr()
+        code = main(["submit", served.url, str(path), "--name", name, "--token", alice])
+        assert code == 0, capsys.readouterr()
+    for bot in ("single", "zipped", "folder"):
+        assert served.status(bot, {"playing", "rejected"})["status"] == "playing"
+    deadline = time.monotonic() + 120
+    while {"single", "zipped", "folder"} - {
+        row["bot"] for row in json.loads(served.get("/api/leaderboard")[1])["standings"]
+    }:
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    code, page = served.get("/")
+    assert code == 200 and 'href="/bots/folder"' in page
+
+
+def test_bad_uploads_and_tokens_are_refused_with_the_reason(league: Path, served: Running) -> None:
+    alice, bob = token(league, "alice"), token(league, "bob")
+    bot = BOT.format(pick=0, name="b").encode()
+    refused = {
+        "traversal": ("evil.zip", zipped({"bot.toml": b'command = "x"', "../escape.py": bot})),
+        "no-manifest": ("plain.zip", zipped({"main.py": bot})),
+        "garbage": ("bot.tar.gz", b"not a tar at all"),
+    }
+    for name, (filename, data) in refused.items():
+        code, answer = served.upload(alice, name, filename, data)
+        assert code == 400 and answer["error"], (name, answer)
+    assert "'..'" in served.upload(alice, "t", "evil.zip", refused["traversal"][1])[1]["error"]
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        link = tarfile.TarInfo("main.py")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        archive.addfile(link)
+    code, answer = served.upload(alice, "linked", "bot.tar.gz", buffer.getvalue())
+    assert code == 400 and "link" in answer["error"]
+
+    assert served.upload(None, "mine", "bot.py", bot)[0] == 401
+    assert served.upload("arena_wrong", "mine", "bot.py", bot)[0] == 401
+    assert served.upload(alice, "mine", "bot.py", bot)[0] == 201
+    code, answer = served.upload(bob, "mine", "bot.py", bot)  # alice's bot name
+    assert code == 403 and "another author" in answer["error"]
+    assert served.upload(alice, "random", "bot.py", bot)[0] == 400  # a house bot's name
+
+    cannot = served.upload(alice, "nostart", "crash.py", b"import sys\nsys.exit(3)\n")
+    assert cannot[0] == 201
+    rejected = served.status("nostart", {"playing", "rejected"})
+    assert rejected["status"] == "rejected" and "exit" in rejected["reason"]
+    code, page = served.get("/bots/nostart")
+    assert code == 200 and "rejected" in page
+
+
+def test_bot_controlled_text_stays_text(league: Path, served: Running) -> None:
+    alice = token(league, "alice")
+    script = "<script>alert(1)</script>"
+    crash = f"import sys\nsys.stderr.write({script!r})\nsys.exit(3)\n".encode()
+    assert served.upload(alice, "injector", "crash.py", crash)[0] == 201
+    assert served.status("injector", {"playing", "rejected"})["status"] == "rejected"
+    code, page = served.get("/bots/injector")
+    assert code == 200 and "&lt;script&gt;" in page and script not in page
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        link = tarfile.TarInfo(script)  # its refusal names it, on the form's page
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        archive.addfile(link)
+    code, page = served.form_upload(alice, "named", "evil.tar.gz", buffer.getvalue())
+    assert code == 400 and 'id="error"' in page
+    assert "&lt;script&gt;" in page and script not in page
+    code, page = served.form_upload(alice, "formed", "bot.py", b"print('hello')\n")
+    assert code == 200 and "<h1>formed</h1>" in page  # redirected to the bot's page
+    forged = served.post("/submit", {"token": alice, "name": "forged"}, "bot.py", b"", {})
+    assert forged[0] == 403 and "another site" in forged[1]  # no CSRF cookie and field
+
+
+def test_the_leaderboard_is_arena_tables_standings(
+    league: Path, served: Running, capsys: pytest.CaptureFixture[str]
+) -> None:
+    alice = token(league, "alice")
+    served.upload(alice, "first", "bot.py", BOT.format(pick=0, name="first").encode())
+    served.status("first", {"playing"})
+    deadline = time.monotonic() + 120
+    while len(stored_keys(league)) < 10:
+        assert time.monotonic() < deadline
+        time.sleep(0.3)
+    assert served.stop() == 143
+    with League(league) as opened:
+        board = LeagueServer(opened).leaderboard()
+    capsys.readouterr()
+    assert main(["table", str(league.with_suffix(".sqlite")), "--json", "-t", "standings"]) == 0
+    assert board == json.loads(capsys.readouterr().out)["standings"]
+
+
+def test_a_killed_server_loses_no_game_and_plays_no_deal_twice(league: Path) -> None:
+    alice = token(league, "alice")
+    first = Running(league)
+    first.upload(alice, "first", "bot.py", BOT.format(pick=0, name="first").encode())
+    first.status("first", {"playing"})
+    deadline = time.monotonic() + 120
+    while len(stored_keys(league)) < 6:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    first.stop(signal.SIGKILL)
+    before = stored_keys(league)
+    again = Running(league)
+    try:
+        second = again.upload(alice, "second", "b.py", BOT.format(pick=1, name="2").encode())
+        assert second[0] == 201
+        again.status("second", {"playing"})
+        while len(stored_keys(league)) < len(before) + 6:
+            assert time.monotonic() < deadline + 120
+            time.sleep(0.2)
+    finally:
+        assert again.stop() == 143
+    after = stored_keys(league)
+    assert set(before) <= set(after)
+    assert len(after) == len(set(after))  # no (seat-set, deal, rotation) twice

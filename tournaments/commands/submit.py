@@ -1,0 +1,376 @@
+"""`arena submit URL FILE --name NAME`: upload a bot (a file, an archive or a folder) to a league
+server, as its author (a bearer token).
+
+Only the standard library: the multipart body is built here, the request goes through urllib
+with redirects refused (a redirect would carry the token to wherever it points) and a timeout.
+The token is never printed: not in the output, not in an error, not even when the server
+echoes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import io
+import json
+import os
+import secrets
+import stat
+import tarfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from protocol.errors import ArenaError, RequestError
+from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from tournaments.errors import UsageError
+from tournaments.output import render_json
+
+TOKEN_VARIABLE = "ARENA_TOKEN"
+TIMEOUT_S = 120
+SKIPPED = frozenset({"__pycache__", ".git"})
+"""Names left out of a packed folder, wherever they are (Python's caches, a git checkout)."""
+_MAX_ANSWER_BYTES = 1024 * 1024
+_MAX_REASON_CHARS = 300
+
+EPILOG = f"""\
+environment:
+  {TOKEN_VARIABLE}  your author token, used when --token is not given; prefer it to --token,
+               which other users of this machine can read in the process list
+
+exit codes:
+  {EXIT_OK}    submitted
+  {EXIT_ERROR}    the server failed (5xx), redirected, answered what a league server does not,
+       or cannot be reached
+  {EXIT_USAGE}    a mistake in the command line (URL, FILE, no token), or the server refused
+       the upload (4xx: bad upload, unknown token, another author's bot, too large, rate
+       limited; its reason is printed)"""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "submit",
+        help="upload a bot to a league server",
+        description="Upload a bot to a league server (`POST URL/api/versions`) as a new version "
+        "of the bot NAME. FILE is a .zip, a .tar.gz (.tgz) or a single file (such as bot.py), "
+        "sent as it is, or a folder, packed into a .tar.gz first: its regular files and "
+        "folders, with paths relative to it, leaving out __pycache__ and .git; a symbolic link "
+        "in it is refused. On success, the version number the server gave the upload, its "
+        "status and the address of the bot's page are printed.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "url",
+        metavar="URL",
+        help="the league server's address, http:// or https://, with the base path it is "
+        "served under if any (https://example.org or https://example.org/league/); no query "
+        "or fragment",
+    )
+    parser.add_argument(
+        "file", metavar="FILE", type=Path, help="the bot: a .zip, .tar.gz, .tgz, file or folder"
+    )
+    parser.add_argument("--name", required=True, help="the bot's name in the league")
+    parser.add_argument(
+        "--token",
+        help=f"your author token (default: the environment variable {TOKEN_VARIABLE}); never "
+        "printed",
+    )
+    parser.add_argument("--json", action="store_true", help="print the server's answer as JSON")
+    parser.set_defaults(handler=handle)
+
+
+@dataclass(frozen=True)
+class Upload:
+    filename: str
+    data: bytes
+
+
+def handle(args: argparse.Namespace) -> int:
+    base = base_url(args.url)
+    if not args.name.strip():
+        raise UsageError("--name is empty: give the bot's name in the league")
+    token = find_token(args.token)
+    upload = read_upload(args.file)
+    answer = post(base, token, args.name, upload)
+    if args.json:
+        print(render_json(answer))
+    else:
+        print(
+            f"submitted {answer['bot']} version {answer['version']} "
+            f"(status {answer['status']}): {page_url(base, answer)}"
+        )
+    return EXIT_OK
+
+
+def base_url(text: str) -> str:
+    """The server's address without a trailing slash, checked: http(s), a host, no query."""
+    parts = urllib.parse.urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"URL {text!r} is not a league server's address: give one starting with http:// "
+            "or https://, e.g. https://league.example.org"
+        )
+    if parts.query or parts.fragment or text.strip().endswith(("?", "#")):
+        raise UsageError(
+            f"URL {text!r}: give the server's address (with the base path it is served under, "
+            "if any), without a query or fragment"
+        )
+    try:
+        parts.port  # noqa: B018 (validates the port)
+    except ValueError:
+        raise UsageError(f"URL {text!r}: the port is not a number from 0 to 65535") from None
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
+
+
+def find_token(given: str | None) -> str:
+    """`--token`, else `$ARENA_TOKEN`; checked to fit in a header. Messages never show it."""
+    where = "--token"
+    token = given
+    if token is None:
+        where = TOKEN_VARIABLE
+        token = os.environ.get(TOKEN_VARIABLE)
+    if not token:
+        raise UsageError(
+            f"no token: give --token TOKEN or set {TOKEN_VARIABLE} (the league's organiser "
+            "gives each author one)"
+        )
+    if not (token.isascii() and token.isprintable()) or any(ch.isspace() for ch in token):
+        raise UsageError(
+            f"the token in {where} is not usable: a token is printable ASCII without spaces; "
+            "copy it again"
+        )
+    return token
+
+
+def read_upload(path: Path) -> Upload:
+    """FILE's bytes under its name, or a folder packed into `<folder>.tar.gz`."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file or folder") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        return Upload(f"{path.resolve().name or 'bot'}.tar.gz", pack(path))
+    if not stat.S_ISREG(info.st_mode):
+        raise UsageError(f"{path} is not a file or folder: give the bot's file, archive or folder")
+    try:
+        return Upload(path.name, path.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def pack(folder: Path) -> bytes:
+    """The folder as a .tar.gz, in memory: regular files and folders under relative paths, in
+    name order; `SKIPPED` names left out; a link, device or FIFO refused."""
+    buffer = io.BytesIO()
+    files = 0
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        pending = [folder]
+        while pending:
+            current = pending.pop()
+            try:
+                with os.scandir(current) as scan:
+                    entries = sorted(scan, key=lambda entry: entry.name)
+            except OSError as exc:
+                raise UsageError(f"cannot read {current}: {exc.strerror or exc}") from None
+            subfolders = []
+            for entry in entries:
+                if entry.name in SKIPPED:
+                    continue
+                path = Path(entry.path)
+                name = path.relative_to(folder).as_posix()
+                try:
+                    if entry.is_symlink():
+                        raise UsageError(
+                            f"{path} is a symbolic link, and links are not sent (the server "
+                            "refuses them): replace it with a copy of what it points to, or "
+                            "remove it"
+                        )
+                    info = entry.stat(follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        tar.addfile(member(name, tarfile.DIRTYPE, info))
+                        subfolders.append(path)
+                    elif stat.S_ISREG(info.st_mode):
+                        data = path.read_bytes()
+                        tar.addfile(
+                            member(name, tarfile.REGTYPE, info, len(data)), io.BytesIO(data)
+                        )
+                        files += 1
+                    else:
+                        raise UsageError(
+                            f"{path} is neither a regular file nor a folder (a device, FIFO or "
+                            "socket): remove it from the bot's folder"
+                        )
+                except OSError as exc:
+                    raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+            pending.extend(reversed(subfolders))
+    if not files:
+        raise UsageError(f"{folder} holds no files to send")
+    return buffer.getvalue()
+
+
+def member(name: str, kind: bytes, info: os.stat_result, size: int = 0) -> tarfile.TarInfo:
+    """A tar entry owned by nobody in particular, keeping the permission bits (a bot's
+    executable) and the time, nothing else of this machine."""
+    entry = tarfile.TarInfo(name)
+    entry.type = kind
+    entry.size = size
+    entry.mode = stat.S_IMODE(info.st_mode) & 0o755
+    entry.mtime = int(info.st_mtime)
+    return entry
+
+
+def multipart(fields: dict[str, str], upload: Upload) -> tuple[bytes, str]:
+    """A `multipart/form-data` body of the text fields then the file, and its Content-Type.
+
+    Names are escaped as browsers do (HTML's form-data encoding: `"` as %22, CR and LF as
+    %0D and %0A); the boundary is random, and drawn again in the unlikely case it occurs in
+    the content.
+    """
+    texts = {key: value.encode() for key, value in fields.items()}
+    while True:
+        boundary = f"arena-{secrets.token_hex(16)}"
+        marker = boundary.encode()
+        if marker not in upload.data and not any(marker in value for value in texts.values()):
+            break
+    parts = []
+    for key, value in texts.items():
+        parts.append(f'Content-Disposition: form-data; name="{quoted(key)}"\r\n\r\n'.encode())
+        parts.append(value)
+    filename = quoted(upload.filename)
+    parts.append(
+        f'Content-Disposition: form-data; name="file"; filename="{filename}"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n".encode()
+    )
+    parts.append(upload.data)
+    body = io.BytesIO()
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            body.write(b"--" + marker + b"\r\n")
+        body.write(part)
+        if index % 2 == 1:
+            body.write(b"\r\n")
+    body.write(b"--" + marker + b"--\r\n")
+    return body.getvalue(), f"multipart/form-data; boundary={boundary}"
+
+
+def quoted(name: str) -> str:
+    return name.replace("\r", "%0D").replace("\n", "%0A").replace('"', "%22")
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Refuse to follow: the request would be sent again, token included, elsewhere."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def post(base: str, token: str, name: str, upload: Upload) -> dict[str, Any]:
+    """POST the upload to `base/api/versions`; the server's JSON answer, or an error."""
+    body, content_type = multipart({"name": name}, upload)
+    request = urllib.request.Request(
+        f"{base}/api/versions",
+        data=body,
+        method="POST",
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": content_type,
+            "Accept": "application/json",
+            "User-Agent": "arena-submit",
+        },
+    )
+    opener = urllib.request.build_opener(_NoRedirects)
+    try:
+        with opener.open(request, timeout=TIMEOUT_S) as response:
+            status = response.status
+            text = response.read(_MAX_ANSWER_BYTES)
+    except urllib.error.HTTPError as exc:
+        try:
+            raise refusal(exc, token) from None
+        finally:
+            exc.close()
+    except TimeoutError:
+        raise ArenaError(f"cannot reach {base}: no answer within {TIMEOUT_S} s") from None
+    except urllib.error.URLError as exc:
+        raise ArenaError(f"cannot reach {base}: {reason(exc.reason)}") from None
+    except (OSError, http.client.HTTPException) as exc:
+        raise ArenaError(f"cannot reach {base}: {reason(exc)}") from None
+    return accepted(status, text, token)
+
+
+def reason(error: object) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    if isinstance(error, TimeoutError):
+        return f"no answer within {TIMEOUT_S} s"
+    return str(error) or type(error).__name__
+
+
+def refusal(exc: urllib.error.HTTPError, token: str) -> ArenaError:
+    """The server's `error` with the status: a RequestError for 4xx, an ArenaError else."""
+    code = exc.code
+    try:
+        text = exc.read(64 * 1024)
+    except (OSError, http.client.HTTPException):
+        text = b""
+    why = None
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        answer = None
+    if isinstance(answer, dict) and isinstance(answer.get("error"), str) and answer["error"]:
+        why = answer["error"]
+    if 300 <= code < 400:
+        location = exc.headers.get("Location") if exc.headers else None
+        where = f" to {shown(location, token)}" if location else ""
+        return ArenaError(
+            f"{code}: the server redirects{where}; give the address it redirects to as URL "
+            "(a redirect is not followed: it would send your token on)"
+        )
+    message = f"{code}: {shown(why or exc.reason or 'no reason given', token)}"
+    return RequestError(message) if 400 <= code < 500 else ArenaError(message)
+
+
+def accepted(status: int, text: bytes, token: str) -> dict[str, Any]:
+    """The success answer, checked to be what the server's API promises."""
+    try:
+        answer = json.loads(text)
+    except ValueError:
+        answer = None
+    if (
+        not isinstance(answer, dict)
+        or not isinstance(answer.get("bot"), str)
+        or not isinstance(answer.get("version"), int)
+        or not isinstance(answer.get("status"), str)
+    ):
+        snippet = shown(text.decode(errors="replace"), token) or "nothing"
+        raise ArenaError(
+            f"{status}: the server's answer is not a submitted version (is URL a league "
+            f"server?): {snippet}"
+        )
+    return answer
+
+
+def page_url(base: str, answer: dict[str, Any]) -> str:
+    """The bot's page: the server's `url`, relative to the server's address."""
+    page = answer.get("url")
+    if not isinstance(page, str) or not page:
+        page = "bots/" + urllib.parse.quote(answer["bot"], safe="")
+    # Quoted as a browser would (a space in a bot's name), leaving what is quoted already.
+    page = urllib.parse.quote(page, safe="/%:@!$&'()*+,;=~?#")
+    return urllib.parse.urljoin(base + "/", page.lstrip("/"))
+
+
+def shown(text: str, token: str) -> str:
+    """What the server said, safe to print: one line of printable characters, short, and
+    without the token."""
+    text = text.replace(token, "<token>")
+    text = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    if len(text) > _MAX_REASON_CHARS:
+        text = text[: _MAX_REASON_CHARS - 1] + "…"
+    return text

@@ -1,0 +1,1 @@
+"""The league: a tournament that never ends, fed by authors' uploads."""

@@ -1,0 +1,665 @@
+"""The league's own records: its authors and their tokens, the uploaded versions of their bots
+with the logs of building and checking them, and the uploads each author made lately.
+
+A SQLite file of its own beside the tournament store (the games the versions play stay in
+`tournaments.store`), kept by the store's rules: changes are `BEGIN IMMEDIATE` transactions (two
+requests never interleave a check and its write), WAL mode, the file and its
+-wal and -shm files private (mode 0600), SQLite's `trusted_schema` off, every failure of SQLite
+one `StoreError` saying what, which file and what to do, and a file that is not a registry (a
+tournament store, another program's database, a schema changed by hand) refused before it is
+written, left exactly as it was.
+
+Tokens are never kept: an author's token is shown once by `new_token`, and only its SHA-256 is
+stored (see `new_token`). Nothing here logs.
+
+A version's status flows (`NEXT`)::
+
+    queued -> building -> checking -> playing -> superseded
+         \\__________\\__________\\-> rejected (-> queued, to check it again)
+    any -> disabled (an organiser's, final)
+
+A version reaching `playing` supersedes the bot's older playing version in the same
+transaction, so a bot plays with one version at most. A server killed while building or
+checking leaves its versions in `building` or `checking`: opening the registry queues them
+again (their partial logs dropped), and `queued()` is what is left to check, in upload order. So
+one server serves a registry: a second one opening it would queue the first one's checks again.
+
+Schema (version 1)::
+
+    meta(key PRIMARY KEY, value)          -- 'schema' = '1'
+    authors(id PRIMARY KEY, name UNIQUE, token_hash UNIQUE, organiser, disabled, created)
+                                          -- token_hash: hex SHA-256 of the token
+    versions(id PRIMARY KEY, author, bot, hash, status, reason, command, build, created,
+             updated, UNIQUE(author, bot, hash))
+                                          -- bot: the bot's name, owned by the author of its
+                                          --   first version; hash: of the unpacked files
+    logs(version, kind, text, dropped, PRIMARY KEY(version, kind))
+                                          -- kind: build | check; text: the last 64 KiB at
+                                          --   most; dropped: bytes cut from its start
+    uploads(author, at)                   -- accepted uploads of the last hour (Unix time)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import functools
+import hashlib
+import hmac
+import secrets
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, get_args
+
+import msgspec
+
+from protocol.errors import RequestError
+from tournaments.store import StoreError, _create_private, _make_private, untrusting
+
+SCHEMA_VERSION = "1"
+
+Status = Literal["queued", "building", "checking", "playing", "rejected", "superseded", "disabled"]
+STATUSES: frozenset[str] = frozenset(get_args(Status))
+LogKind = Literal["build", "check"]
+LOG_KINDS: tuple[str, ...] = get_args(LogKind)
+
+NEXT: Mapping[str, frozenset[str]] = {
+    "queued": frozenset({"building", "checking", "rejected", "disabled"}),
+    "building": frozenset({"checking", "rejected", "queued", "disabled"}),
+    "checking": frozenset({"playing", "rejected", "queued", "disabled"}),
+    "playing": frozenset({"superseded", "rejected", "disabled"}),
+    "superseded": frozenset({"disabled"}),
+    "rejected": frozenset({"queued", "disabled"}),
+    "disabled": frozenset(),
+}
+"""The statuses a version of each status may take next (setting the same again is allowed)."""
+
+TOKEN_PREFIX = "arena_"
+"""Starts every token, so a leaked one is recognisable (and secret scanners can match it)."""
+
+LOG_BYTES = 64 * 1024
+"""At most this much of a version's build log, and of its check log (UTF-8, note included)."""
+_NOTE_ROOM = 128  # the truncation note's bytes at most
+_LINE_SEARCH = 1024  # a truncated log starts at a line's start when one begins this near
+
+MAX_NAME = 100
+HOUR = 3600.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS authors (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL UNIQUE,
+    organiser INTEGER NOT NULL CHECK (organiser IN (0, 1)),
+    disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY,
+    author INTEGER NOT NULL REFERENCES authors(id),
+    bot TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'building', 'checking', 'playing',
+                                           'rejected', 'superseded', 'disabled')),
+    reason TEXT,
+    command TEXT NOT NULL,
+    build TEXT,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    UNIQUE (author, bot, hash)
+);
+CREATE INDEX IF NOT EXISTS versions_bot ON versions (bot, status);
+CREATE INDEX IF NOT EXISTS versions_status ON versions (status);
+CREATE TABLE IF NOT EXISTS logs (
+    version INTEGER NOT NULL REFERENCES versions(id),
+    kind TEXT NOT NULL CHECK (kind IN ('build', 'check')),
+    text TEXT NOT NULL,
+    dropped INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (version, kind)
+);
+CREATE TABLE IF NOT EXISTS uploads (
+    author INTEGER NOT NULL REFERENCES authors(id),
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS uploads_author ON uploads (author, at);
+"""
+REGISTRY_TABLES = frozenset({"meta", "authors", "versions", "logs", "uploads"})
+
+
+class Taken(RequestError):
+    """The bot name belongs to another author: the upload must use another name."""
+
+
+class Author(msgspec.Struct, frozen=True):
+    id: int
+    name: str
+    organiser: bool
+    disabled: bool
+    created: str
+
+
+class Version(msgspec.Struct, frozen=True):
+    id: int
+    author: int
+    bot: str
+    hash: str
+    status: Status
+    reason: str | None
+    command: str
+    build: str | None
+    created: str
+    updated: str
+
+
+_AUTHOR_COLUMNS = "id, name, organiser, disabled, created"
+_VERSION_COLUMNS = ", ".join(Version.__struct_fields__)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _guarded(
+    method: Callable[Concatenate[Registry, P], R],
+) -> Callable[Concatenate[Registry, P], R]:
+    """`method` with SQLite's errors, and stored values that are not what we wrote (a file
+    edited by hand), raised as a `StoreError`."""
+
+    @functools.wraps(method)
+    def guarded(self: Registry, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise self._failure(exc) from exc
+        except msgspec.ValidationError as exc:
+            raise self._damaged(f"a stored value is malformed: {exc}") from exc
+
+    return guarded
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+
+
+def token_hash(token: str) -> str:
+    """What is stored of a token: its SHA-256, in hex."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _check_name(what: str, name: str) -> None:
+    if not name or name != name.strip() or not name.isprintable() or len(name) > MAX_NAME:
+        raise RequestError(
+            f"{what} name {name!r} is not usable: give 1 to {MAX_NAME} printable characters, "
+            "without spaces around them"
+        )
+
+
+class Registry:
+    """The league's SQLite file. Not thread-safe: use it from one thread (trio's is fine)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            _create_private(self.path)
+            self._db = untrusting(sqlite3.connect(self.path, isolation_level=None))
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(
+                f"cannot open the league registry {self.path}: {exc} (check the path and the "
+                "permissions of its directory)"
+            ) from None
+        try:
+            self._setup()
+        except BaseException as exc:
+            self._db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise self._failure(exc, opening=True) from exc
+            raise
+
+    def _setup(self) -> None:
+        self._db.execute("PRAGMA busy_timeout=10000")
+        # Before anything writes (WAL mode rewrites the header): only a new or empty file, or a
+        # registry, becomes one; anything else is left exactly as it was.
+        if self._objects():
+            self._check_registry()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        with self._transaction():
+            # executescript would COMMIT first; run the statements inside this transaction.
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self._db.execute(statement)
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+            version = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if version[0] != SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path}: league registry schema {version[0]}, this arena reads "
+                    f"{SCHEMA_VERSION}; use the arena that made it"
+                )
+            self._requeue_interrupted()
+        _make_private(self.path)
+
+    def _requeue_interrupted(self) -> None:
+        """Versions a killed server left building or checking are queued again, their partial
+        logs dropped (the check starts afresh)."""
+        interrupted = "SELECT id FROM versions WHERE status IN ('building', 'checking')"
+        self._db.execute(f"DELETE FROM logs WHERE version IN ({interrupted})")
+        self._db.execute(
+            "UPDATE versions SET status = 'queued', reason = ?, updated = ? "
+            "WHERE status IN ('building', 'checking')",
+            ("the server stopped during its build or check: queued again", _now()),
+        )
+
+    def _objects(self) -> dict[str, tuple[str, str]]:
+        """Name → (type, table) of everything in the file's schema."""
+        rows = self._db.execute("SELECT name, type, tbl_name FROM sqlite_schema")
+        return {str(name): (str(kind), str(table)) for name, kind, table in rows}
+
+    def _check_registry(self) -> None:
+        """Refuse a file that is not a registry, or one whose schema was changed by hand, before
+        reading a row: only our tables, with exactly their columns, and their indexes (a view or
+        a trigger could run any query)."""
+        objects = self._objects()
+        if "authors" not in objects:
+            if {"games", "seats"} <= objects.keys():
+                what = "a tournament store"
+            elif self.path.stat().st_size == 0:
+                what = "an empty file"
+            else:
+                what = "another SQLite database"
+            raise StoreError(
+                f"{self.path} is not a league registry ({what}); nothing was changed. Give the "
+                "league a file of its own"
+            )
+        expected = _expected_columns()
+        for name, (kind, table) in sorted(objects.items()):
+            if (kind == "index" and table in expected) or name.startswith("sqlite_stat"):
+                continue
+            if kind != "table" or name not in expected:
+                raise self._damaged(f"it has a {kind} {name!r} that a registry never has")
+            columns = [
+                (str(row[1]), str(row[2]).upper())
+                for row in self._db.execute(f'PRAGMA table_info("{name}")')
+            ]
+            if columns != expected[name]:
+                raise self._damaged(f"its table {name!r} does not have a registry's columns")
+        missing = sorted(REGISTRY_TABLES - objects.keys())
+        if missing:
+            raise self._damaged(f"its table {missing[0]!r} is missing")
+        problems = [str(row[0]) for row in self._db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            detail = "; ".join(line for problem in problems for line in problem.splitlines())
+            raise self._damaged(f"PRAGMA quick_check: {detail[:300]}")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Registry:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- failures ---------------------------------------------------------------------------
+
+    def _failure(self, exc: sqlite3.Error, *, opening: bool = False) -> StoreError:
+        """The `StoreError` that explains `exc` (what, which file, what to do)."""
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+        if code == sqlite3.SQLITE_FULL:
+            return StoreError(
+                f"the disk holding {self.path} is full ({exc}): the failed change left nothing "
+                "behind. Free disk space, then try again"
+            )
+        if code == sqlite3.SQLITE_IOERR:
+            return StoreError(
+                f"a disk I/O error on {self.path} ({exc}): the failed change left nothing "
+                "behind. Check the disk (and its free space), then try again"
+            )
+        if code == sqlite3.SQLITE_CORRUPT:
+            return self._damaged(str(exc))
+        if code == sqlite3.SQLITE_NOTADB:
+            return StoreError(
+                f"{self.path}: not a usable league registry ({exc}): another kind of file, or "
+                "a registry whose first page is damaged (restore a copy of it)"
+            )
+        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            return StoreError(
+                f"{self.path} is locked ({exc}): another league server is writing it; stop it, "
+                "or give this one another file"
+            )
+        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
+            return StoreError(
+                f"cannot write {self.path} ({exc}): check the permissions of the file, its -wal "
+                "and -shm files and its directory"
+            )
+        if opening:
+            return StoreError(f"{self.path}: not a usable league registry ({exc})")
+        return StoreError(f"the league registry {self.path} failed: {exc}")
+
+    def _damaged(self, detail: str) -> StoreError:
+        saved = self.path.with_name(self.path.stem + "-recovered" + self.path.suffix)
+        return StoreError(
+            f"{self.path} is damaged ({detail}). Restore a copy of it, or save what it still "
+            f"holds into a new file: `sqlite3 {self.path} .recover | sqlite3 {saved}`, then "
+            f"serve the league from {saved}"
+        )
+
+    # ---- plumbing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (KeyboardInterrupt included)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _author_row(self, row: tuple[Any, ...]) -> Author:
+        values = dict(zip(("id", "name", "organiser", "disabled", "created"), row, strict=True))
+        for flag in ("organiser", "disabled"):
+            if values[flag] not in (0, 1):
+                raise self._damaged(f"author {values['id']}'s {flag} is not 0 or 1")
+            values[flag] = bool(values[flag])
+        return msgspec.convert(values, Author)
+
+    def _version_row(self, row: tuple[Any, ...]) -> Version:
+        return msgspec.convert(dict(zip(Version.__struct_fields__, row, strict=True)), Version)
+
+    def _version(self, version_id: int) -> Version:
+        found = self.version(version_id)
+        if found is None:
+            raise RequestError(f"the league has no version {version_id} (in {self.path})")
+        return found
+
+    def _check_author(self, author_id: int) -> None:
+        row = self._db.execute("SELECT 1 FROM authors WHERE id = ?", (author_id,)).fetchone()
+        if row is None:
+            raise RequestError(f"the league has no author {author_id} (in {self.path})")
+
+    # ---- authors ----------------------------------------------------------------------------
+
+    @_guarded
+    def new_token(self, name: str, organiser: bool = False) -> str:
+        """A new token for the author `name` (made if new), returned here once and never again.
+
+        A token is `TOKEN_PREFIX` and 32 random bytes (`secrets.token_urlsafe(32)`): only its
+        SHA-256 is stored. A token of 256 random bits cannot be guessed from its hash nor found
+        by trying, so an unsalted fast hash is the usual practice (salts and slow hashes are for
+        guessable passwords), and it lets `author_for` find the author by the hash. Whoever
+        reads the file cannot sign in.
+
+        For an existing author this replaces the token (a lost token is re-issued; the old one
+        stops working) and sets the organiser flag to `organiser`; a disabled author stays
+        disabled.
+        """
+        _check_name("an author's", name)
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO authors (name, token_hash, organiser, disabled, created) "
+                "VALUES (?, ?, ?, 0, ?) ON CONFLICT (name) DO UPDATE SET "
+                "token_hash = excluded.token_hash, organiser = excluded.organiser",
+                (name, token_hash(token), int(organiser), _now()),
+            )
+        return token
+
+    @_guarded
+    def author_for(self, token: str) -> Author | None:
+        """The author this token signs in, or None: an unknown, empty or old token, or a
+        disabled author."""
+        if not token or not token.isascii():
+            return None
+        digest = token_hash(token)
+        row = self._db.execute(
+            f"SELECT {_AUTHOR_COLUMNS}, token_hash FROM authors WHERE token_hash = ?", (digest,)
+        ).fetchone()
+        if row is None or not hmac.compare_digest(str(row[-1]), digest):
+            return None
+        author = self._author_row(row[:-1])
+        return None if author.disabled else author
+
+    @_guarded
+    def disable_author(self, name: str) -> None:
+        """The author's token no longer signs in (their versions stay as they are: disable
+        their bots with `disable_bot`)."""
+        with self._transaction():
+            cursor = self._db.execute("UPDATE authors SET disabled = 1 WHERE name = ?", (name,))
+            if cursor.rowcount == 0:
+                raise RequestError(f"the league has no author named {name!r} (in {self.path})")
+
+    @_guarded
+    def authors(self) -> list[Author]:
+        rows = self._db.execute(f"SELECT {_AUTHOR_COLUMNS} FROM authors ORDER BY id")
+        return [self._author_row(row) for row in rows]
+
+    # ---- versions ---------------------------------------------------------------------------
+
+    @_guarded
+    def owner(self, bot: str) -> int | None:
+        """The id of the author the bot name belongs to (who uploaded it first), or None."""
+        row = self._db.execute(
+            "SELECT author FROM versions WHERE bot = ? ORDER BY id LIMIT 1", (bot,)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    @_guarded
+    def add_version(
+        self, author: int, bot: str, hash: str, command: str, build: str | None
+    ) -> Version:
+        """A new version of `bot` by `author` (an author id), queued for checking; the same
+        upload again (author, bot and content hash) is the version made the first time.
+
+        A bot name belongs to the first author who uploads it: `Taken` for anyone else's.
+        """
+        _check_name("a bot's", bot)
+        with self._transaction():
+            self._check_author(author)
+            owner = self.owner(bot)
+            if owner is not None and owner != author:
+                raise Taken(
+                    f"the bot name {bot!r} belongs to another author: upload your bot under "
+                    "another name"
+                )
+            now = _now()
+            self._db.execute(
+                "INSERT OR IGNORE INTO versions (author, bot, hash, status, reason, command, "
+                "build, created, updated) VALUES (?, ?, ?, 'queued', NULL, ?, ?, ?, ?)",
+                (author, bot, hash, command, build, now, now),
+            )
+            row = self._db.execute(
+                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE author = ? AND bot = ? "
+                "AND hash = ?",
+                (author, bot, hash),
+            ).fetchone()
+        return self._version_row(row)
+
+    @_guarded
+    def version(self, version_id: int) -> Version | None:
+        row = self._db.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id = ?", (version_id,)
+        ).fetchone()
+        return None if row is None else self._version_row(row)
+
+    @_guarded
+    def set_status(self, version_id: int, status: Status, reason: str | None = None) -> Version:
+        """Move a version on (`NEXT` says where to; anything else is a ValueError) with the
+        reason shown to its author (None clears it); the version as now stored.
+
+        A disabled version stays disabled, unchanged: an organiser's decision wins over a check
+        finishing later. A version reaching `playing` supersedes the bot's older playing
+        version in the same transaction; if a newer version of the bot is already playing, it
+        is superseded itself instead.
+        """
+        if status not in STATUSES:
+            raise ValueError(f"{status!r} is not a version's status")
+        with self._transaction():
+            version = self._version(version_id)
+            if version.status == "disabled":
+                return version
+            if status != version.status and status not in NEXT[version.status]:
+                raise ValueError(
+                    f"version {version_id} of {version.bot} is {version.status}: it cannot "
+                    f"become {status}"
+                )
+            now = _now()
+            if status == "playing":
+                newer = self._db.execute(
+                    "SELECT max(id) FROM versions WHERE bot = ? AND status = 'playing' AND id > ?",
+                    (version.bot, version_id),
+                ).fetchone()[0]
+                if newer is not None:
+                    status, reason = "superseded", f"version {newer} of {version.bot} plays"
+                else:
+                    self._db.execute(
+                        "UPDATE versions SET status = 'superseded', reason = ?, updated = ? "
+                        "WHERE bot = ? AND status = 'playing' AND id < ?",
+                        (f"version {version_id} plays", now, version.bot, version_id),
+                    )
+            self._db.execute(
+                "UPDATE versions SET status = ?, reason = ?, updated = ? WHERE id = ?",
+                (status, reason, now, version_id),
+            )
+            return self._version(version_id)
+
+    @_guarded
+    def versions(self, bot: str | None = None) -> list[Version]:
+        """Every version (of `bot`, when given), in upload order."""
+        if bot is None:
+            rows = self._db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions ORDER BY id")
+        else:
+            rows = self._db.execute(
+                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE bot = ? ORDER BY id", (bot,)
+            )
+        return [self._version_row(row) for row in rows]
+
+    @_guarded
+    def queued(self) -> list[Version]:
+        """The versions waiting for their build and check, in upload order."""
+        rows = self._db.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE status = 'queued' ORDER BY id"
+        )
+        return [self._version_row(row) for row in rows]
+
+    @_guarded
+    def playing(self) -> list[Version]:
+        """The version each bot plays with (its newest playing one), by bot name."""
+        rows = self._db.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id IN "
+            "(SELECT max(id) FROM versions WHERE status = 'playing' GROUP BY bot) ORDER BY bot"
+        )
+        return [self._version_row(row) for row in rows]
+
+    @_guarded
+    def disable_bot(self, bot: str, reason: str | None = "disabled by an organiser") -> int:
+        """Disable every version of `bot` (an organiser's action, final); how many were not
+        disabled yet."""
+        with self._transaction():
+            if self.owner(bot) is None:
+                raise RequestError(f"the league has no bot named {bot!r} (in {self.path})")
+            cursor = self._db.execute(
+                "UPDATE versions SET status = 'disabled', reason = ?, updated = ? "
+                "WHERE bot = ? AND status != 'disabled'",
+                (reason, _now(), bot),
+            )
+            return cursor.rowcount
+
+    # ---- logs -------------------------------------------------------------------------------
+
+    @_guarded
+    def append_log(self, version_id: int, kind: LogKind, text: str) -> None:
+        """Add `text` to the version's build or check log, which keeps its last `LOG_BYTES`
+        (the oldest text is dropped, and the log says how much)."""
+        if kind not in LOG_KINDS:
+            raise ValueError(f"{kind!r} is not a log's kind (one of {', '.join(LOG_KINDS)})")
+        if not text:
+            return
+        with self._transaction():
+            self._version(version_id)
+            row = self._db.execute(
+                "SELECT text, dropped FROM logs WHERE version = ? AND kind = ?",
+                (version_id, kind),
+            ).fetchone()
+            old, dropped = ("", 0) if row is None else (str(row[0]), int(row[1]))
+            data = (old + text).encode("utf-8", "replace")  # a lone surrogate becomes "?"
+            if dropped or len(data) > LOG_BYTES:
+                kept = _tail(data, LOG_BYTES - _NOTE_ROOM)
+                dropped += len(data) - len(kept)
+                data = kept
+            self._db.execute(
+                "INSERT OR REPLACE INTO logs (version, kind, text, dropped) VALUES (?, ?, ?, ?)",
+                (version_id, kind, data.decode(), dropped),
+            )
+
+    @_guarded
+    def logs(self, version_id: int) -> dict[str, str]:
+        """The version's logs by kind (a kind it has none of is absent)."""
+        rows = self._db.execute(
+            "SELECT kind, text, dropped FROM logs WHERE version = ? ORDER BY kind",
+            (version_id,),
+        )
+        return {str(kind): _note(int(dropped)) + str(text) for kind, text, dropped in rows}
+
+    # ---- uploads ----------------------------------------------------------------------------
+
+    @_guarded
+    def allow_upload(self, author_id: int, now: float, per_hour: int) -> bool:
+        """Whether the author may upload at `now` (Unix time): False when they made `per_hour`
+        uploads in the hour before; True records this one."""
+        with self._transaction():
+            self._check_author(author_id)
+            self._db.execute("DELETE FROM uploads WHERE at <= ?", (now - HOUR,))
+            made = self._db.execute(
+                "SELECT count(*) FROM uploads WHERE author = ? AND at > ?",
+                (author_id, now - HOUR),
+            ).fetchone()[0]
+            if made >= per_hour:
+                return False
+            self._db.execute("INSERT INTO uploads (author, at) VALUES (?, ?)", (author_id, now))
+            return True
+
+
+def _tail(data: bytes, limit: int) -> bytes:
+    """The last `limit` bytes of UTF-8 `data` at most, starting at a character, and at a line
+    when one starts near the cut."""
+    if len(data) <= limit:
+        return data
+    start = len(data) - limit
+    while start < len(data) and data[start] & 0xC0 == 0x80:  # inside a character
+        start += 1
+    newline = data.find(b"\n", start, start + _LINE_SEARCH)
+    if newline != -1:
+        start = newline + 1
+    return data[start:]
+
+
+def _note(dropped: int) -> str:
+    if not dropped:
+        return ""
+    note = f"[… {dropped} earlier bytes dropped: a log keeps its last {LOG_BYTES // 1024} KiB]\n"
+    assert len(note.encode()) <= _NOTE_ROOM
+    return note
+
+
+@functools.cache
+def _expected_columns() -> dict[str, list[tuple[str, str]]]:
+    """(name, declared type) of every column of every table of a registry, read from the
+    schema itself (made in memory), so the check cannot drift from what `_SCHEMA` creates."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(_SCHEMA)
+        names = [row[0] for row in db.execute("SELECT name FROM sqlite_schema WHERE type='table'")]
+        return {
+            name: [
+                (str(row[1]), str(row[2]).upper())
+                for row in db.execute(f'PRAGMA table_info("{name}")')
+            ]
+            for name in names
+        }
+    finally:
+        db.close()

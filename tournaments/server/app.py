@@ -1,0 +1,301 @@
+"""The league's web front: pages for everyone, the JSON API for uploads and the leaderboard.
+
+Starlette, because it is a small ASGI toolkit that runs on trio through anyio (Hypercorn's trio
+worker serves it in the same trio program as the ladder) and needs nothing else; Quart-Trio
+would bring Flask's request globals along. Pages are Jinja2 templates with autoescaping on:
+every bot-controlled string (names, reasons) is text, never markup. Nothing is loaded from
+another site.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from typing import Any
+
+import trio
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from protocol.errors import ArenaError, RequestError
+from referee.games import find_game
+from tournaments.exclusion import hidden, visible
+from tournaments.league.league import League
+from tournaments.league.registry import Author, Taken
+from tournaments.league.submissions import RateLimited, TooLarge, submit
+from tournaments.report.page import game_page
+from tournaments.results import FinishedGame
+from tournaments.runner import Voided
+from tournaments.store import Store
+from tournaments.tables import standings
+
+CSRF_COOKIE = "arena_csrf"
+STATUS_OF: list[tuple[type[Exception], int]] = [
+    (TooLarge, 413),
+    (RateLimited, 429),
+    (Taken, 403),
+    (RequestError, 400),
+]
+"""HTTP status of an upload's refusal, most specific first."""
+
+
+class LeagueServer:
+    """The running league as the pages see it; also the ladder's `Listener` and the source of
+    the change events the ladder and the checks wait on."""
+
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.games_played = 0
+        self.voided: list[str] = []
+        self._change = trio.Event()
+        self._board: tuple[int, list[dict[str, Any]]] = (-1, [])
+
+    # ---- changes and the ladder's listener ----------------------------------------------
+
+    def changes(self) -> trio.Event:
+        """The event the next change (an upload, a checked version) sets."""
+        return self._change
+
+    def notify(self) -> None:
+        self._change.set()
+        self._change = trio.Event()
+
+    def on_start(self, total: int, stored: int) -> None:
+        """A round begins (nothing to show: the pages read the store)."""
+
+    def on_game(self, game: FinishedGame) -> None:
+        self.games_played += 1
+
+    def on_void(self, voided: Voided) -> None:
+        self.voided.append(f"{', '.join(voided.bots)} deal {voided.deal}: {voided.error}")
+
+    def on_probation(self, label: str, fault: str) -> None:
+        """A bot faulting game after game plays on; its page shows its faults."""
+
+    # ---- what the pages read ------------------------------------------------------------
+
+    def stored(self) -> tuple[list[FinishedGame], list[int]]:
+        """The games the tables count (removed bots' left out) and their store ids."""
+        if not self.league.store_path.exists():
+            return [], []
+        with Store(self.league.store_path, readonly=True) as store:
+            everything = store.games()
+            keys = store.game_keys()
+            hide = hidden(store, [])
+        shown = visible(everything, hide)
+        kept = {id(game) for game in shown}
+        ids = [key.id for game, key in zip(everything, keys, strict=True) if id(game) in kept]
+        return shown, ids
+
+    def leaderboard(self) -> list[dict[str, Any]]:
+        """The standings `arena table` prints for the league's store, computed once per new
+        game."""
+        games, _ = self.stored()
+        if self._board[0] != len(games):
+            rows = standings(games).records() if games else []
+            self._board = (len(games), rows)
+        return self._board[1]
+
+
+def make_app(server: LeagueServer) -> Starlette:
+    """The ASGI app of `server`'s league."""
+    league = server.league
+    templates = Environment(
+        loader=PackageLoader("tournaments.server", "templates"),
+        autoescape=select_autoescape(["html"]),
+    )
+    game = find_game(league.tournament.game)
+    common = {"league_name": league.file.stem, "game_title": game.title}
+
+    def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        text = templates.get_template(name).render(**common, **values)
+        return HTMLResponse(text, status_code=status, headers=_SAFE_HEADERS)
+
+    async def leaderboard_page(request: Request) -> Response:
+        games, _ = server.stored()
+        rows = [
+            {**row, "base": str(row["bot"]).split("@")[0], "interval": row["ci"]}
+            for row in server.leaderboard()
+        ]
+        waiting = [v for v in league.registry.versions() if v.status in ("queued", "checking")]
+        return page(
+            "leaderboard.html",
+            rows=rows,
+            games=len(games),
+            players=league.tournament.players,
+            waiting=waiting,
+        )
+
+    async def leaderboard_api(request: Request) -> Response:
+        return JSONResponse({"standings": server.leaderboard()})
+
+    async def bot_page(request: Request) -> Response:
+        bot = request.path_params["bot"]
+        versions = league.registry.versions(bot)
+        if not versions and bot not in league.tournament.participants:
+            return page("bot.html", status=404, bot=bot, versions=[], games=[])
+        games, ids = server.stored()
+        mine = [
+            {
+                "id": game_id,
+                "seats": ", ".join(played.bots),
+                "scores": " ".join(map(str, played.played.scores)),
+                "faults": "; ".join(
+                    f"seat {f.seat} {f.kind}: {f.reason}" for f in played.played.faults
+                ),
+            }
+            for played, game_id in zip(games, ids, strict=True)
+            if any(label.split("@")[0] == bot for label in played.bots)
+        ]
+        return page("bot.html", bot=bot, versions=versions, games=mine[-50:][::-1])
+
+    async def bot_api(request: Request) -> Response:
+        bot = request.path_params["bot"]
+        versions = league.registry.versions(bot)
+        if not versions:
+            return JSONResponse({"error": f"no bot {bot!r}"}, status_code=404)
+        return JSONResponse(
+            {
+                "bot": bot,
+                "versions": [
+                    {"version": v.id, "hash": v.hash, "status": v.status, "reason": v.reason}
+                    for v in versions
+                ],
+            }
+        )
+
+    async def game_view(request: Request) -> Response:
+        game_id = request.path_params["game"]
+        if not league.store_path.exists():
+            return HTMLResponse("no such game", status_code=404)
+        with Store(league.store_path, readonly=True) as store:
+            record = store.game_record(game_id)
+        if record is None:
+            return HTMLResponse("no such game", status_code=404)
+        title = f"{league.file.stem}: game {game_id}"
+        return HTMLResponse(game_page(record, title))
+
+    async def league_page(request: Request) -> Response:
+        t, s = league.tournament, league.settings
+        return page(
+            "league.html",
+            game_id=t.game,
+            players=t.players,
+            options=t.options,
+            move_ms=t.time.move_ms,
+            bank_ms=t.time.bank_ms,
+            increment_ms=t.time.increment_ms,
+            startup_ms=t.time.startup_ms,
+            upload_mb=s.upload_mb,
+            unpacked_mb=s.unpacked_mb,
+            files=s.files,
+            per_hour=s.uploads_per_hour,
+        )
+
+    async def submit_form(request: Request) -> Response:
+        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
+        response = page("submit.html", csrf=csrf, base_url=str(request.base_url).rstrip("/"))
+        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+        return response
+
+    async def submit_post(request: Request) -> Response:
+        form = await request.form()
+        csrf = str(form.get("csrf", ""))
+        cookie = request.cookies.get(CSRF_COOKIE, "")
+        base = str(request.base_url).rstrip("/")
+        if not cookie or not hmac.compare_digest(csrf.encode(), cookie.encode()):
+            return page(
+                "submit.html",
+                status=403,
+                csrf=cookie,
+                base_url=base,
+                error="the form expired or came from another site: reload this page and submit "
+                "again",
+            )
+        author = league.registry.author_for(str(form.get("token", "")))
+        try:
+            version = await _upload(server, author, form.get("name"), form.get("file"))
+        except _Refusal as refusal:
+            return page(
+                "submit.html",
+                status=refusal.status,
+                csrf=cookie,
+                base_url=base,
+                error=refusal.reason,
+            )
+        return RedirectResponse(f"/bots/{version}", status_code=303)
+
+    async def submit_api(request: Request) -> Response:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        author = league.registry.author_for(token.strip()) if scheme.lower() == "bearer" else None
+        form = await request.form()
+        try:
+            bot = await _upload(server, author, form.get("name"), form.get("file"))
+        except _Refusal as refusal:
+            return JSONResponse({"error": refusal.reason}, status_code=refusal.status)
+        version = league.registry.versions(bot)[-1]
+        return JSONResponse(
+            {
+                "bot": bot,
+                "version": version.id,
+                "hash": version.hash,
+                "status": version.status,
+                "url": f"/bots/{bot}",
+            },
+            status_code=201,
+        )
+
+    routes = [
+        Route("/", leaderboard_page),
+        Route("/league", league_page),
+        Route("/submit", submit_form, methods=["GET"]),
+        Route("/submit", submit_post, methods=["POST"]),
+        Route("/bots/{bot}", bot_page),
+        Route("/games/{game:int}", game_view),
+        Route("/api/leaderboard", leaderboard_api),
+        Route("/api/bots/{bot}", bot_api),
+        Route("/api/versions", submit_api, methods=["POST"]),
+    ]
+    return Starlette(routes=routes)
+
+
+_SAFE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+"""The league's own pages run no script at all, so none may run there (an injected one
+included); the game viewer (the report's, with its inline scripts) is served without them."""
+
+
+class _Refusal(Exception):
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+async def _upload(server: LeagueServer, author: Author | None, name: Any, file: Any) -> str:
+    """Take an upload from a form; the bot's name, or `_Refusal` with the HTTP status."""
+    if author is None:
+        raise _Refusal(401, "no such token (or it was disabled): ask the organiser for yours")
+    if not isinstance(name, str) or not name:
+        raise _Refusal(400, "the form has no bot name (field `name`)")
+    if not isinstance(file, UploadFile):
+        raise _Refusal(400, "the form has no file (field `file`)")
+    limit = server.league.settings.upload_mb * 1024 * 1024
+    data = await file.read(limit + 1)
+    try:
+        if len(data) > limit:
+            raise TooLarge(f"the upload is over the league's {limit // 1024 // 1024} MB limit")
+        version = submit(server.league, author, name, file.filename or "upload", data)
+    except ArenaError as exc:
+        status = next((code for kind, code in STATUS_OF if isinstance(exc, kind)), 500)
+        raise _Refusal(status, str(exc)) from None
+    server.notify()
+    return version.bot
