@@ -15,6 +15,7 @@ import tarfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -312,3 +313,67 @@ def test_a_killed_server_loses_no_game_and_plays_no_deal_twice(league: Path) -> 
     after = stored_keys(league)
     assert set(before) <= set(after)
     assert len(after) == len(set(after))  # no (seat-set, deal, rotation) twice
+
+
+def signed_in(served: Running, token: str) -> urllib.request.OpenerDirector:
+    """A browser-like client signed in with `token` (the sign-in form's CSRF kept)."""
+    opener = urllib.request.build_opener(
+        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+    )
+    with opener.open(served.url + "/signin", timeout=30) as response:
+        csrf = re.search(r'name="csrf" value="([^"]+)"', response.read().decode())
+    assert csrf is not None
+    form = urllib.parse.urlencode({"csrf": csrf[1], "token": token}).encode()
+    with opener.open(served.url + "/signin", form, timeout=30) as response:
+        assert response.status == 200  # redirected to the leaderboard
+    return opener
+
+
+def page_as(served: Running, opener: urllib.request.OpenerDirector | None, path: str) -> str:
+    with (opener or urllib.request.build_opener()).open(served.url + path, timeout=30) as response:
+        return str(response.read().decode())
+
+
+def test_an_author_sees_only_their_own_bots_logs(league: Path, served: Running) -> None:
+    alice, bob = token(league, "alice"), token(league, "bob")
+    with League(league) as opened:
+        boss = opened.registry.new_token("boss", organiser=True)
+    secret = "alice's secret stderr"
+    crash = f"import sys\nsys.stderr.write({secret!r})\nsys.exit(3)\n".encode()
+    assert served.upload(alice, "crashy", "crash.py", crash)[0] == 201
+    assert served.status("crashy", {"playing", "rejected"})["status"] == "rejected"
+    assert 'id="logs"' in page_as(served, signed_in(served, alice), "/bots/crashy")
+    assert "check" in page_as(served, signed_in(served, alice), "/bots/crashy")
+    assert 'id="logs"' not in page_as(served, signed_in(served, bob), "/bots/crashy")
+    anonymous = page_as(served, None, "/bots/crashy")
+    assert 'id="logs"' not in anonymous and 'href="/signin"' in anonymous
+    assert 'id="logs"' in page_as(served, signed_in(served, boss), "/bots/crashy")
+    wrong = urllib.request.build_opener()
+    with pytest.raises(urllib.error.HTTPError) as refused:  # a forged sign-in: no CSRF cookie
+        wrong.open(served.url + "/signin", b"csrf=x&token=" + alice.encode(), timeout=30)
+    assert refused.value.code == 403
+
+
+def test_the_organiser_disables_a_bot_and_an_author(league: Path, served: Running) -> None:
+    alice = token(league, "alice")
+    with League(league) as opened:
+        boss = opened.registry.new_token("boss", organiser=True)
+    assert served.upload(alice, "target", "bot.py", BOT.format(pick=0, name="t").encode())[0] == 201
+    served.status("target", {"playing"})
+
+    def post(path: str, bearer: str) -> int:
+        request = urllib.request.Request(
+            served.url + path, b"", {"Authorization": f"Bearer {bearer}"}, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return int(response.status)
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    assert post("/api/bots/target/disable", alice) == 403  # an author is no organiser
+    assert post("/api/bots/target/disable", boss) == 200
+    assert served.status("target", {"disabled"})["status"] == "disabled"
+    assert post("/api/authors/alice/disable", boss) == 200
+    code, _ = served.upload(alice, "target2", "bot.py", BOT.format(pick=0, name="t").encode())
+    assert code == 401

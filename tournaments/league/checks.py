@@ -19,5 +19,9 @@ async def check_version(league: League, prepared: Prepared, version: Version) ->
         candidate = entrant(version.bot, league.participant(version), league.file.parent)
         await check_bot(league.tournament, candidate, prepared.limits)
     except (Rejected, ArenaError, OSError) as exc:
+        league.registry.append_log(version.id, "check", str(exc))
         return league.registry.set_status(version.id, "rejected", str(exc))
+    league.registry.append_log(
+        version.id, "check", "passed: the handshake and a game against random"
+    )
     return league.registry.set_status(version.id, "playing")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -34,6 +35,7 @@ from tournaments.store import Store
 from tournaments.tables import standings
 
 CSRF_COOKIE = "arena_csrf"
+SESSION_COOKIE = "arena_session"
 STATUS_OF: list[tuple[type[Exception], int]] = [
     (TooLarge, 413),
     (RateLimited, 429),
@@ -53,6 +55,8 @@ class LeagueServer:
         self.voided: list[str] = []
         self._change = trio.Event()
         self._board: tuple[int, list[dict[str, Any]]] = (-1, [])
+        self.sessions: dict[str, int] = {}
+        """Signed-in browsers: session cookie → author id (in memory: a restart signs out)."""
 
     # ---- changes and the ladder's listener ----------------------------------------------
 
@@ -90,6 +94,31 @@ class LeagueServer:
         kept = {id(game) for game in shown}
         ids = [key.id for game, key in zip(everything, keys, strict=True) if id(game) in kept]
         return shown, ids
+
+    def signed_in(self, request: Request) -> Author | None:
+        """The author whose session the request carries, unless disabled since."""
+        author_id = self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
+        found = [a for a in self.league.registry.authors() if a.id == author_id]
+        return found[0] if found and not found[0].disabled else None
+
+    def may_see_logs(self, author: Author | None, bot: str) -> bool:
+        """An author sees only their own bots' logs; an organiser sees every bot's."""
+        if author is None:
+            return False
+        return author.organiser or self.league.registry.owner(bot) == author.id
+
+    def stderr_logs(self, bot: str, count: int = 5) -> list[tuple[str, str]]:
+        """The bot's newest non-empty stderr logs of ladder games: (file name, last 8 KiB)."""
+        folder = self.league.store_path.with_suffix(".logs")
+        if not folder.is_dir():
+            return []
+        mine = [
+            path
+            for path in folder.iterdir()
+            if path.name.endswith(f"-{bot}.log") and path.is_file() and path.stat().st_size
+        ]
+        mine.sort(key=lambda path: path.stat().st_mtime, reverse=True)
+        return [(path.name, _tail(path, 8192)) for path in mine[:count]]
 
     def leaderboard(self) -> list[dict[str, Any]]:
         """The standings `arena table` prints for the league's store, computed once per new
@@ -144,14 +173,31 @@ def make_app(server: LeagueServer) -> Starlette:
                 "id": game_id,
                 "seats": ", ".join(played.bots),
                 "scores": " ".join(map(str, played.played.scores)),
-                "faults": "; ".join(
-                    f"seat {f.seat} {f.kind}: {f.reason}" for f in played.played.faults
-                ),
+                "faults": [
+                    {"decision": f.decision, "text": f"{played.bots[f.seat]} {f.kind}: {f.reason}"}
+                    for f in played.played.faults
+                ],
             }
             for played, game_id in zip(games, ids, strict=True)
             if any(label.split("@")[0] == bot for label in played.bots)
         ]
-        return page("bot.html", bot=bot, versions=versions, games=mine[-50:][::-1])
+        viewer = server.signed_in(request)
+        logs = None
+        if server.may_see_logs(viewer, bot):
+            logs = {
+                "versions": [(v.id, league.registry.logs(v.id)) for v in versions],
+                "stderr": server.stderr_logs(bot),
+            }
+        return page(
+            "bot.html",
+            bot=bot,
+            versions=versions,
+            games=mine[-50:][::-1],
+            logs=logs,
+            viewer=viewer,
+            organiser=viewer is not None and viewer.organiser,
+            csrf=request.cookies.get(CSRF_COOKIE, ""),
+        )
 
     async def bot_api(request: Request) -> Response:
         bot = request.path_params["bot"]
@@ -204,18 +250,10 @@ def make_app(server: LeagueServer) -> Starlette:
 
     async def submit_post(request: Request) -> Response:
         form = await request.form()
-        csrf = str(form.get("csrf", ""))
         cookie = request.cookies.get(CSRF_COOKIE, "")
         base = str(request.base_url).rstrip("/")
-        if not cookie or not hmac.compare_digest(csrf.encode(), cookie.encode()):
-            return page(
-                "submit.html",
-                status=403,
-                csrf=cookie,
-                base_url=base,
-                error="the form expired or came from another site: reload this page and submit "
-                "again",
-            )
+        if not _same_site(request, form):
+            return page("submit.html", status=403, csrf=cookie, base_url=base, error=_EXPIRED)
         author = league.registry.author_for(str(form.get("token", "")))
         try:
             version = await _upload(server, author, form.get("name"), form.get("file"))
@@ -250,6 +288,65 @@ def make_app(server: LeagueServer) -> Starlette:
             status_code=201,
         )
 
+    async def signin_form(request: Request) -> Response:
+        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
+        response = page("signin.html", csrf=csrf)
+        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+        return response
+
+    async def signin_post(request: Request) -> Response:
+        form = await request.form()
+        if not _same_site(request, form):
+            return page("signin.html", status=403, csrf="", error=_EXPIRED)
+        author = league.registry.author_for(str(form.get("token", "")))
+        if author is None:
+            csrf = request.cookies.get(CSRF_COOKIE, "")
+            return page("signin.html", status=401, csrf=csrf, error=_NO_TOKEN)
+        session = secrets.token_urlsafe(32)
+        server.sessions[session] = author.id
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict")
+        return response
+
+    async def disable_form(request: Request) -> Response:
+        """An organiser's "disable this bot" button on its page."""
+        bot = request.path_params["bot"]
+        form = await request.form()
+        viewer = server.signed_in(request)
+        if not _same_site(request, form) or viewer is None or not viewer.organiser:
+            return JSONResponse({"error": "only a signed-in organiser may disable a bot"}, 403)
+        league.registry.disable_bot(bot)
+        server.notify()
+        return RedirectResponse(f"/bots/{bot}", status_code=303)
+
+    def organiser(request: Request) -> Author | None:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        author = league.registry.author_for(token.strip()) if scheme.lower() == "bearer" else None
+        return author if author is not None and author.organiser else None
+
+    async def disable_bot_api(request: Request) -> Response:
+        if organiser(request) is None:
+            return JSONResponse({"error": "an organiser's token is needed"}, status_code=403)
+        bot = request.path_params["bot"]
+        count = league.registry.disable_bot(bot)
+        server.notify()
+        return JSONResponse({"bot": bot, "disabled_versions": count})
+
+    async def disable_author_api(request: Request) -> Response:
+        if organiser(request) is None:
+            return JSONResponse({"error": "an organiser's token is needed"}, status_code=403)
+        name = request.path_params["author"]
+        try:
+            league.registry.disable_author(name)
+        except ArenaError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=404)
+        server.sessions = {
+            key: value
+            for key, value in server.sessions.items()
+            if value not in {a.id for a in league.registry.authors() if a.name == name}
+        }
+        return JSONResponse({"author": name, "disabled": True})
+
     routes = [
         Route("/", leaderboard_page),
         Route("/league", league_page),
@@ -260,6 +357,11 @@ def make_app(server: LeagueServer) -> Starlette:
         Route("/api/leaderboard", leaderboard_api),
         Route("/api/bots/{bot}", bot_api),
         Route("/api/versions", submit_api, methods=["POST"]),
+        Route("/signin", signin_form, methods=["GET"]),
+        Route("/signin", signin_post, methods=["POST"]),
+        Route("/bots/{bot}/disable", disable_form, methods=["POST"]),
+        Route("/api/bots/{bot}/disable", disable_bot_api, methods=["POST"]),
+        Route("/api/authors/{author}/disable", disable_author_api, methods=["POST"]),
     ]
     return Starlette(routes=routes)
 
@@ -274,6 +376,25 @@ _SAFE_HEADERS = {
 included); the game viewer (the report's, with its inline scripts) is served without them."""
 
 
+_EXPIRED = "the form expired or came from another site: reload this page and submit again"
+_NO_TOKEN = "no such token (or it was disabled): ask the organiser for yours"
+
+
+def _same_site(request: Request, form: Any) -> bool:
+    """The form carries the CSRF value its page set as a cookie (another site's page cannot
+    read the cookie, so cannot send the value)."""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    sent = str(form.get("csrf", ""))
+    return bool(cookie) and hmac.compare_digest(sent.encode(), cookie.encode())
+
+
+def _tail(path: Path, size: int) -> str:
+    """The last `size` bytes of a log, as text (a bot's bytes: shown escaped by the page)."""
+    with path.open("rb") as file:
+        file.seek(max(0, path.stat().st_size - size))
+        return file.read().decode("utf-8", "replace")
+
+
 class _Refusal(Exception):
     def __init__(self, status: int, reason: str) -> None:
         super().__init__(reason)
@@ -283,7 +404,7 @@ class _Refusal(Exception):
 async def _upload(server: LeagueServer, author: Author | None, name: Any, file: Any) -> str:
     """Take an upload from a form; the bot's name, or `_Refusal` with the HTTP status."""
     if author is None:
-        raise _Refusal(401, "no such token (or it was disabled): ask the organiser for yours")
+        raise _Refusal(401, _NO_TOKEN)
     if not isinstance(name, str) or not name:
         raise _Refusal(400, "the form has no bot name (field `name`)")
     if not isinstance(file, UploadFile):

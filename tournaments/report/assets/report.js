@@ -216,12 +216,19 @@ async function openGame(id, step) {
   window.scrollTo(0, 0);
 }
 
+// A fault at decision n was made while the referee asked for decision n: it shows where that
+// decision was applied (by the fallback policy), or at the last step when it ended the game.
+function stepOfDecision(steps, n) {
+  const found = steps.findIndex((step, k) => k > 0 && step.n === n);
+  return found < 0 ? steps.length - 1 : found;
+}
+
 function go(step) {
   if (!current || !current.game.steps.length) return;
   const steps = current.game.steps;
   current.step = Math.max(0, Math.min(steps.length - 1, step));
   const game = current.game, here = steps[current.step];
-  if (ARENA_DATA.mode !== "game") history.replaceState(null, "", `#game-${current.id}/step-${current.step}`);
+  history.replaceState(null, "", ARENA_DATA.mode === "game" ? `#step-${current.step}` : `#game-${current.id}/step-${current.step}`);
   document.getElementById("step-label").textContent =
     `step ${current.step} / ${steps.length - 1}` + (current.step ? ` (decision ${here.n})` : " (start)");
   const viewer = viewers[game.game];
@@ -237,14 +244,8 @@ function go(step) {
   } else actions.append(el("div", {text: "the start of the game"}));
   actions.append(el("div", {text: `scores: ${here.scores.join(" ")}` +
     (here.to_act.length ? ` | to act: ${here.to_act.map(s => seatName(game, s)).join(", ")}` : " | game over")}));
-  // A fault at decision n was made while the referee asked for decision n: it shows where that
-  // decision was applied (by the fallback policy), or at the last step when it ended the game.
-  const stepOf = f => {
-    const found = steps.findIndex((step, k) => k > 0 && step.n === f.decision);
-    return found < 0 ? steps.length - 1 : found;
-  };
   const faults = document.getElementById("faults");
-  faults.replaceChildren(...game.faults.filter(f => stepOf(f) === current.step).map(f =>
+  faults.replaceChildren(...game.faults.filter(f => stepOfDecision(steps, f.decision) === current.step).map(f =>
     el("div", {class: "fault", text: `fault at decision ${f.decision}: ${seatName(game, f.seat)} — ${f.kind}: ${f.reason}`})));
   const board = document.getElementById("board");
   const shown = !here.private || current.reveal === "none" ? null : current.reveal === "all" ? here.private
@@ -277,9 +278,12 @@ function route() {
 function start() {
   document.title = ARENA_DATA.title;
   document.getElementById("title").textContent = ARENA_DATA.title;
-  if (ARENA_DATA.mode === "game") {
+  if (ARENA_DATA.mode === "game") {  // one game's page: `#step-<k>`, or `#decision-<n>` (a fault's)
     document.getElementById("nav").remove();
-    openGame(0);
+    const address = /^#(step|decision)-(\d+)$/.exec(location.hash);
+    openGame(0, address && address[1] === "step" ? Number(address[2]) : 0).then(() => {
+      if (address && address[1] === "decision" && current) go(stepOfDecision(current.game.steps, Number(address[2])));
+    });
     return;
   }
   const s = ARENA_DATA.settings || {};
