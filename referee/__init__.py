@@ -6,8 +6,8 @@ stderr logs), `clock` (time control arithmetic), `answers` (validating what bots
 `faults` (fault kinds and forfeit ranking), `limits` (per-bot resource limits), `cgroups` (a
 bot's cgroups: processes, total memory, CPU accounting), `spawn` (forking bots so that none
 outlives the referee), `sandbox` (bubblewrap), `channel` (what the match loop needs of a bot:
-a process, or a scripted fake in tests), `match` (the match loop) and `record` (game records
-and replay).
+a process, or a scripted fake in tests), `match` (the match loop), `record` (game records
+and replay) and `build` (an uploaded bot's build step, limited and sandboxed as a bot).
 
 Names load lazily (PEP 562): `import referee.games` — what a Python bot does — must not
 load trio, the bot processes or the match loop. To re-export a name, add it to `_EXPORTS` and
@@ -21,6 +21,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from referee.build import BuildResult, run_build
     from referee.clock import SeatClock
     from referee.faults import FAULT_KINDS, FORFEIT, BotFault, Fault, forfeit_result
     from referee.limits import ResourceLimits
@@ -60,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "BotFault": "referee.faults",
     "BotHandle": "referee.process",
     "BotSpec": "referee.process",
+    "BuildResult": "referee.build",
     "FAULT_KINDS": "referee.faults",
     "FORFEIT": "referee.faults",
     "Fault": "referee.faults",
@@ -89,6 +91,7 @@ _EXPORTS: dict[str, str] = {
     "printable": "referee.record",
     "replay": "referee.record",
     "replay_states": "referee.record",
+    "run_build": "referee.build",
     "run_match": "referee.match",
 }
 """Public name -> the module that defines it (imported on first use)."""
@@ -102,6 +105,7 @@ __all__ = [
     "BotFault",
     "BotHandle",
     "BotSpec",
+    "BuildResult",
     "Fault",
     "Limits",
     "LineReader",
@@ -127,6 +131,7 @@ __all__ = [
     "printable",
     "replay",
     "replay_states",
+    "run_build",
     "run_match",
 ]
 

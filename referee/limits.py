@@ -93,6 +93,11 @@ def memory_total(limits: ResourceLimits) -> str:
     )
 
 
+def too_many_processes(limits: ResourceLimits, refused: int, how: str) -> str:
+    """`refused`: the forks the pids cgroup refused (`how` says so), or the processes counted."""
+    return f"processes: exceeded the limit of {limits.processes} ({refused} {how})"
+
+
 def limit_hit(
     returncode: int, stderr_tail: Iterable[str], limits: ResourceLimits, *, sandboxed: bool
 ) -> str | None:

@@ -68,6 +68,7 @@ from referee.limits import (
     limit_hit,
     memory_total,
     rlimit_setter,
+    too_many_processes,
 )
 from referee.lines import LineReader, LineTooLong
 from referee.sandbox import (
@@ -316,7 +317,7 @@ class BotProcess:
             refused, how = len(self.members()), "processes"
             refused = refused if refused > limit else 0
         if refused:
-            return f"processes: exceeded the limit of {limit} ({refused} {how})"
+            return too_many_processes(self.resources, refused, how)
         return None
 
     def _memory_hit(self) -> str | None:
@@ -387,30 +388,8 @@ class BotProcess:
             await drain(self._stderr, self._log, self._stderr_done)
 
     def exit_status(self) -> int | None:
-        """The return code if the process has exited, without reaping it (so its process
-        group id cannot be reused before the group is killed).
-
-        In the sandbox the process is bwrap, which exits with 128 + N when the bot was killed
-        by signal N: that is reported as the signal (-N), as for a bot outside it."""
-        code = self._own_exit_status()
-        if self.sandboxed and code is not None and 128 < code <= 128 + SIGNAL_MAX:
-            return 128 - code
-        return code
-
-    def _own_exit_status(self) -> int | None:
-        if self._process.returncode is not None:
-            return self._process.returncode
-        if not hasattr(os, "waitid"):  # not on every Unix: fall back to reaping
-            return self._process.poll()
-        try:
-            status = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-        except ChildProcessError:
-            return self._process.poll()
-        if status is None or status.si_pid == 0:
-            return None
-        if status.si_code == os.CLD_EXITED:
-            return status.si_status
-        return -status.si_status
+        """The return code if the process has exited (`exit_status`), without reaping it."""
+        return exit_status(self._process, self.sandboxed)
 
     async def wait_exit(self, timeout_s: float) -> int | None:
         """The return code once the process has exited, or None after `timeout_s`."""
@@ -515,11 +494,7 @@ class BotProcess:
             return
         self._killed = True
         with trio.CancelScope(shield=True):
-            _kill_group(self.pid)
-            await self._process.wait()
-            await _reap_group(self.pid)
-            if self._cgroup is not None:
-                await _empty_cgroup(self._cgroup)
+            await end_group(self._process, self._cgroup)
             with trio.move_on_after(1.0):
                 await self._stderr_done.wait()
             self._drain_scope.cancel()
@@ -541,6 +516,56 @@ class BotProcess:
                 await self.send(encode_line(Quit()), doing="quitting")
             await self.wait_exit(timeout_s)
         await self.kill()
+
+
+def exit_status(process: spawner.Child, wrapped: bool) -> int | None:
+    """The return code if `process` has exited, without reaping it (so its process group id
+    cannot be reused before the group is killed).
+
+    `wrapped`: the process is bwrap (in the sandbox) or a shell, which exit with 128 + N when
+    what they run was killed by signal N: that is reported as the signal (-N), as for a
+    process run directly."""
+    code = _own_exit_status(process)
+    if wrapped and code is not None and 128 < code <= 128 + SIGNAL_MAX:
+        return 128 - code
+    return code
+
+
+def _own_exit_status(process: spawner.Child) -> int | None:
+    if process.returncode is not None:
+        return process.returncode
+    if not hasattr(os, "waitid"):  # not on every Unix: fall back to reaping
+        return process.poll()
+    try:
+        status = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return process.poll()
+    if status is None or status.si_pid == 0:
+        return None
+    if status.si_code == os.CLD_EXITED:
+        return status.si_status
+    return -status.si_status
+
+
+async def end_group(process: spawner.Child, cgroup: BotCgroup | None) -> None:
+    """SIGKILL the process group of `process` (started in a session of its own), reap it and
+    wait until nothing of its group is left, then kill what is left in its cgroup (processes
+    that left the group) and remove the cgroup. Once per process, shielded by the caller."""
+    _kill_group(process.pid)
+    await process.wait()
+    await _reap_group(process.pid)
+    if cgroup is not None:
+        await _empty_cgroup(cgroup)
+
+
+def limited(resources: ResourceLimits) -> tuple[BotCgroup | None, Callable[[], None]]:
+    """A new cgroup capping `resources` (None where no hierarchy is writable), and the child's
+    pre-exec function (`spawner.child_setup`) that joins it and sets the rlimits. Remove the
+    cgroup if the process does not start; else `end_group` does."""
+    cgroup = BotCgroup.create(resources.processes, resources.memory_mb)
+    steps = [] if cgroup is None else [cgroup.enter]
+    steps.append(rlimit_setter(resources, address_space=cgroup is None or not cgroup.memory_mb))
+    return cgroup, spawner.child_setup(steps)
 
 
 async def _empty_cgroup(cgroup: BotCgroup) -> None:
@@ -613,9 +638,7 @@ async def spawn(
         if refused is not None:
             raise BotFault("spawn", f"could not start `{shlex.join(spec.command)}`: {refused}")
     resources = spec.resources or limits.resources
-    cgroup = BotCgroup.create(resources.processes, resources.memory_mb)
-    steps = [] if cgroup is None else [cgroup.enter]
-    steps.append(rlimit_setter(resources, address_space=cgroup is None or not cgroup.memory_mb))
+    cgroup, setup = limited(resources)
     workdir: str | None = None
     if not _workdirs_swept:
         await trio.to_thread.run_sync(_sweep_workdirs)
@@ -638,7 +661,7 @@ async def spawn(
             command,
             cwd,
             bot_environment(home),
-            spawner.child_setup(steps),
+            setup,
             stdio_at=STDIO_FDS if sandboxed else None,
         )
     except (OSError, subprocess.SubprocessError) as exc:

@@ -14,7 +14,8 @@ not bound in does not exist for the bot. What is bound:
   directory (`SANDBOX_HOME`, also its HOME and TMPDIR), and a small `/dev/shm` tmpfs; `/dev`
   itself is remounted read-only. Nothing a bot writes reaches the host's disk, and all of it
   vanishes with the sandbox. The memory cgroup (`referee.cgroups`) charges these files to the
-  bot's memory;
+  bot's memory. (One exception: a build step writes its bot's folder, bound read-write for it
+  alone — `wrap(writable_cwd=True)`, `referee.build`.);
 - a fresh `/proc` (own pid namespace: other processes are invisible, and when the sandbox's
   first process dies the kernel kills every process left in it) and a minimal `/dev`.
 
@@ -300,11 +301,13 @@ def wrap(
     cwd: str | None = None,
     disk_mb: int = 0,
     uid: int | None = None,
+    writable_cwd: bool = False,
 ) -> list[str]:
     """The argv that runs `command` inside the sandbox, in `cwd` (default `SANDBOX_HOME`).
 
     `disk_mb` bounds the `/tmp` tmpfs (0: the kernel's default, half the RAM); `uid` (a root
-    referee's only) is the host uid the bot runs as."""
+    referee's only) is the host uid the bot runs as; `writable_cwd` binds `cwd` read-write
+    (a build step writing its bot's folder: `referee.build`), the only host path that is."""
     argv = [bwrap_path(), "--die-with-parent", *_identity(uid)]
     for path in SYSTEM_DIRS:
         argv += ["--ro-bind-try", path, path]
@@ -317,8 +320,9 @@ def wrap(
     readable = _readable(files, cwd, hidden)
     for path in _parents(readable):
         argv += ["--perms", "0755", "--dir", path]
+    writable = os.path.realpath(cwd) if writable_cwd and cwd is not None else None
     for path in readable:
-        argv += ["--ro-bind", path, path]
+        argv += ["--bind" if path == writable else "--ro-bind", path, path]
     for path in hidden:
         real = os.path.realpath(path)
         if not any(_inside(real, top) for top in (*readable, *SYSTEM_DIRS)):

@@ -154,6 +154,7 @@ def _start(
     env: dict[str, str],
     setup: Callable[[], None],
     stdio_at: tuple[int, int] | None,
+    merge_stderr: bool,
 ) -> Child:
     """Runs on the spawner thread: pipes, fork, exec; the parent's ends of the pipes."""
     pipes = [os.pipe() for _ in range(3)]  # close-on-exec; Popen dup2s the child's ends
@@ -175,7 +176,7 @@ def _start(
             list(argv),
             stdin=stdin,
             stdout=stdout,
-            stderr=err_w,
+            stderr=out_w if merge_stderr else err_w,
             cwd=cwd,
             env=env,
             start_new_session=True,
@@ -198,6 +199,7 @@ async def start(
     setup: Callable[[], None],
     *,
     stdio_at: tuple[int, int] | None = None,
+    merge_stderr: bool = False,
 ) -> Child:
     """Start `argv` from the spawner thread (OSError or SubprocessError if it cannot start).
 
@@ -205,7 +207,10 @@ async def start(
     on 0 and 1 (the sandbox moves them back for the bot: bwrap's own processes keep their 0
     and 1 open, which would hide the bot closing its pipes from the referee).
 
+    `merge_stderr`: the child's stderr goes into its stdout pipe (a build's log, in the order
+    written); `Child.stderr` then only reads the end of a pipe nobody writes.
+
     Not cancellable while the fork is under way: a process started after the caller gave up
     would be nobody's to kill."""
-    future = _SPAWNER.submit(_start, argv, cwd, env, setup, stdio_at)
+    future = _SPAWNER.submit(_start, argv, cwd, env, setup, stdio_at, merge_stderr)
     return await trio.to_thread.run_sync(future.result)

@@ -133,6 +133,9 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     """Most files in one upload."""
     uploads_per_hour: NonNegative = 20
     """Uploads one author may make in an hour (0: none)."""
+    build_s: Positive = 300
+    """Wall-clock seconds a version's build step (`build` in its bot.toml) may take: it is
+    killed beyond, and the version rejected."""
 
 
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

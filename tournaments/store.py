@@ -35,24 +35,21 @@ Schema (version 1)::
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import functools
-import os
 import secrets
 import sqlite3
-import stat
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import msgspec
 
-from protocol.errors import ArenaError
 from referee import MAX_RECORD_BYTES, BadRecord
 from tournaments.results import FaultRow, FinishedGame, GameKey, Played
+from tournaments.sqlitefile import SqliteFile, StoreError, guarded, untrusting
 
 SCHEMA_VERSION = "1"
 
@@ -112,32 +109,12 @@ STORE_TABLES = frozenset({"meta", "bots", "games", "seats", "faults"})
 SECRET_BYTES = 32
 
 
-class StoreError(ArenaError):
-    """The store cannot serve: a full disk, an I/O error, a damaged file, another tournament's
-    file, a newer schema. The message is for the user: what is wrong, the file, what to do."""
-
-
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _guarded(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
-    """`method` with SQLite's errors (and undecodable stored data) raised as a `StoreError`."""
-
-    @functools.wraps(method)
-    def guarded(self: Store, *args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            raise self._failure(exc) from exc
-        except (zlib.error, msgspec.DecodeError) as exc:  # ValidationError included
-            raise self._damaged(f"a stored value cannot be read back: {exc}") from exc
-
-    return guarded
-
-
 def _read_back(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatenate[Store, P], R]:
-    """`_guarded`, and a value read back that is not what we wrote (a store edited by hand: an
+    """`guarded`, and a value read back that is not what we wrote (a store edited by hand: an
     id naming nothing, text where a number goes, a setting that is not an object) raised as the
     store's damage instead of a TypeError deep in a table."""
 
@@ -150,7 +127,7 @@ def _read_back(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatena
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise self._damaged(f"a stored value names nothing or is malformed: {exc!r}") from exc
 
-    return _guarded(read)
+    return guarded(read)
 
 
 class BotRow(msgspec.Struct, frozen=True):
@@ -169,106 +146,69 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
 
 
-class Store:
+class Store(SqliteFile):
     """A tournament's SQLite file. Not thread-safe: use it from one thread (trio's is fine).
 
     `readonly`: read an existing store without ever writing into it (no schema, no secret).
     """
 
+    KIND = "tournament store"
+    NOUN = "store"
+    CALLED = "store"
+    LOCKED = "another `arena` is writing it; wait for it to finish, or use another store (--db)"
+    RESUMES = True
+    RECOVERY = (
+        "save the games it still holds into a new store: {recover} (if your sqlite3 has no "
+        ".recover: .dump instead, with the dump's last line changed from ROLLBACK to COMMIT;), "
+        "then run with --db {saved}: the games lost with the damage are played again"
+    )
+    UNREADABLE = (zlib.error, msgspec.DecodeError)  # ValidationError included
+    UNREADABLE_DETAIL = "a stored value cannot be read back"
+    SCHEMA = _SCHEMA
+    SCHEMA_VERSION = SCHEMA_VERSION
+
     def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
-        self.path = Path(path)
         self.readonly = readonly
-        self._db = self._connect()
-        try:
-            if readonly:
-                self._check_readable()
-            else:
-                self._setup()
-        except BaseException as exc:
-            self._db.close()
-            if isinstance(exc, sqlite3.Error):
-                raise self._failure(exc, opening=True) from exc
-            raise
+        super().__init__(path)
 
     def _connect(self) -> sqlite3.Connection:
-        # isolation_level=None: no implicit transactions; `_transaction` says where they are.
+        if not self.readonly:
+            return super()._connect()
         try:
-            if self.readonly:
-                if not self.path.is_file():
-                    raise StoreError(f"no store at {self.path} (run the tournament first)")
-                uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-                return untrusting(sqlite3.connect(uri, uri=True, isolation_level=None))
-            _create_private(self.path)
-            return untrusting(sqlite3.connect(self.path, isolation_level=None))
+            if not self.path.is_file():
+                raise StoreError(f"no store at {self.path} (run the tournament first)")
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            return untrusting(sqlite3.connect(uri, uri=True, isolation_level=None))
         except (sqlite3.Error, OSError) as exc:
-            raise StoreError(f"cannot open the store {self.path}: {exc}") from None
+            raise self._unopenable(exc) from None
 
     def _setup(self) -> None:
-        self._db.execute("PRAGMA busy_timeout=10000")
-        # Before anything writes (WAL mode rewrites the header): only a new or empty file, or a
-        # store, becomes one; someone else's database is left exactly as it was.
-        if self._objects():
-            self._check_store()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        with self._transaction():
-            # executescript would COMMIT first; run the statements inside this transaction.
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('secret', ?)",
-                (secrets.token_bytes(SECRET_BYTES).hex(),),
-            )
-        _make_private(self.path)
-        self._check_version()
+        if self.readonly:
+            self._check_readable()
+        else:
+            super()._setup()
+            self._check_version()
+
+    def _schema_made(self) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO meta VALUES ('secret', ?)",
+            (secrets.token_bytes(SECRET_BYTES).hex(),),
+        )
 
     def _check_readable(self) -> None:
         self._db.execute("PRAGMA query_only=ON")
         self._db.execute("PRAGMA busy_timeout=10000")
-        self._check_store()
+        self._check_ours()
         self._check_version()
 
-    def _objects(self) -> dict[str, tuple[str, str]]:
-        """Name → (type, table) of everything in the file's schema (tables, indexes, views,
-        triggers)."""
-        rows = self._db.execute("SELECT name, type, tbl_name FROM sqlite_schema")
-        return {str(name): (str(kind), str(table)) for name, kind, table in rows}
-
-    def _check_store(self) -> None:
+    def _check_ours(self) -> None:
         """Refuse a file that is not a store of ours, or is one with a schema changed by hand,
-        before reading a row: only our tables (with exactly their columns) and their indexes. A
-        view or a trigger could run any query — an endless recursive one hangs every command —
-        and `PRAGMA quick_check` does not look at what a view computes."""
+        before reading a row (`_check_tables`)."""
         objects = self._objects()
         if "meta" not in objects:
             what = "an empty file" if self.path.stat().st_size == 0 else "another SQLite database"
             raise StoreError(f"{self.path} is not a tournament store ({what}); nothing was changed")
-        expected = _expected_columns()
-        for name, (kind, table) in sorted(objects.items()):
-            if (kind == "index" and table in expected) or name.startswith("sqlite_stat"):
-                continue  # our indexes, and the statistics `ANALYZE` keeps
-            if kind != "table" or name not in expected:
-                raise self._damaged(f"it has a {kind} {name!r} that a store never has")
-            columns = [
-                (str(row[1]), str(row[2]).upper())
-                for row in self._db.execute(f'PRAGMA table_info("{name}")')
-            ]
-            if columns != expected[name]:
-                raise self._damaged(f"its table {name!r} does not have a store's columns")
-        missing = sorted(STORE_TABLES - objects.keys())
-        if missing:
-            raise self._damaged(f"its table {missing[0]!r} is missing")
-        self._check_integrity()
-
-    def _check_integrity(self) -> None:
-        """Refuse a damaged file before using it (SQLite would fail later, on some page)."""
-        problems = [str(row[0]) for row in self._db.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            detail = "; ".join(line for problem in problems for line in problem.splitlines())
-            raise self._damaged(f"PRAGMA quick_check: {detail[:300]}")
+        self._check_tables(objects, _SCHEMA + ";" + EXCLUDED_SCHEMA, STORE_TABLES)
 
     def _check_version(self) -> None:
         version = self._meta("schema")
@@ -277,88 +217,11 @@ class Store:
                 f"{self.path}: store schema {version}, this arena reads {SCHEMA_VERSION}"
             )
 
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # ---- failures ---------------------------------------------------------------------------
-
-    def _failure(self, exc: sqlite3.Error, *, opening: bool = False) -> StoreError:
-        """The `StoreError` that explains `exc` to the user (what, which file, what to do)."""
-        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
-        if code == sqlite3.SQLITE_FULL:
-            return StoreError(
-                f"the disk holding {self.path} is full ({exc}): the failed write left nothing "
-                "behind, every game stored before is kept. Free disk space, then run the same "
-                "command again: it resumes where it stopped"
-            )
-        if code == sqlite3.SQLITE_IOERR:
-            return StoreError(
-                f"a disk I/O error on {self.path} ({exc}): the failed write left nothing "
-                "behind, every game stored before is kept. Check the disk (and its free space), "
-                "then run the same command again to resume"
-            )
-        if code == sqlite3.SQLITE_CORRUPT:
-            return self._damaged(str(exc))
-        if code == sqlite3.SQLITE_NOTADB:
-            return StoreError(
-                f"{self.path}: not a usable tournament store ({exc}): another kind of file, or "
-                "a store whose first page is damaged (restore a copy of it)"
-            )
-        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-            return StoreError(
-                f"{self.path} is locked ({exc}): another `arena` is writing it; wait for it to "
-                "finish, or use another store (--db)"
-            )
-        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
-            return StoreError(
-                f"cannot write {self.path} ({exc}): check the permissions of the file, its -wal "
-                "and -shm files and its directory"
-            )
-        if opening:
-            return StoreError(f"{self.path}: not a usable tournament store ({exc})")
-        return StoreError(f"the store {self.path} failed: {exc}")
-
-    def _damaged(self, detail: str) -> StoreError:
-        """The error for a damaged file, with the way to save the games it still holds."""
-        saved = self.path.with_name(self.path.stem + "-recovered" + self.path.suffix)
-        return StoreError(
-            f"{self.path} is damaged ({detail}). Restore a copy of it, or save the games it "
-            f"still holds into a new store: `sqlite3 {self.path} .recover | sqlite3 {saved}` "
-            "(if your sqlite3 has no .recover: .dump instead, with the dump's last line "
-            f"changed from ROLLBACK to COMMIT;), then run with --db {saved}: the games lost "
-            "with the damage are played again"
-        )
-
-    # ---- plumbing ---------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (KeyboardInterrupt included).
-
-        After some errors (a full disk, an I/O error) SQLite has already rolled back; and if
-        ROLLBACK itself fails, the error that caused it is the one worth reporting (SQLite
-        finishes the rollback from its journal when the file is next opened)."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            if self._db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-
     def _meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    @_guarded
+    @guarded
     def secret(self) -> bytes:
         """The store's own 32 random bytes (secrets.token_bytes), made when it was created, or
         when an older store was first opened for writing; the same at every opening.
@@ -383,7 +246,7 @@ class Store:
         value = self._meta("settings")
         return None if value is None else msgspec.json.decode(value, type=dict[str, Any])
 
-    @_guarded
+    @guarded
     def bind(self, settings: dict[str, Any], carried: Mapping[str, Any] | None = None) -> None:
         """Tie a new store to `settings`, or check an existing store was made with the same.
 
@@ -414,7 +277,7 @@ class Store:
                 (msgspec.json.encode(settings).decode(),),
             )
 
-    @_guarded
+    @guarded
     def save_config(self, config: dict[str, Any]) -> None:
         """Keep the tournament file as last run (participants and deals may change per run)."""
         with self._transaction():
@@ -430,7 +293,7 @@ class Store:
 
     # ---- bots -------------------------------------------------------------------------------
 
-    @_guarded
+    @guarded
     def bot(self, name: str, command: str, content_hash: str, *, added: bool = False) -> BotRow:
         """The row of this exact bot (name and content hash), created if new."""
         with self._transaction():
@@ -460,7 +323,7 @@ class Store:
             for r in rows
         ]
 
-    @_guarded
+    @guarded
     def exclude(self, bots: Iterable[int]) -> None:
         """Mark these bot ids as removed (`arena remove`; again is harmless): their games stay,
         counted no more (`tournaments.exclusion` says why whole games)."""
@@ -523,7 +386,7 @@ class Store:
         ).fetchone()
         return int(row[0])
 
-    @_guarded
+    @guarded
     def add_game(
         self,
         *,
@@ -626,7 +489,7 @@ class Store:
             result.append(msgspec.convert(finished, FinishedGame))
         return result
 
-    @_guarded
+    @guarded
     def record(self, seat_set: str, deal: int, rotation: int) -> bytes | None:
         """The game record of one stored game (decompressed), or None if not stored."""
         row = self._db.execute(
@@ -647,54 +510,11 @@ class Store:
             for row in rows
         ]
 
-    @_guarded
+    @guarded
     def game_record(self, game_id: int) -> bytes | None:
         """The record of the game with this id (decompressed), or None if there is none."""
         row = self._db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         return None if row is None else _decompressed(row[0], f"game {game_id}")
-
-
-def _create_private(path: Path) -> None:
-    """Create the file with mode 0600 unless it exists (SQLite gives -wal and -shm its mode)."""
-    with contextlib.suppress(FileExistsError):
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-
-
-def _make_private(path: Path) -> None:
-    """Take group and others' access away from the store and its -wal and -shm files."""
-    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        # A file of someone else's cannot be changed; it stays as its owner set it.
-        with contextlib.suppress(FileNotFoundError, PermissionError):
-            mode = stat.S_IMODE(file.stat().st_mode)
-            if mode & 0o077:
-                file.chmod(mode & 0o700)
-
-
-def untrusting(connection: sqlite3.Connection) -> sqlite3.Connection:
-    """`connection` with SQLite's `trusted_schema` off: functions with side effects and virtual
-    tables named in the file's own schema (a crafted store's defaults, indexes, views) are
-    refused instead of run."""
-    connection.execute("PRAGMA trusted_schema=OFF")
-    return connection
-
-
-@functools.cache
-def _expected_columns() -> dict[str, list[tuple[str, str]]]:
-    """(name, declared type) of every column of every table a store may hold, read from the
-    schema itself (made in memory), so the check cannot drift from what `_SCHEMA` creates."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.executescript(_SCHEMA + ";" + EXCLUDED_SCHEMA)
-        names = [row[0] for row in db.execute("SELECT name FROM sqlite_schema WHERE type='table'")]
-        return {
-            name: [
-                (str(row[1]), str(row[2]).upper())
-                for row in db.execute(f'PRAGMA table_info("{name}")')
-            ]
-            for name in names
-        }
-    finally:
-        db.close()
 
 
 def _decompressed(blob: object, game: str) -> bytes:

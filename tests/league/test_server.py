@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import io
 import json
+import os
 import re
 import signal
 import subprocess
@@ -51,6 +53,32 @@ uploads_per_hour = 50
 BOT = "from bots.sdk import run\nrun(lambda observation, legal, context: {pick}, name='{name}')\n"
 
 
+def children() -> set[int]:
+    """This process's children now (from /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
+                    found.add(int(entry))
+    return found
+
+
+def reap_orphans(before: set[int], timeout: float = 30) -> None:
+    """Wait for and reap the children this process gained since `before`: importing the
+    referee makes it a child subreaper, so the processes of a server (or a browser) that ended
+    are reparented here; left unreaped, they would be zombies that the next test in this
+    worker counts as its own."""
+    deadline = time.monotonic() + timeout
+    while orphans := children() - before:
+        for pid in orphans:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        assert time.monotonic() < deadline, f"processes {sorted(orphans)} outlive their parent"
+        time.sleep(0.02)
+
+
 class Running:
     """A league served by `arena serve` in its own process."""
 
@@ -81,7 +109,8 @@ class Running:
             with urllib.request.urlopen(self.url + path, timeout=30) as response:
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
+            with error:
+                return error.code, error.read().decode()
 
     def upload(self, token: str | None, name: str, filename: str, data: bytes) -> tuple[int, Any]:
         """Through the JSON API: (HTTP status, its JSON)."""
@@ -114,7 +143,8 @@ class Running:
             with (opener or urllib.request.build_opener()).open(request, timeout=60) as response:
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
+            with error:
+                return error.code, error.read().decode()
 
     def form_upload(self, token: str, name: str, filename: str, data: bytes) -> tuple[int, str]:
         """Through the web form, as a browser does: its page (CSRF cookie and field kept)."""
@@ -140,8 +170,12 @@ class Running:
             time.sleep(0.2)
 
     def stop(self, how: int = signal.SIGTERM) -> int:
+        """Stop the server, then reap its bots (they die with it, by PDEATHSIG, and are
+        reparented here: `reap_orphans`)."""
+        before = children()
         self.process.send_signal(how)
         code = self.process.wait(timeout=60)
+        reap_orphans(before)
         self.drain.join()
         assert self.process.stderr is not None
         self.process.stderr.close()
@@ -212,6 +246,8 @@ def test_uploads_in_each_form_play_on_the_ladder(
         time.sleep(0.5)
     code, page = served.get("/")
     assert code == 200 and 'href="/bots/folder"' in page
+    code, page = served.get("/bots/folder")
+    assert code == 200 and '<svg class="history"' in page  # its rating over time
 
 
 def test_bad_uploads_and_tokens_are_refused_with_the_reason(league: Path, served: Running) -> None:
@@ -351,6 +387,7 @@ def test_an_author_sees_only_their_own_bots_logs(league: Path, served: Running) 
     wrong = urllib.request.build_opener()
     with pytest.raises(urllib.error.HTTPError) as refused:  # a forged sign-in: no CSRF cookie
         wrong.open(served.url + "/signin", b"csrf=x&token=" + alice.encode(), timeout=30)
+    refused.value.close()
     assert refused.value.code == 403
 
 
@@ -369,6 +406,7 @@ def test_the_organiser_disables_a_bot_and_an_author(league: Path, served: Runnin
             with urllib.request.urlopen(request, timeout=30) as response:
                 return int(response.status)
         except urllib.error.HTTPError as error:
+            error.close()
             return error.code
 
     assert post("/api/bots/target/disable", alice) == 403  # an author is no organiser

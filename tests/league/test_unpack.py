@@ -632,7 +632,7 @@ def truncated(data: bytes) -> bytes:
             "not a readable .tar.gz archive (Not a gzipped file",
         ),
         (
-            gzip.compress(b"plain text, not a tar" * 30),
+            gzip.compress(b"plain text, not a tar" * 30, mtime=0),
             "bot.tar.gz",
             "not a readable .tar.gz archive (invalid header)",
         ),

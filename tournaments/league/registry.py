@@ -2,12 +2,12 @@
 with the logs of building and checking them, and the uploads each author made lately.
 
 A SQLite file of its own beside the tournament store (the games the versions play stay in
-`tournaments.store`), kept by the store's rules: changes are `BEGIN IMMEDIATE` transactions (two
-requests never interleave a check and its write), WAL mode, the file and its
--wal and -shm files private (mode 0600), SQLite's `trusted_schema` off, every failure of SQLite
-one `StoreError` saying what, which file and what to do, and a file that is not a registry (a
-tournament store, another program's database, a schema changed by hand) refused before it is
-written, left exactly as it was.
+`tournaments.store`), kept by the store's rules, written once in `tournaments.sqlitefile`:
+changes are `BEGIN IMMEDIATE` transactions (two requests never interleave a check and its
+write), WAL mode, the file and its -wal and -shm files private (mode 0600), SQLite's
+`trusted_schema` off, every failure of SQLite one `StoreError` saying what, which file and what
+to do, and a file that is not a registry (a tournament store, another program's database, a
+schema changed by hand) refused before it is written, left exactly as it was.
 
 Tokens are never kept: an author's token is shown once by `new_token`, and only its SHA-256 is
 stored (see `new_token`). Nothing here logs.
@@ -41,21 +41,17 @@ Schema (version 1)::
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import functools
 import hashlib
 import hmac
 import secrets
-import sqlite3
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, get_args
+from collections.abc import Mapping
+from typing import Any, Literal, get_args
 
 import msgspec
 
 from protocol.errors import RequestError
-from tournaments.store import StoreError, _create_private, _make_private, untrusting
+from tournaments.sqlitefile import SqliteFile, StoreError, guarded
 
 SCHEMA_VERSION = "1"
 
@@ -156,27 +152,6 @@ class Version(msgspec.Struct, frozen=True):
 _AUTHOR_COLUMNS = "id, name, organiser, disabled, created"
 _VERSION_COLUMNS = ", ".join(Version.__struct_fields__)
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _guarded(
-    method: Callable[Concatenate[Registry, P], R],
-) -> Callable[Concatenate[Registry, P], R]:
-    """`method` with SQLite's errors, and stored values that are not what we wrote (a file
-    edited by hand), raised as a `StoreError`."""
-
-    @functools.wraps(method)
-    def guarded(self: Registry, *args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as exc:
-            raise self._failure(exc) from exc
-        except msgspec.ValidationError as exc:
-            raise self._damaged(f"a stored value is malformed: {exc}") from exc
-
-    return guarded
-
 
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
@@ -195,50 +170,31 @@ def _check_name(what: str, name: str) -> None:
         )
 
 
-class Registry:
+class Registry(SqliteFile):
     """The league's SQLite file. Not thread-safe: use it from one thread (trio's is fine)."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        try:
-            _create_private(self.path)
-            self._db = untrusting(sqlite3.connect(self.path, isolation_level=None))
-        except (sqlite3.Error, OSError) as exc:
-            raise StoreError(
-                f"cannot open the league registry {self.path}: {exc} (check the path and the "
-                "permissions of its directory)"
-            ) from None
-        try:
-            self._setup()
-        except BaseException as exc:
-            self._db.close()
-            if isinstance(exc, sqlite3.Error):
-                raise self._failure(exc, opening=True) from exc
-            raise
+    KIND = "league registry"
+    NOUN = "registry"
+    CALLED = "league registry"
+    OPEN_ADVICE = " (check the path and the permissions of its directory)"
+    LOCKED = "another league server is writing it; stop it, or give this one another file"
+    RESUMES = False
+    RECOVERY = (
+        "save what it still holds into a new file: {recover}, then serve the league from {saved}"
+    )
+    UNREADABLE = (msgspec.ValidationError,)
+    UNREADABLE_DETAIL = "a stored value is malformed"
+    SCHEMA = _SCHEMA
+    SCHEMA_VERSION = SCHEMA_VERSION
 
-    def _setup(self) -> None:
-        self._db.execute("PRAGMA busy_timeout=10000")
-        # Before anything writes (WAL mode rewrites the header): only a new or empty file, or a
-        # registry, becomes one; anything else is left exactly as it was.
-        if self._objects():
-            self._check_registry()
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        with self._transaction():
-            # executescript would COMMIT first; run the statements inside this transaction.
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._db.execute(statement)
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
-            version = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if version[0] != SCHEMA_VERSION:
-                raise StoreError(
-                    f"{self.path}: league registry schema {version[0]}, this arena reads "
-                    f"{SCHEMA_VERSION}; use the arena that made it"
-                )
-            self._requeue_interrupted()
-        _make_private(self.path)
+    def _schema_made(self) -> None:
+        version = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        if version[0] != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: league registry schema {version[0]}, this arena reads "
+                f"{SCHEMA_VERSION}; use the arena that made it"
+            )
+        self._requeue_interrupted()
 
     def _requeue_interrupted(self) -> None:
         """Versions a killed server left building or checking are queued again, their partial
@@ -251,15 +207,10 @@ class Registry:
             ("the server stopped during its build or check: queued again", _now()),
         )
 
-    def _objects(self) -> dict[str, tuple[str, str]]:
-        """Name → (type, table) of everything in the file's schema."""
-        rows = self._db.execute("SELECT name, type, tbl_name FROM sqlite_schema")
-        return {str(name): (str(kind), str(table)) for name, kind, table in rows}
-
-    def _check_registry(self) -> None:
-        """Refuse a file that is not a registry, or one whose schema was changed by hand, before
-        reading a row: only our tables, with exactly their columns, and their indexes (a view or
-        a trigger could run any query)."""
+    def _check_ours(self) -> None:
+        """Refuse a file that is not a registry (a tournament store, another program's
+        database), or one whose schema was changed by hand (`_check_tables`), before reading a
+        row."""
         objects = self._objects()
         if "authors" not in objects:
             if {"games", "seats"} <= objects.keys():
@@ -272,93 +223,7 @@ class Registry:
                 f"{self.path} is not a league registry ({what}); nothing was changed. Give the "
                 "league a file of its own"
             )
-        expected = _expected_columns()
-        for name, (kind, table) in sorted(objects.items()):
-            if (kind == "index" and table in expected) or name.startswith("sqlite_stat"):
-                continue
-            if kind != "table" or name not in expected:
-                raise self._damaged(f"it has a {kind} {name!r} that a registry never has")
-            columns = [
-                (str(row[1]), str(row[2]).upper())
-                for row in self._db.execute(f'PRAGMA table_info("{name}")')
-            ]
-            if columns != expected[name]:
-                raise self._damaged(f"its table {name!r} does not have a registry's columns")
-        missing = sorted(REGISTRY_TABLES - objects.keys())
-        if missing:
-            raise self._damaged(f"its table {missing[0]!r} is missing")
-        problems = [str(row[0]) for row in self._db.execute("PRAGMA quick_check")]
-        if problems != ["ok"]:
-            detail = "; ".join(line for problem in problems for line in problem.splitlines())
-            raise self._damaged(f"PRAGMA quick_check: {detail[:300]}")
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> Registry:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # ---- failures ---------------------------------------------------------------------------
-
-    def _failure(self, exc: sqlite3.Error, *, opening: bool = False) -> StoreError:
-        """The `StoreError` that explains `exc` (what, which file, what to do)."""
-        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
-        if code == sqlite3.SQLITE_FULL:
-            return StoreError(
-                f"the disk holding {self.path} is full ({exc}): the failed change left nothing "
-                "behind. Free disk space, then try again"
-            )
-        if code == sqlite3.SQLITE_IOERR:
-            return StoreError(
-                f"a disk I/O error on {self.path} ({exc}): the failed change left nothing "
-                "behind. Check the disk (and its free space), then try again"
-            )
-        if code == sqlite3.SQLITE_CORRUPT:
-            return self._damaged(str(exc))
-        if code == sqlite3.SQLITE_NOTADB:
-            return StoreError(
-                f"{self.path}: not a usable league registry ({exc}): another kind of file, or "
-                "a registry whose first page is damaged (restore a copy of it)"
-            )
-        if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
-            return StoreError(
-                f"{self.path} is locked ({exc}): another league server is writing it; stop it, "
-                "or give this one another file"
-            )
-        if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
-            return StoreError(
-                f"cannot write {self.path} ({exc}): check the permissions of the file, its -wal "
-                "and -shm files and its directory"
-            )
-        if opening:
-            return StoreError(f"{self.path}: not a usable league registry ({exc})")
-        return StoreError(f"the league registry {self.path} failed: {exc}")
-
-    def _damaged(self, detail: str) -> StoreError:
-        saved = self.path.with_name(self.path.stem + "-recovered" + self.path.suffix)
-        return StoreError(
-            f"{self.path} is damaged ({detail}). Restore a copy of it, or save what it still "
-            f"holds into a new file: `sqlite3 {self.path} .recover | sqlite3 {saved}`, then "
-            f"serve the league from {saved}"
-        )
-
-    # ---- plumbing ---------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (KeyboardInterrupt included)."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            if self._db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        self._check_tables(objects, _SCHEMA, REGISTRY_TABLES)
 
     def _author_row(self, row: tuple[Any, ...]) -> Author:
         values = dict(zip(("id", "name", "organiser", "disabled", "created"), row, strict=True))
@@ -384,7 +249,7 @@ class Registry:
 
     # ---- authors ----------------------------------------------------------------------------
 
-    @_guarded
+    @guarded
     def new_token(self, name: str, organiser: bool = False) -> str:
         """A new token for the author `name` (made if new), returned here once and never again.
 
@@ -409,7 +274,7 @@ class Registry:
             )
         return token
 
-    @_guarded
+    @guarded
     def author_for(self, token: str) -> Author | None:
         """The author this token signs in, or None: an unknown, empty or old token, or a
         disabled author."""
@@ -424,7 +289,7 @@ class Registry:
         author = self._author_row(row[:-1])
         return None if author.disabled else author
 
-    @_guarded
+    @guarded
     def disable_author(self, name: str) -> None:
         """The author's token no longer signs in (their versions stay as they are: disable
         their bots with `disable_bot`)."""
@@ -433,14 +298,14 @@ class Registry:
             if cursor.rowcount == 0:
                 raise RequestError(f"the league has no author named {name!r} (in {self.path})")
 
-    @_guarded
+    @guarded
     def authors(self) -> list[Author]:
         rows = self._db.execute(f"SELECT {_AUTHOR_COLUMNS} FROM authors ORDER BY id")
         return [self._author_row(row) for row in rows]
 
     # ---- versions ---------------------------------------------------------------------------
 
-    @_guarded
+    @guarded
     def owner(self, bot: str) -> int | None:
         """The id of the author the bot name belongs to (who uploaded it first), or None."""
         row = self._db.execute(
@@ -448,7 +313,7 @@ class Registry:
         ).fetchone()
         return None if row is None else int(row[0])
 
-    @_guarded
+    @guarded
     def add_version(
         self, author: int, bot: str, hash: str, command: str, build: str | None
     ) -> Version:
@@ -479,14 +344,14 @@ class Registry:
             ).fetchone()
         return self._version_row(row)
 
-    @_guarded
+    @guarded
     def version(self, version_id: int) -> Version | None:
         row = self._db.execute(
             f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id = ?", (version_id,)
         ).fetchone()
         return None if row is None else self._version_row(row)
 
-    @_guarded
+    @guarded
     def set_status(self, version_id: int, status: Status, reason: str | None = None) -> Version:
         """Move a version on (`NEXT` says where to; anything else is a ValueError) with the
         reason shown to its author (None clears it); the version as now stored.
@@ -527,7 +392,7 @@ class Registry:
             )
             return self._version(version_id)
 
-    @_guarded
+    @guarded
     def versions(self, bot: str | None = None) -> list[Version]:
         """Every version (of `bot`, when given), in upload order."""
         if bot is None:
@@ -538,7 +403,7 @@ class Registry:
             )
         return [self._version_row(row) for row in rows]
 
-    @_guarded
+    @guarded
     def queued(self) -> list[Version]:
         """The versions waiting for their build and check, in upload order."""
         rows = self._db.execute(
@@ -546,7 +411,7 @@ class Registry:
         )
         return [self._version_row(row) for row in rows]
 
-    @_guarded
+    @guarded
     def playing(self) -> list[Version]:
         """The version each bot plays with (its newest playing one), by bot name."""
         rows = self._db.execute(
@@ -555,7 +420,7 @@ class Registry:
         )
         return [self._version_row(row) for row in rows]
 
-    @_guarded
+    @guarded
     def disable_bot(self, bot: str, reason: str | None = "disabled by an organiser") -> int:
         """Disable every version of `bot` (an organiser's action, final); how many were not
         disabled yet."""
@@ -571,7 +436,7 @@ class Registry:
 
     # ---- logs -------------------------------------------------------------------------------
 
-    @_guarded
+    @guarded
     def append_log(self, version_id: int, kind: LogKind, text: str) -> None:
         """Add `text` to the version's build or check log, which keeps its last `LOG_BYTES`
         (the oldest text is dropped, and the log says how much)."""
@@ -596,7 +461,7 @@ class Registry:
                 (version_id, kind, data.decode(), dropped),
             )
 
-    @_guarded
+    @guarded
     def logs(self, version_id: int) -> dict[str, str]:
         """The version's logs by kind (a kind it has none of is absent)."""
         rows = self._db.execute(
@@ -607,7 +472,7 @@ class Registry:
 
     # ---- uploads ----------------------------------------------------------------------------
 
-    @_guarded
+    @guarded
     def allow_upload(self, author_id: int, now: float, per_hour: int) -> bool:
         """Whether the author may upload at `now` (Unix time): False when they made `per_hour`
         uploads in the hour before; True records this one."""
@@ -644,22 +509,3 @@ def _note(dropped: int) -> str:
     note = f"[… {dropped} earlier bytes dropped: a log keeps its last {LOG_BYTES // 1024} KiB]\n"
     assert len(note.encode()) <= _NOTE_ROOM
     return note
-
-
-@functools.cache
-def _expected_columns() -> dict[str, list[tuple[str, str]]]:
-    """(name, declared type) of every column of every table of a registry, read from the
-    schema itself (made in memory), so the check cannot drift from what `_SCHEMA` creates."""
-    db = sqlite3.connect(":memory:")
-    try:
-        db.executescript(_SCHEMA)
-        names = [row[0] for row in db.execute("SELECT name FROM sqlite_schema WHERE type='table'")]
-        return {
-            name: [
-                (str(row[1]), str(row[2]).upper())
-                for row in db.execute(f'PRAGMA table_info("{name}")')
-            ]
-            for name in names
-        }
-    finally:
-        db.close()

@@ -1,6 +1,8 @@
 """An author's upload becoming a queued version: name and rate checked, files unpacked safely
-into a folder named by their content hash, the command taken from the manifest (or from the
-single file's kind). Each refusal says what was wrong in the author's terms."""
+into a folder named by their content hash, the command and the optional build step taken from
+the manifest (or the command from the single file's kind). The build runs later, before the
+version's check (`checks.check_version`); its output never changes the hash, which is the
+uploaded files'. Each refusal says what was wrong in the author's terms."""
 
 from __future__ import annotations
 
@@ -64,11 +66,6 @@ def submit(league: League, author: Author, bot: str, filename: str, data: bytes)
         else:
             found = manifest(staging)
             command, build = found.command, found.build
-        if build is not None:
-            raise RequestError(
-                f"{MANIFEST}: this server does not run build steps yet; upload the built "
-                "program (and its command) instead"
-            )
         content = tree_hash(staging)
         home = league.bots_dir / bot / content
         if not home.exists():

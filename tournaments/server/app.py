@@ -16,6 +16,7 @@ from typing import Any
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
@@ -31,6 +32,7 @@ from tournaments.league.submissions import RateLimited, TooLarge, submit
 from tournaments.report.page import game_page
 from tournaments.results import FinishedGame
 from tournaments.runner import Voided
+from tournaments.server.history import rating_history, svg_line
 from tournaments.store import Store
 from tournaments.tables import standings
 
@@ -192,6 +194,7 @@ def make_app(server: LeagueServer) -> Starlette:
             "bot.html",
             bot=bot,
             versions=versions,
+            history=Markup(svg_line(rating_history(stored_order(games, ids), bot))),
             games=mine[-50:][::-1],
             logs=logs,
             viewer=viewer,
@@ -357,6 +360,7 @@ def make_app(server: LeagueServer) -> Starlette:
         Route("/api/leaderboard", leaderboard_api),
         Route("/api/bots/{bot}", bot_api),
         Route("/api/versions", submit_api, methods=["POST"]),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
         Route("/signin", signin_form, methods=["GET"]),
         Route("/signin", signin_post, methods=["POST"]),
         Route("/bots/{bot}/disable", disable_form, methods=["POST"]),
@@ -386,6 +390,11 @@ def _same_site(request: Request, form: Any) -> bool:
     cookie = request.cookies.get(CSRF_COOKIE, "")
     sent = str(form.get("csrf", ""))
     return bool(cookie) and hmac.compare_digest(sent.encode(), cookie.encode())
+
+
+def stored_order(games: list[FinishedGame], ids: list[int]) -> list[FinishedGame]:
+    """The games in the order they were stored (their ids), not the schedule's."""
+    return [game for _, game in sorted(zip(ids, games, strict=True), key=lambda pair: pair[0])]
 
 
 def _tail(path: Path, size: int) -> str:
