@@ -415,3 +415,15 @@ def test_the_organiser_disables_a_bot_and_an_author(league: Path, served: Runnin
     assert post("/api/authors/alice/disable", boss) == 200
     code, _ = served.upload(alice, "target2", "bot.py", BOT.format(pick=0, name="t").encode())
     assert code == 401
+
+
+def test_without_the_server_extra_serve_says_what_to_install(
+    league: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delitem(sys.modules, "tournaments.server.serve", raising=False)
+    monkeypatch.setitem(sys.modules, "hypercorn", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "hypercorn.trio", None)
+    monkeypatch.setitem(sys.modules, "hypercorn.config", None)
+    assert main(["serve", str(league)]) == 2
+    err = capsys.readouterr().err
+    assert "(hypercorn" in err and "is missing" in err and "pip install '.[server]'" in err

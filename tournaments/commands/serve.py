@@ -36,7 +36,7 @@ def handle(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         raise UsageError(
             f"the league server needs the optional packages of tile-arena[server] ({exc.name} "
-            "is missing): pip install 'tile-arena[server]'"
+            "is missing): pip install '.[server]' in the project's folder"
         ) from None
 
     def ready(addresses: list[str]) -> None:
