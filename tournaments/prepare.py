@@ -96,24 +96,21 @@ def opened(file: Path, tournament: Tournament, db: Path | None = None) -> Prepar
     """`tournament` (of `file`, whose directory its relative paths start from) with its store
     open and its bots registered; what `prepare` does after reading the file, and what a
     league's ladder does for each of its rounds."""
+    # Everything the file decides first (sandbox, store path and binding, the participants
+    # resolved and hashed), then the store once: one pass through each, no back and forth.
     try:
         sandbox = choose(tournament.sandbox)
     except SandboxUnavailable as exc:
         raise ConfigError(f'sandbox = "bwrap": {exc}') from None
-    store = Store(db or db_path(tournament, file))
+    path, settings = db or db_path(tournament, file), fixed_settings(tournament)
+    entrants = [
+        resolve(name, entry, file.parent, tournament.resources(name), own_time(tournament, name))
+        for name, entry in tournament.participants.items()
+    ]
+    store = Store(path)
     try:
-        store.bind(fixed_settings(tournament), carried=CARRIED_DEALING)
+        store.bind(settings, carried=CARRIED_DEALING)
         store.save_config(msgspec.to_builtins(tournament))
-        entrants = [
-            resolve(
-                name,
-                tournament.participants[name],
-                file.parent,
-                tournament.resources(name),
-                own_time(tournament, name),
-            )
-            for name in tournament.participants
-        ]
         added = [
             resolve(row.name, row.command, None)
             for row in store.added_bots()

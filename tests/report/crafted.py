@@ -8,14 +8,14 @@ so what `arena report`, `export` and `replay` read back are those bytes.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import signal
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
+import reporthelp  # noqa: F401  (it puts tests/tournaments, tourhelp's folder, on sys.path)
+from tourhelp import in_process
 
 from tournaments.cli import main
 from tournaments.results import Played
@@ -55,13 +55,10 @@ def make_store(path: Path, game: str, records: Sequence[bytes]) -> list[int]:
         return [key.id for key in store.game_keys()]
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path | int) -> tuple[int, str]:
-    """`arena ARGV` in this process (`tournaments.cli.main`): its exit code and stderr.
-
-    Any exception but the clean exits of `main` escapes to the test: a traceback fails it."""
-    capsys.readouterr()
-    code = main([str(arg) for arg in argv])
-    return code, capsys.readouterr().err
+def run(*argv: str | Path | int) -> tuple[int, str]:
+    """`arena ARGV` in this process (`tourhelp.in_process`): its exit code and stderr."""
+    code, _, err = in_process(*argv)
+    return code, err
 
 
 def one_line_error(err: str, command: str, names: str) -> bool:
@@ -92,8 +89,6 @@ def alarm(seconds: float) -> Iterator[None]:
 
 
 def arena(*argv: str | Path | int) -> tuple[int, str, str]:
-    """`arena ARGV` through `main` in this process: exit code, stdout, stderr."""
-    out, err = io.StringIO(), io.StringIO()
-    with alarm(10), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(arg) for arg in argv])
-    return code, out.getvalue(), err.getvalue()
+    """`arena ARGV` in this process (`tourhelp.in_process`), stopped by `Hang` after 10 s."""
+    with alarm(10):
+        return in_process(*argv)

@@ -47,7 +47,7 @@ def test_replay_of_a_crafted_header_is_a_one_line_error(
     fields, says = HEADERS[change]
     path = tmp_path / "crafted.jsonl"
     path.write_bytes(with_header(record, **fields))
-    code, err = run(capsys, "replay", path, "--show")
+    code, err = run("replay", path, "--show")
     assert code == 1 and one_line_error(err, "replay", f"{path} is not a valid game record")
     assert says in err
 
@@ -58,7 +58,7 @@ def test_report_gives_each_crafted_game_its_error_viewer(
     crafted = [with_header(record, **fields) for fields, _ in HEADERS.values()]
     store = tmp_path / "crafted.sqlite"
     good, *bad = make_store(store, "azul", [record, *crafted])
-    code, err = run(capsys, "report", store, "-o", tmp_path / "report", "-j", "1")
+    code, err = run("report", store, "-o", tmp_path / "report", "-j", "1")
     assert code == 0, err
     games = tmp_path / "report" / "games"
     assert unpack_script(games / f"{good}.js")[1]["error"] is None
@@ -72,10 +72,10 @@ def test_export_and_replay_of_a_crafted_stored_game_are_one_line_errors(
 ) -> None:
     store = tmp_path / "crafted.sqlite"
     (game_id,) = make_store(store, "azul", [with_header(record, names=["x"] * 9)])
-    code, err = run(capsys, "export", store, "-o", tmp_path / "out", "--observations")
+    code, err = run("export", store, "-o", tmp_path / "out", "--observations")
     assert code == 1 and one_line_error(err, "export", f"{store}: game {game_id}")
     assert "not 9" in err
-    code, err = run(capsys, "replay", store, game_id, "--show")
+    code, err = run("replay", store, game_id, "--show")
     assert code == 1 and one_line_error(err, "replay", f"{store} game {game_id} is not a valid")
     assert "not 9" in err
 
@@ -100,7 +100,7 @@ def test_replay_of_a_file_over_the_bound_is_a_one_line_error(
     path = tmp_path / "huge.jsonl"
     with path.open("wb") as file:
         file.truncate(MAX_RECORD_BYTES + 1)  # sparse: no disk used
-    code, err = run(capsys, "replay", path)
+    code, err = run("replay", path)
     assert code == 1 and one_line_error(err, "replay", f"{path} is not a valid game record")
     assert f"over {MAX_RECORD_BYTES} bytes" in err
 
@@ -143,7 +143,7 @@ def test_export_of_a_decision_by_a_seat_the_game_has_not_is_a_one_line_error(
     crafted = b"\n".join([header, json.dumps(decision).encode(), rest])
     store = tmp_path / "crafted.sqlite"
     (game_id,) = make_store(store, "5211", [crafted])
-    code, err = run(capsys, "export", store, "-o", tmp_path / "out", "--observations")
+    code, err = run("export", store, "-o", tmp_path / "out", "--observations")
     assert code == 1 and one_line_error(err, "export", f"{store}: game {game_id} does not replay")
     assert "decision 1: the recorded action is refused" in err
     assert "got actions of seats [0, 1, 7]" in err
@@ -155,6 +155,6 @@ def test_newlines_and_terminal_escapes_in_a_record_stay_out_of_the_error_line(
     """The engine's and the decoder's messages quote what they refuse."""
     path = tmp_path / "crafted.jsonl"
     path.write_bytes(with_header(record, options={"\n\x1b[2J": True}))
-    code, err = run(capsys, "replay", path)
+    code, err = run("replay", path)
     assert code == 1 and one_line_error(err, "replay", str(path))
     assert "\\n\\x1b[2J" in err

@@ -57,7 +57,7 @@ def test_run_refuses_another_programs_database_and_leaves_it_untouched(
     before = theirs.read_bytes()
     file = tmp_path / "cup.toml"
     file.write_text(f'db = "{theirs}"\n' + TOURNAMENT)
-    code, err = arena(capsys, "run", file, "-q")
+    code, err = arena("run", file, "-q")
     assert code == 1
     assert_one_clean_line(err, "run", str(theirs), "is not a tournament store", "nothing")
     assert theirs.read_bytes() == before
@@ -73,9 +73,9 @@ def test_an_empty_file_or_a_new_path_becomes_a_store(
     for db in (empty, tmp_path / "new.sqlite"):
         file = tmp_path / f"{db.stem}.toml"
         file.write_text(f'db = "{db}"\n' + TOURNAMENT)
-        code, err = arena(capsys, "run", file, "-q")
+        code, err = arena("run", file, "-q")
         assert code == 0, err
-        assert arena(capsys, "table", db)[0] == 0
+        assert arena("table", db)[0] == 0
 
 
 ENDLESS = (
@@ -113,7 +113,7 @@ def test_a_schema_changed_by_hand_is_refused_before_any_row_is_read(
     argv = [command, target, "-q"] if command == "run" else [command, target]
     if command == "report":
         argv += ["-o", store.with_name("report")]
-    code, err = arena(capsys, *argv)
+    code, err = arena(*argv)
     assert code == 1
     assert_one_clean_line(err, command, str(store), "is damaged", phrase)
     assert store.read_bytes() == before
@@ -126,7 +126,7 @@ def test_a_score_of_the_wrong_type_is_the_stores_damage(
 ) -> None:
     craft(store, f"UPDATE seats SET score = {value}")
     argv = [command, store] + (["-o", store.with_name("report")] if command == "report" else [])
-    code, err = arena(capsys, *argv)
+    code, err = arena(*argv)
     assert code == 1
     assert_one_clean_line(err, command, str(store), "is damaged", "cannot be read back")
 
@@ -135,7 +135,7 @@ def test_a_seat_naming_no_bot_is_the_stores_damage(
     store: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     craft(store, "UPDATE seats SET bot = 999 WHERE rowid = 1")
-    code, err = arena(capsys, "table", store)
+    code, err = arena("table", store)
     assert code == 1
     assert_one_clean_line(err, "table", str(store), "is damaged", "names nothing")
 
@@ -148,7 +148,7 @@ def test_a_game_missing_a_seat_is_the_stores_damage(
     pair at all, and `statistics.fmean` raised from inside the ladder."""
     craft(store, "DELETE FROM games WHERE rowid = 1", "DELETE FROM seats WHERE rowid = 3")
     argv = [command, store] + (["-o", store.with_name("report")] if command == "report" else [])
-    code, err = arena(capsys, *argv)
+    code, err = arena(*argv)
     assert code == 1
     assert_one_clean_line(err, command, str(store), "is damaged", "seats for its seat-set")
 

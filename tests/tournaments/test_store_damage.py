@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tourhelp import in_process
 
 from referee import BadRecord
 from tournaments.cli import main
@@ -67,11 +68,10 @@ def stored(db: Path) -> dict[tuple[str, int, int], tuple[str, bytes]]:
         return {(s, d, r): (finished, record) for s, d, r, finished, record in rows}
 
 
-def arena(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str]:
-    """`arena ARGV...` in this process: its exit code and what it printed on stderr."""
-    capsys.readouterr()
-    code = main([str(arg) for arg in argv])
-    return code, capsys.readouterr().err
+def arena(*argv: str | Path) -> tuple[int, str]:
+    """`arena ARGV...` in this process (`tourhelp.in_process`): exit code and stderr."""
+    code, _, err = in_process(*argv)
+    return code, err
 
 
 STORE_UNUSABLE = (1,)
@@ -113,7 +113,7 @@ def test_a_full_disk_stops_the_run_cleanly_and_the_next_run_resumes(
     assert len(before) == 2 * GAMES_PER_DEAL
 
     full_disk.append(2)  # two more pages: far from the 36 more games --deals 8 asks for
-    code, err = arena(capsys, "run", cup, "-q", "--deals", "8")
+    code, err = arena("run", cup, "-q", "--deals", "8")
     assert code == 1
     assert_one_clean_line(
         err, "run", f"the disk holding {db} is full", "database or disk is full", "run the same"
@@ -123,7 +123,7 @@ def test_a_full_disk_stops_the_run_cleanly_and_the_next_run_resumes(
     assert len(after_failure) < 8 * GAMES_PER_DEAL
 
     full_disk.clear()  # disk space freed
-    code, err = arena(capsys, "run", cup, "-q", "--deals", "8")
+    code, err = arena("run", cup, "-q", "--deals", "8")
     assert code == 0, err
     resumed = stored(db)
     assert after_failure.items() <= resumed.items()
@@ -187,11 +187,11 @@ def test_a_damaged_store_gives_a_clean_error_for_table_and_run(
     damage(db)
     damaged_bytes = db.read_bytes()
 
-    code, err = arena(capsys, "table", db)
+    code, err = arena("table", db)
     assert code in STORE_UNUSABLE
     assert_one_clean_line(err, "table", f"{db} is damaged", ".recover", "Restore a copy")
 
-    code, err = arena(capsys, "run", cup, "-q", "--deals", "4")
+    code, err = arena("run", cup, "-q", "--deals", "4")
     assert code in STORE_UNUSABLE
     assert_one_clean_line(err, "run", f"{db} is damaged", ".recover", "--db")
     assert db.read_bytes() == damaged_bytes  # refused before writing anything
@@ -217,7 +217,7 @@ def test_table_never_writes_into_a_file_it_only_reads(
 ) -> None:
     empty = tmp_path / "empty.sqlite"
     empty.touch()
-    code, err = arena(capsys, "table", empty)
+    code, err = arena("table", empty)
     assert code in STORE_UNUSABLE
     assert_one_clean_line(err, "table", f"{empty} is not a tournament store (an empty file)")
     assert empty.stat().st_size == 0
@@ -227,7 +227,7 @@ def test_table_never_writes_into_a_file_it_only_reads(
     with sqlite3.connect(other) as connection:
         connection.execute("CREATE TABLE notes (text)")
     content = other.read_bytes()
-    code, err = arena(capsys, "table", other)
+    code, err = arena("table", other)
     assert code in STORE_UNUSABLE
     assert_one_clean_line(err, "table", "not a tournament store (another SQLite database)")
     assert other.read_bytes() == content

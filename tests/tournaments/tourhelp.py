@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sqlite3
 import subprocess
@@ -9,6 +11,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tournaments.cli import main
 from tournaments.results import FaultRow, FinishedGame, Played
 
 ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
@@ -32,6 +35,16 @@ def stored_games(db: Path) -> int:
             return int(connection.execute("SELECT count(*) FROM games").fetchone()[0])
         except sqlite3.OperationalError:  # the schema is being created
             return 0
+
+
+def in_process(*argv: str | Path | int) -> tuple[int, str, str]:
+    """`arena ARGV` through `tournaments.cli.main` in this process — the one way the tests
+    check parsing, messages and exit codes without a subprocess: exit code, stdout, stderr.
+    Any exception but `main`'s clean exits escapes to the test: a traceback fails it."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(arg) for arg in argv])
+    return code, out.getvalue(), err.getvalue()
 
 
 def arena(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:
