@@ -23,7 +23,7 @@ import math
 import random
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -242,19 +242,30 @@ def plackett_luce(games: Iterable[FinishedGame]) -> dict[str, tuple[float, float
     The update is online, so the order matters a little; a fixed order (seat-set, deal,
     rotation) makes the numbers reproducible however the games were scheduled.
     """
+    ordered = sorted(games, key=lambda g: (g.seat_set, g.deal, g.rotation))
+    ratings: dict[str, tuple[float, float]] = {}
+    for _, rated in plackett_luce_steps(ordered):
+        ratings.update(rated)
+    return ratings
+
+
+def plackett_luce_steps(
+    games: Iterable[FinishedGame],
+) -> Iterator[tuple[FinishedGame, dict[str, tuple[float, float]]]]:
+    """Each game (in the order given) with the (mu, sigma) of its seats' bots after it: the
+    online update `plackett_luce` ends with, and a bot's rating over time."""
     model = PlackettLuce()
     ratings: dict[str, Any] = {}
-    for game in sorted(games, key=lambda g: (g.seat_set, g.deal, g.rotation)):
+    for game in games:
         if len(set(game.bots)) < len(game.bots):
             continue  # one bot in two seats: Plackett–Luce has no meaning for it
         teams = [[ratings[bot] if bot in ratings else model.rating(name=bot)] for bot in game.bots]
-        for bot, (rating,) in zip(
-            game.bots,
-            model.rate(teams, ranks=[float(rank) for rank in game.played.ranks]),
-            strict=True,
-        ):
+        ranks = [float(rank) for rank in game.played.ranks]
+        after = {}
+        for bot, (rating,) in zip(game.bots, model.rate(teams, ranks=ranks), strict=True):
             ratings[bot] = rating
-    return {bot: (rating.mu, rating.sigma) for bot, rating in ratings.items()}
+            after[bot] = (rating.mu, rating.sigma)
+        yield game, after
 
 
 class ScoreEstimate(msgspec.Struct, frozen=True):

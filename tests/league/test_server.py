@@ -319,7 +319,8 @@ def test_the_leaderboard_is_arena_tables_standings(
         time.sleep(0.3)
     assert served.stop() == 143
     with League(league) as opened:
-        board = LeagueServer(opened).leaderboard()
+        server = LeagueServer(opened)
+        board = server.leaderboard(server.stored()[0])
     capsys.readouterr()
     assert main(["table", str(league.with_suffix(".sqlite")), "--json", "-t", "standings"]) == 0
     assert board == json.loads(capsys.readouterr().out)["standings"]

@@ -122,10 +122,9 @@ class LeagueServer:
         mine.sort(key=lambda path: path.stat().st_mtime, reverse=True)
         return [(path.name, _tail(path, 8192)) for path in mine[:count]]
 
-    def leaderboard(self) -> list[dict[str, Any]]:
-        """The standings `arena table` prints for the league's store, computed once per new
-        game."""
-        games, _ = self.stored()
+    def leaderboard(self, games: list[FinishedGame]) -> list[dict[str, Any]]:
+        """The standings `arena table` prints for `games` (the store's: `stored`), computed
+        once per new game."""
         if self._board[0] != len(games):
             rows = standings(games).records() if games else []
             self._board = (len(games), rows)
@@ -148,11 +147,10 @@ def make_app(server: LeagueServer) -> Starlette:
 
     async def leaderboard_page(request: Request) -> Response:
         games, _ = server.stored()
-        rows = [
-            {**row, "base": str(row["bot"]).split("@")[0], "interval": row["ci"]}
-            for row in server.leaderboard()
+        rows = [{**row, "base": str(row["bot"]).split("@")[0]} for row in server.leaderboard(games)]
+        waiting = [
+            v for v in league.registry.versions() if v.status in ("queued", "building", "checking")
         ]
-        waiting = [v for v in league.registry.versions() if v.status in ("queued", "checking")]
         return page(
             "leaderboard.html",
             rows=rows,
@@ -162,7 +160,7 @@ def make_app(server: LeagueServer) -> Starlette:
         )
 
     async def leaderboard_api(request: Request) -> Response:
-        return JSONResponse({"standings": server.leaderboard()})
+        return JSONResponse({"standings": server.leaderboard(server.stored()[0])})
 
     async def bot_page(request: Request) -> Response:
         bot = request.path_params["bot"]
@@ -419,10 +417,8 @@ async def _upload(server: LeagueServer, author: Author | None, name: Any, file: 
     if not isinstance(file, UploadFile):
         raise _Refusal(400, "the form has no file (field `file`)")
     limit = server.league.settings.upload_mb * 1024 * 1024
-    data = await file.read(limit + 1)
+    data = await file.read(limit + 1)  # one byte over is enough for `submit` to refuse it
     try:
-        if len(data) > limit:
-            raise TooLarge(f"the upload is over the league's {limit // 1024 // 1024} MB limit")
         version = submit(server.league, author, name, file.filename or "upload", data)
     except ArenaError as exc:
         status = next((code for kind, code in STATUS_OF if isinstance(exc, kind)), 500)

@@ -4,10 +4,8 @@ in the order they were stored, drawn as a small SVG line (the pages run no scrip
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from openskill.models import PlackettLuce
-
+from tournaments.ratings import plackett_luce_steps
 from tournaments.results import FinishedGame
 
 WIDTH, HEIGHT, PAD = 640, 160, 30
@@ -17,19 +15,12 @@ MAX_POINTS = 200
 def rating_history(games: Sequence[FinishedGame], bot: str) -> list[float]:
     """Mu of every label of `bot` (its versions) after each game it sat in, `games` in the
     order they were stored."""
-    model = PlackettLuce()
-    ratings: dict[str, Any] = {}
-    history: list[float] = []
-    for game in games:
-        if len(set(game.bots)) < len(game.bots):
-            continue  # one bot in two seats: no finishing order between them
-        teams = [[ratings.get(label) or model.rating(name=label)] for label in game.bots]
-        rated = model.rate(teams, ranks=[float(rank) for rank in game.played.ranks])
-        for label, (rating,) in zip(game.bots, rated, strict=True):
-            ratings[label] = rating
-            if label.split("@")[0] == bot:
-                history.append(rating.mu)
-    return history
+    return [
+        mu
+        for _, after in plackett_luce_steps(games)
+        for label, (mu, _sigma) in after.items()
+        if label.split("@")[0] == bot
+    ]
 
 
 def svg_line(values: Sequence[float]) -> str:
