@@ -428,3 +428,23 @@ def test_without_the_server_extra_serve_says_what_to_install(
     assert main(["serve", str(league)]) == 2
     err = capsys.readouterr().err
     assert "(hypercorn" in err and "is missing" in err and "pip install '.[server]'" in err
+
+
+def test_an_oversized_upload_and_an_author_over_the_rate_are_refused(tmp_path: Path) -> None:
+    """Sizes and rates through HTTP: 413 past `upload_mb`, 429 past `uploads_per_hour`."""
+    file = tmp_path / "tight.toml"
+    file.write_text(LEAGUE.replace("uploads_per_hour = 50", "uploads_per_hour = 2\nupload_mb = 1"))
+    alice = token(file, "alice")
+    served = Running(file)
+    try:
+        code, answer = served.upload(alice, "big", "bot.py", b"#" * (1024 * 1024 + 1))
+        assert code == 413 and "1 MB" in answer["error"]
+        bot = BOT.format(pick=0, name="r").encode()
+        assert [served.upload(alice, f"r{k}", "bot.py", bot)[0] for k in range(3)] == [
+            201,
+            201,
+            429,
+        ]
+        assert "2 uploads an hour" in served.upload(alice, "r3", "bot.py", bot)[1]["error"]
+    finally:
+        served.stop()
