@@ -123,8 +123,10 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     """A league file's `[league]` table: the tournament is fed by authors' uploads and never
     ends (`arena serve`); its `[participants]`, if any, are house bots that always play."""
 
-    batch: Positive = 2
-    """Deals a ladder round adds to the seat-sets of the bot it is about."""
+    batch: Positive = 32
+    """Deals a ladder round adds to the seat-sets of the bot it is about. Each seat-set's
+    rotation is one unit of bot processes, started once for its deals: at 32 deals, starting
+    them costs a few per cent of the games' time (`arena bench --only league`)."""
     upload_mb: Positive = 20
     """Largest upload (an archive or a single file)."""
     unpacked_mb: Positive = 100

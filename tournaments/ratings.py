@@ -5,7 +5,8 @@
   draw (half a point each). The likelihood only sees the total score of each pair, so the
   result does not depend on the order games were played in — unlike online Elo.
   95% intervals come from a bootstrap that resamples whole deals (all rotations of one seed at
-  one table), because the rotations of a deal share its luck.
+  one table), because the rotations of a deal share its luck; `elo_fit` keeps the resamples,
+  which also give each bot's probability of each place on the ladder.
 - `plackett_luce`: openskill's Plackett–Luce rating, which models a whole finishing order at
   once; informative for 3+ seats, where pairs from one game are not independent.
 - `head_to_head` (and `versus` over precomputed `deal_totals`): two bots' pairwise score, Elo
@@ -23,7 +24,7 @@ import math
 import random
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -39,6 +40,8 @@ _RIDGE = 1e-9
 """A vanishing pull towards 0: keeps groups of bots that never met each other finite."""
 _MAX_STEP = 2.0
 """Largest Newton step, in natural log-odds: keeps early iterations from overshooting."""
+_TIE_ELO = 1e-6
+"""Elo ratings closer than this are equal: bots tied in a resample share its places."""
 
 Pair = tuple[str, str]
 Tally = dict[Pair, list[float]]
@@ -167,22 +170,63 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
     return values[low] + (values[high] - values[low]) * (position - low)
 
 
-def elo_ratings(
+class EloFit(msgspec.Struct, frozen=True):
+    """Elo point estimates and the bootstrap refits that judge them: the intervals and the
+    rank probabilities come from the same resamples."""
+
+    point: dict[str, float]
+    """Every rated bot's Elo from all the games, bots in name order."""
+    resamples: list[dict[str, float]]
+    """Each bootstrap resample's Elo of the bots that played in it."""
+
+    def ratings(self, confidence: float = 0.95) -> dict[str, Rating]:
+        """Each bot's Elo with the central `confidence` range of its resampled Elo (an
+        infinite one when fewer than two resamples rated it)."""
+        tail = (1 - confidence) / 2
+        ratings = {}
+        for bot, elo in self.point.items():
+            values = sorted(drawn[bot] for drawn in self.resamples if bot in drawn)
+            if len(values) < 2:
+                ratings[bot] = Rating(elo, -math.inf, math.inf)
+            else:
+                lo, hi = _percentile(values, tail), _percentile(values, 1 - tail)
+                ratings[bot] = Rating(elo, min(lo, elo), max(hi, elo))
+        return ratings
+
+    def rank_probabilities(self) -> dict[str, list[float]]:
+        """Each bot's probability of each place on the ladder (index 0: first): the share of
+        the resamples in which its Elo put it there. Only resamples that rate every bot count
+        (one that drew none of a bot's deals cannot place it); bots tied in a resample share
+        their places equally. Empty when no resample rates every bot (no bootstrap)."""
+        bots = list(self.point)
+        complete = [drawn for drawn in self.resamples if len(drawn) == len(bots)]
+        shares = {bot: [0.0] * len(bots) for bot in bots}
+        for drawn in complete:
+            order = sorted(bots, key=drawn.__getitem__, reverse=True)
+            first = 0
+            while first < len(order):
+                last = first + 1  # the places first..last-1 go to bots of equal Elo
+                while last < len(order) and drawn[order[first]] - drawn[order[last]] < _TIE_ELO:
+                    last += 1
+                for bot in order[first:last]:
+                    for place in range(first, last):
+                        shares[bot][place] += 1 / (last - first) / len(complete)
+                first = last
+        return shares if complete else {}
+
+
+def elo_fit(
     games: Sequence[FinishedGame],
     *,
     anchor: str | None = None,
     anchor_elo: float = BASE_ELO,
     prior: float = 1.0,
     bootstrap: int = 200,
-    confidence: float = 0.95,
     seed: int = 0,
-) -> dict[str, Rating]:
-    """Elo of every bot that played, anchored so the mean (or `anchor`) is `anchor_elo`.
-
-    The interval is the central `confidence` range of `bootstrap` refits on deals drawn with
-    replacement (a seeded RNG over deals in a fixed order: the same games always give the
-    same intervals, whatever order they come in).
-    """
+) -> EloFit:
+    """Elo of every bot that played, anchored so the mean (or `anchor`) is `anchor_elo`, and
+    `bootstrap` refits on deals drawn with replacement (a seeded RNG over deals in a fixed
+    order: the same games always give the same resamples, whatever order they come in)."""
     by_deal: dict[tuple[str, int], list[FinishedGame]] = defaultdict(list)
     for game in games:
         by_deal[game.deal_key].append(game)
@@ -218,22 +262,30 @@ def elo_ratings(
     everything = {deal: 1 for deal in range(len(deals))}
     point = refit(everything, [0.0] * len(bots))
     start = [(point[i] - anchor_elo) / ELO_PER_NAT for i in range(len(bots))]
-    samples: list[list[float]] = [[] for _ in bots]
+    resamples = []
     rng = random.Random(seed)
     for _ in range(bootstrap if len(deals) > 1 else 0):
         drawn = Counter(rng.choices(range(len(deals)), k=len(deals)))
-        for i, elo in refit(drawn, start).items():
-            samples[i].append(elo)
-    tail = (1 - confidence) / 2
-    ratings = {}
-    for i, bot in enumerate(bots):
-        values = sorted(samples[i])
-        if len(values) < 2:
-            ratings[bot] = Rating(point[i], -math.inf, math.inf)
-        else:
-            lo, hi = _percentile(values, tail), _percentile(values, 1 - tail)
-            ratings[bot] = Rating(point[i], min(lo, point[i]), max(hi, point[i]))
-    return ratings
+        resamples.append({bots[i]: elo for i, elo in refit(drawn, start).items()})
+    return EloFit({bot: point[i] for i, bot in enumerate(bots)}, resamples)
+
+
+def elo_ratings(
+    games: Sequence[FinishedGame],
+    *,
+    anchor: str | None = None,
+    anchor_elo: float = BASE_ELO,
+    prior: float = 1.0,
+    bootstrap: int = 200,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict[str, Rating]:
+    """Elo of every bot that played, anchored so the mean (or `anchor`) is `anchor_elo`, with
+    the central `confidence` range of `bootstrap` refits on resampled deals (see `elo_fit`)."""
+    fitted = elo_fit(
+        games, anchor=anchor, anchor_elo=anchor_elo, prior=prior, bootstrap=bootstrap, seed=seed
+    )
+    return fitted.ratings(confidence)
 
 
 def plackett_luce(games: Iterable[FinishedGame]) -> dict[str, tuple[float, float]]:
@@ -254,18 +306,52 @@ def plackett_luce_steps(
 ) -> Iterator[tuple[FinishedGame, dict[str, tuple[float, float]]]]:
     """Each game (in the order given) with the (mu, sigma) of its seats' bots after it: the
     online update `plackett_luce` ends with, and a bot's rating over time."""
-    model = PlackettLuce()
-    ratings: dict[str, Any] = {}
+    online = OnlinePlackettLuce()
     for game in games:
+        after = online.add(game)
+        if after:
+            yield game, after
+
+
+def mu_series(
+    games: Iterable[FinishedGame], name: Callable[[str], str] = str
+) -> dict[str, list[float]]:
+    """Each bot's openskill mu after each game it sat in (`games` in the order given: a
+    rating over time); `name` maps a seat's label to its series (a league counts every
+    version, `name@hash`, as its bot)."""
+    series: dict[str, list[float]] = defaultdict(list)
+    for _, after in plackett_luce_steps(games):
+        for label, (mu, _sigma) in after.items():
+            series[name(label)].append(mu)
+    return dict(series)
+
+
+class OnlinePlackettLuce:
+    """openskill Plackett–Luce ratings updated one game at a time, for whoever sees games as
+    they are stored (the league's ladder) and must not go over them all again."""
+
+    def __init__(self) -> None:
+        self._model = PlackettLuce()
+        self._ratings: dict[str, Any] = {}
+
+    def add(self, game: FinishedGame) -> dict[str, tuple[float, float]]:
+        """Rate `game`; the (mu, sigma) of its seats' bots after it (none when one bot sat in
+        two seats: Plackett–Luce has no meaning for it)."""
         if len(set(game.bots)) < len(game.bots):
-            continue  # one bot in two seats: Plackett–Luce has no meaning for it
+            return {}
+        model, ratings = self._model, self._ratings
         teams = [[ratings[bot] if bot in ratings else model.rating(name=bot)] for bot in game.bots]
         ranks = [float(rank) for rank in game.played.ranks]
         after = {}
         for bot, (rating,) in zip(game.bots, model.rate(teams, ranks=ranks), strict=True):
             ratings[bot] = rating
             after[bot] = (rating.mu, rating.sigma)
-        yield game, after
+        return after
+
+    def sigma(self, bot: str) -> float:
+        """How uncertain `bot`'s rating is (infinite before its first game)."""
+        rating = self._ratings.get(bot)
+        return math.inf if rating is None else float(rating.sigma)
 
 
 class ScoreEstimate(msgspec.Struct, frozen=True):

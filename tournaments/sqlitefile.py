@@ -226,6 +226,22 @@ class SqliteFile:
     # ---- plumbing ---------------------------------------------------------------------------
 
     @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees one state of the file: a writer committing meanwhile (WAL
+        lets it) adds nothing halfway — no game read without its seats, no list of games paired
+        with ids read a moment later. Inside a transaction already, that one is the snapshot."""
+        if self._db.in_transaction:
+            yield
+            return
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("COMMIT")
+
+    @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         """BEGIN IMMEDIATE … COMMIT, rolled back on any exception (KeyboardInterrupt included).
 

@@ -444,22 +444,55 @@ class Store(SqliteFile):
     @_read_back
     def games(self) -> list[FinishedGame]:
         """Every stored game in schedule order (seat-set, deal, rotation): input of the tables."""
+        return [game for _, game in self._games("", (), "seat_set, deal, rotation")]
+
+    @_read_back
+    def games_as_stored(self) -> list[tuple[int, FinishedGame]]:
+        """Every stored game with its id, in the order they were stored (a rating over time)."""
+        return self._games("", (), "id")
+
+    @_read_back
+    def recent_games(self, name: str, count: int) -> list[tuple[int, FinishedGame]]:
+        """The newest `count` games (by id, newest first) any version of the bot `name` sat
+        in, with their ids: a league's bot page, read without going over every game."""
+        where = (
+            "WHERE id IN (SELECT DISTINCT game FROM seats WHERE bot IN "
+            "(SELECT id FROM bots WHERE name = ?) ORDER BY game DESC LIMIT ?)"
+        )
+        return self._games(where, (name, count), "id DESC")
+
+    def _games(
+        self, where: str, params: tuple[Any, ...], order: str
+    ) -> list[tuple[int, FinishedGame]]:
+        """The games `where` selects (an SQL clause on `games`), in `order`, with their ids."""
+        with self.snapshot():
+            return self._games_now(where, params, order)
+
+    def _games_now(
+        self, where: str, params: tuple[Any, ...], order: str
+    ) -> list[tuple[int, FinishedGame]]:
         labels = self.labels()
+        chosen = f"SELECT id FROM games {where}"
         seats: dict[int, list[tuple[Any, ...]]] = {}
         for row in self._db.execute(
-            "SELECT game, bot, score, rank, moves, think_ms FROM seats ORDER BY game, seat"
+            "SELECT game, bot, score, rank, moves, think_ms FROM seats "
+            f"WHERE game IN ({chosen}) ORDER BY game, seat",
+            params,
         ):
             seats.setdefault(row[0], []).append(row[1:])
         faults: dict[int, list[FaultRow]] = {}
         for game, seat, kind, reason, decision in self._db.execute(
-            "SELECT game, seat, kind, reason, decision FROM faults ORDER BY rowid"
+            "SELECT game, seat, kind, reason, decision FROM faults "
+            f"WHERE game IN ({chosen}) ORDER BY rowid",
+            params,
         ):
             fault = {"seat": seat, "kind": kind, "reason": reason, "decision": decision}
             faults.setdefault(game, []).append(msgspec.convert(fault, FaultRow))
         result = []
         for game, seat_set, deal, rotation, tiebreak, wall_ms in self._db.execute(
-            "SELECT id, seat_set, deal, rotation, tiebreak, wall_ms FROM games "
-            "ORDER BY seat_set, deal, rotation"
+            f"SELECT id, seat_set, deal, rotation, tiebreak, wall_ms FROM games {where} "
+            f"ORDER BY {order}",
+            params,
         ):
             rows = seats.get(game)
             if rows is None:  # only a damaged or half-recovered store has a game without seats
@@ -486,7 +519,7 @@ class Store(SqliteFile):
                 "bots": [labels[row[0]] for row in rows],
                 "played": played,
             }
-            result.append(msgspec.convert(finished, FinishedGame))
+            result.append((int(game), msgspec.convert(finished, FinishedGame)))
         return result
 
     @guarded

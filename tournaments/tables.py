@@ -1,4 +1,5 @@
-"""The tournament's tables as data: standings, crosstable, head-to-head, seats, faults, timing.
+"""The tournament's tables as data: standings, rank probabilities, crosstable, head-to-head,
+significant cycles, seats, faults, timing.
 
 Each function turns finished games into a `Table` (machine keys, display headers, rows of
 plain values: numbers stay numbers for CSV and JSON); rendering to text, CSV or JSON is the CLI's
@@ -8,19 +9,23 @@ people-facing form differs (the crosstable's "75% (8)" cells) carries that form 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
+from tournaments.cycles import find_cycles
 from tournaments.ratings import (
     BASE_ELO,
+    EloFit,
+    Rating,
     deal_totals,
-    elo_ratings,
+    elo_fit,
     estimate_score,
     pair_outcomes,
     pair_score,
@@ -40,6 +45,9 @@ class Table(msgspec.Struct, frozen=True):
     rows: list[list[Any]]
     display: tuple[list[str], list[list[Any]]] | None = None
     """Headers and rows for people when they differ from `headers` and `rows`."""
+    notes: list[str] = []
+    """Lines for people under the table: what its rows would hide (under the standings, the
+    bots that beat one another in a circle)."""
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.keys, row, strict=True)) for row in self.rows]
@@ -133,7 +141,11 @@ def standings(
     For games of three or more seats, Plackett–Luce mu and sigma are added: a second opinion
     from a model of whole finishing orders.
     """
-    ratings = elo_ratings(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
+    fitted = elo_fit(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
+    return _ladder(games, fitted.ratings())
+
+
+def _ladder(games: Sequence[FinishedGame], ratings: dict[str, Rating]) -> Table:
     totals = _totals(games)
     wld: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for (bot, _), counts in _wld(games).items():
@@ -185,6 +197,24 @@ def standings(
 def ranking(table: Table) -> list[str]:
     """The bots of a standings table in ladder order (other tables list bots in this order)."""
     return [row[table.keys.index("bot")] for row in table.rows]
+
+
+def ranks(fitted: EloFit, order: Sequence[str]) -> Table:
+    """How settled the ladder is: each bot's probability (%) of each place, the share of the
+    bootstrap's resamples — those the Elo intervals come from — in which it held that place
+    (see `EloFit.rank_probabilities`). Blank without a bootstrap, or for a bot never rated."""
+    shares = fitted.rank_probabilities()
+    places = range(1, len(fitted.point) + 1)
+    columns = [
+        ("rank", "#"),
+        ("bot", "bot"),
+        *((f"rank_{place}_pct", f"#{place} %") for place in places),
+    ]
+    rows: list[list[Any]] = []
+    for place, bot in enumerate(order, 1):
+        percents: list[float | None] = [round(100 * share, 1) for share in shares.get(bot, [])]
+        rows.append([place, bot, *(percents or [None] * len(places))])
+    return _table("ranks", "Rank probabilities (% of bootstrap resamples)", columns, rows)
 
 
 def crosstable(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
@@ -281,6 +311,58 @@ def pairs(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
                 row += pentanomial(deals)
             rows.append(row)
     return _table("pairs", "Head to head", columns, rows)
+
+
+CYCLE_LOS = 0.95
+"""How sure each step of a reported cycle must be: the winner's likelihood of superiority."""
+
+
+def cycles(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
+    """Significant cycles: bots that beat one another in a circle, each step with an LOS of
+    at least `CYCLE_LOS` (as in the head-to-head table), so that no single ranking of them is
+    right. One shortest cycle per group of such bots (see `tournaments.cycles`), a row per
+    step: the bot, the one it beats, their games, its score and LOS."""
+    totals = deal_totals(games)
+    beats: dict[str, list[str]] = defaultdict(list)
+    for a, b in itertools.permutations(order, 2):
+        if tuple(sorted((a, b))) in totals and versus(totals, a, b).los >= CYCLE_LOS:
+            beats[a].append(b)
+    columns = [
+        ("cycle", "cycle"),
+        ("bot", "bot"),
+        ("beats", "beats"),
+        ("games", "games"),
+        ("score_pct", "score %"),
+        ("los_pct", "LOS %"),
+    ]
+    rows = []
+    for number, cycle in enumerate(find_cycles(beats, order), 1):
+        for bot, beaten in zip(cycle, [*cycle[1:], cycle[0]], strict=True):
+            match = versus(totals, bot, beaten)
+            rows.append(
+                [
+                    number,
+                    bot,
+                    beaten,
+                    match.games,
+                    round(100 * match.score, 1),
+                    round(100 * match.los, 1),
+                ]
+            )
+    title = f"Significant cycles (each bot beats the next with LOS ≥ {CYCLE_LOS:.0%})"
+    return _table("cycles", title, columns, rows)
+
+
+def cycle_notes(table: Table) -> list[str]:
+    """A line per cycle of a `cycles` table, to read under the standings."""
+    found: dict[int, list[str]] = defaultdict(list)
+    for row in table.records():
+        found[row["cycle"]].append(row["bot"])
+    return [
+        f"Cycle {' > '.join([*bots, bots[0]])}: each beats the next (LOS ≥ {CYCLE_LOS:.0%}), "
+        "so no single ranking of these bots is right (see the cycles table)."
+        for bots in found.values()
+    ]
 
 
 def seats(games: Sequence[FinishedGame]) -> Table:
@@ -405,7 +487,16 @@ def game_list(games: Sequence[FinishedGame], keys: Sequence[GameKey]) -> Table:
     return _table("games", "Games", columns, rows)
 
 
-TABLE_NAMES = ("standings", "crosstable", "pairs", "seats", "faults", "timing")
+TABLE_NAMES = (
+    "standings",
+    "ranks",
+    "crosstable",
+    "pairs",
+    "cycles",
+    "seats",
+    "faults",
+    "timing",
+)
 GAMES_TABLE = "games"
 """The list of games: asked by name only (it is as long as the tournament), never in "all"."""
 
@@ -420,13 +511,18 @@ def build(
     keys: Sequence[GameKey] | None = None,
 ) -> list[Table]:
     """The named tables, in the order asked, bots ordered as on the ladder (`keys`, the store's
-    game keys in the order of `games`, only for the games table)."""
-    ladder = standings(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
+    game keys in the order of `games`, only for the games table). The standings carry a note
+    per significant cycle, and the rank probabilities come from the intervals' own bootstrap."""
+    fitted = elo_fit(games, anchor=anchor, anchor_elo=anchor_elo, bootstrap=bootstrap)
+    ladder = _ladder(games, fitted.ratings())
     order = ranking(ladder)
-    made = {
-        "standings": lambda: ladder,
+    circles = functools.cache(lambda: cycles(games, order))
+    made: dict[str, Callable[[], Table]] = {
+        "standings": lambda: msgspec.structs.replace(ladder, notes=cycle_notes(circles())),
+        "ranks": lambda: ranks(fitted, order),
         "crosstable": lambda: crosstable(games, order),
         "pairs": lambda: pairs(games, order),
+        "cycles": circles,
         "seats": lambda: seats(games),
         "faults": lambda: faults(games),
         "timing": lambda: timing(games, order),

@@ -30,6 +30,9 @@ Rulings beyond the spec's own (each tested):
 
 Randomness: the state keeps the seed of the next shuffle as an int, so cloning copies no RNG.
 
+`apply` checks the one action it is given (`_allowed`) without building the legal list; the
+placement checks of a decision read one `Layout` of the Alhambra, shared by equal Alhambras.
+
 This module holds the state and the turn's flow; the rules that need no state are apart:
 `alhambra_placement` (where a building may go, the longest outer wall), `alhambra_money` (money
 cards, takes, payments) and `alhambra_scoring` (majorities, a scoring round's points).
@@ -60,21 +63,26 @@ from referee.games.alhambra_messages import (
 )
 from referee.games.alhambra_money import (
     card_of,
-    currency_total,
+    currency_totals,
     kind_of,
+    known_kind,
     money_kinds,
+    payable,
     payment_steps,
     takes,
     value_of,
 )
 from referee.games.alhambra_placement import (
+    Cell,
     Grid,
     alhambra_problems,
     by_row,
+    can_place,
     can_redesign,
     can_remove,
+    can_swap,
+    layout_of,
     redesign_spots,
-    spots,
 )
 from referee.games.alhambra_scoring import round_points
 from referee.games.alhambra_tiles import (
@@ -327,7 +335,7 @@ def _distribute(state: State) -> None:
         if not building:
             continue
         state.market[slot] = 0
-        totals = [currency_total(hand, slot) for hand in state.hands]
+        totals = [currency_totals(hand)[slot] for hand in state.hands]
         best = max(totals)
         if best > 0 and totals.count(best) == 1:
             state.pending[totals.index(best)].append(building)
@@ -364,37 +372,106 @@ def _end_actions(state: State) -> None:
 # ---- legal actions ---------------------------------------------------------------------------
 
 
-def _affordable(state: State, seat: int, slot: int) -> bool:
-    building = state.market[slot]
-    if not building:
-        return False
-    return currency_total(state.hands[seat], slot) >= PRICE[building]
+_BUY: tuple[Buy, ...] = tuple(Buy(slot) for slot in range(SLOTS))
+_REDESIGN: tuple[Redesign, ...] = tuple(Redesign(b) for b in range(len(BUILDINGS) + 1))
+_RESERVE: tuple[Reserve, ...] = tuple(Reserve(b) for b in range(len(BUILDINGS) + 1))
+_GIVE_DIRK: tuple[GiveDirk, ...] = tuple(GiveDirk(b) for b in range(len(BUILDINGS) + 1))
+"""The actions that name a slot or a building, made once (frozen: legal lists share them)."""
+
+
+def _buys(state: State, seat: int) -> list[Buy]:
+    """The purchases the seat's cards can pay: a filled slot, enough of its currency."""
+    market = state.market
+    totals = currency_totals(state.hands[seat])
+    return [
+        _BUY[slot] for slot in range(SLOTS) if market[slot] and totals[slot] >= PRICE[market[slot]]
+    ]
 
 
 def _action_choices(state: State, seat: int) -> list[Action]:
     choices: list[Action] = list(takes(state.offer))
-    choices += [Buy(slot) for slot in range(SLOTS) if _affordable(state, seat, slot)]
-    grid = state.alhambras[seat]
-    for building in state.reserves[seat]:
-        if can_redesign(grid, building):
-            choices.append(Redesign(building))
-    for cell, building in sorted(grid.items(), key=lambda item: item[1]):
-        if can_remove(grid, cell):
-            choices.append(Redesign(building))
+    choices += _buys(state, seat)
+    if state.reserves[seat] or len(state.alhambras[seat]) > 1:
+        layout = layout_of(state.alhambras[seat])
+        choices += [_REDESIGN[b] for b in state.reserves[seat] if layout.redesignable(WALLS[b])]
+        grid = layout.grid
+        choices += [_REDESIGN[b] for b in sorted(grid[cell] for cell in layout.removable())]
     if state.extra or (not choices and state.actions == 0):
         choices.append(End())
     return choices
 
 
 def _placements(state: State, seat: int, dirk: bool) -> list[Action]:
-    grid = state.alhambras[seat]
+    pending = state.pending[seat]
+    if not pending:
+        return []
+    layout = layout_of(state.alhambras[seat])
     choices: list[Action] = []
-    for building in state.pending[seat]:
-        choices += [Place(building, x, y) for x, y in spots(grid, building)]
-        choices.append(Reserve(building))
+    for building in pending:
+        choices += [Place(building, x, y) for x, y in layout.spots(WALLS[building])]
+        choices.append(_RESERVE[building])
         if dirk:
-            choices.append(GiveDirk(building))
+            choices.append(_GIVE_DIRK[building])
     return choices
+
+
+def _allowed(state: State, seat: int, action: Any) -> bool:
+    """`action` (canonical) is in `legal(state, seat)`, checked alone: apply validates with it,
+    without building the list."""
+    phase = state.phase
+    kind = type(action)
+    if phase == "action":
+        if kind is Take:
+            return action in takes(state.offer)
+        if kind is Buy:
+            return action in _buys(state, seat)
+        if kind is Redesign:
+            return _may_redesign(state, seat, action.building)
+        return kind is End and (state.extra or End() in _action_choices(state, seat))
+    if phase == "pay":
+        price = PRICE[state.market[state.paying]]
+        if kind is End:
+            return sum(value_of(k) for k in state.paid) >= price
+        card = known_kind(action.card) if kind is Pay else None
+        return card is not None and card in payable(
+            state.hands[seat], state.paying, price, state.paid
+        )
+    grid = state.alhambras[seat]
+    if phase == "redesign":
+        cell = _cell(action) if kind is Place and action.building == state.moving else None
+        if cell is None:
+            return False
+        return (
+            can_swap(grid, cell, state.moving)
+            if cell in grid
+            else can_place(grid, cell, state.moving)
+        )
+    if kind not in (Place, Reserve, GiveDirk) or action.building not in state.pending[seat]:
+        return False
+    if kind is Place:
+        cell = _cell(action)
+        return cell is not None and can_place(grid, cell, action.building)
+    return kind is Reserve or (state.dirk and phase == "place")
+
+
+def _cell(action: Place) -> Cell | None:
+    """The cell a placement names, None when its coordinates are no integers."""
+    x, y = action.x, action.y
+    return (x, y) if isinstance(x, int) and isinstance(y, int) else None
+
+
+def _may_redesign(state: State, seat: int, building: int) -> bool:
+    """Redesign with `building`: from the reserve to a spot or a swap, or out of the Alhambra."""
+    grid = state.alhambras[seat]
+    if building in state.reserves[seat]:
+        return can_redesign(grid, building)
+    cell = _cell_of(grid, building)
+    return cell is not None and can_remove(grid, cell)
+
+
+def _cell_of(grid: Grid, building: int) -> Cell | None:
+    """Where `building` stands in the Alhambra (None: not there)."""
+    return next((cell for cell, there in grid.items() if there == building), None)
 
 
 # ---- the game --------------------------------------------------------------------------------
@@ -459,18 +536,17 @@ class Alhambra(Game[State, Action, Observation]):
             )
         if state.phase == "redesign":
             building = state.moving
-            return [
-                Place(building, x, y) for x, y in redesign_spots(state.alhambras[seat], building)
-            ]
+            cells = redesign_spots(state.alhambras[seat], building)
+            return [Place(building, x, y) for x, y in cells]
         return _placements(state, seat, state.dirk and state.phase == "place")
 
     def apply(self, state: State, actions: Mapping[int, Action]) -> None:
         acting = self.to_act(state)
-        if set(actions) != set(acting):
+        if len(actions) != len(acting) or (acting and acting[0] not in actions):
             raise WrongSeats(acting, actions)
         seat = acting[0]
         action = _canonical(actions[seat])
-        if action not in self.legal(state, seat):
+        if not _allowed(state, seat, action):
             raise IllegalAction(_why(state, seat, action), f"seat {seat}: {action!r}")
         _do(state, seat, action)
 

@@ -15,9 +15,11 @@ from referee.games.alhambra_messages import Action, End, Money, Pay, Take
 __all__ = [
     "TAKE_LIMIT",
     "card_of",
-    "currency_total",
+    "currency_totals",
     "kind_of",
+    "known_kind",
     "money_kinds",
+    "payable",
     "payment_steps",
     "takes",
     "value_of",
@@ -45,40 +47,87 @@ def kind_of(card: Money) -> int:
     return card.currency * 9 + card.value - 1
 
 
+_KINDS: dict[Money, int] = {card: kind for kind, card in enumerate(_MONEY)}
+
+
+def known_kind(card: object) -> int | None:
+    """The kind of `card` when it is one of the game's money cards, else None (a bot may send
+    any currency and value)."""
+    return _KINDS.get(card) if isinstance(card, Money) else None
+
+
 def value_of(kind: int) -> int:
     """The value (1–9) of a money card's kind."""
     return kind % 9 + 1
 
 
-def currency_total(hand: list[int], currency: int) -> int:
-    """The total value of the cards of `currency` in `hand`."""
-    return sum(value_of(k) for k in hand if k // 9 == currency)
+def currency_totals(hand: list[int]) -> list[int]:
+    """The total value of the cards of each currency in `hand`."""
+    totals = [0, 0, 0, 0]
+    for kind in hand:
+        totals[kind // 9] += kind % 9 + 1
+    return totals
 
 
-def takes(offer: Sequence[int]) -> list[Take]:
+_TAKES: dict[tuple[int, ...], tuple[Take, ...]] = {}
+"""`takes` by sorted offer: every decision of an action phase asks for them, and the offers
+recur. Cleared when it holds `_TAKES_KEPT` offers, so it stays small."""
+_TAKES_KEPT = 4096
+
+
+def takes(offer: Sequence[int]) -> tuple[Take, ...]:
     """Every take from the offer: one card, or several summing to at most `TAKE_LIMIT`; each set
-    once, its cards in increasing order."""
-    found: dict[tuple[int, ...], None] = {}
-    for size in range(1, len(offer) + 1):
-        for combo in combinations(sorted(offer), size):
-            if size == 1 or sum(value_of(k) for k in combo) <= TAKE_LIMIT:
-                found[combo] = None
-    return [Take(tuple(card_of(k) for k in combo)) for combo in found]
+    once, its cards in increasing order. Shared between calls: never mutate what it returns."""
+    key = tuple(sorted(offer))
+    found = _TAKES.get(key)
+    if found is None:
+        if len(_TAKES) >= _TAKES_KEPT:
+            _TAKES.clear()
+        found = _TAKES[key] = _enumerate_takes(key)
+    return found
 
 
-def payment_steps(hand: list[int], currency: int, price: int, paid: list[int]) -> list[Action]:
-    """The cards of `hand` that may be added next to the payment `paid` in `currency` (no smaller
-    card than the last one added, and `price` still reachable), then End once it is reached."""
+_SINGLE: tuple[Take, ...] = tuple(Take((card,)) for card in _MONEY)
+"""The take of one card, by kind."""
+
+
+def _enumerate_takes(offer: tuple[int, ...]) -> tuple[Take, ...]:
+    """`takes` of a sorted offer: the single cards, then by size the sets of small cards (two
+    or more cards sum to at most 5 only when each is worth at most 4)."""
+    found: list[Take] = [_SINGLE[kind] for kind in dict.fromkeys(offer)]
+    small = [kind for kind in offer if value_of(kind) < TAKE_LIMIT]
+    combos: dict[tuple[int, ...], None] = {}
+    for size in range(2, len(small) + 1):
+        for combo in combinations(small, size):
+            if sum(value_of(k) for k in combo) <= TAKE_LIMIT:
+                combos[combo] = None
+    found += [Take(tuple(card_of(k) for k in combo)) for combo in combos]
+    return tuple(found)
+
+
+def payable(hand: list[int], currency: int, price: int, paid: list[int]) -> list[int]:
+    """The kinds of card of the sorted `hand` that may be added next to the payment `paid` in
+    `currency`, each once: no smaller card than the last one added, and `price` still reachable
+    (adding a card leaves only the cards from its own position in the hand on usable)."""
     total = sum(value_of(k) for k in paid)
     lowest = paid[-1] if paid else 0
     usable = [k for k in hand if k // 9 == currency and k >= lowest]
-    choices: list[Action] = []
+    rest = sum(value_of(k) for k in usable)
+    found: list[int] = []
     for index, kind in enumerate(usable):
-        if index and usable[index - 1] == kind:
-            continue
-        # adding `kind` leaves only cards from its own position on usable afterwards
-        if total + sum(value_of(k) for k in usable[index:]) >= price:
-            choices.append(Pay(card_of(kind)))
-    if total >= price:
+        if (not index or usable[index - 1] != kind) and total + rest >= price:
+            found.append(kind)
+        rest -= value_of(kind)
+    return found
+
+
+_PAY: tuple[Pay, ...] = tuple(Pay(card) for card in _MONEY)
+"""Paying one card, by kind."""
+
+
+def payment_steps(hand: list[int], currency: int, price: int, paid: list[int]) -> list[Action]:
+    """The payment's next steps: `Pay` each card of `payable`, then End once `price` is reached."""
+    choices: list[Action] = [_PAY[kind] for kind in payable(hand, currency, price, paid)]
+    if sum(value_of(k) for k in paid) >= price:
         choices.append(End())
     return choices

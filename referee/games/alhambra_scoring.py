@@ -25,9 +25,25 @@ POINTS: tuple[tuple[tuple[int, ...], ...], ...] = (
 """Points by type, then scoring (1–3, index 0–2), then place."""
 
 
+_RANKS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+"""`rank_points` by (counts, table): bots and searches ask about the same few again and again.
+Cleared when it holds `_RANKS_KEPT`, so it stays small."""
+_RANKS_KEPT = 4096
+
+
 def rank_points(counts: Sequence[int], table: Sequence[int]) -> list[int]:
     """Points per participant for one type: ranked by count (≥ 1 needed); tied participants share
     the points of the places they occupy, rounded down, and push the next ones down."""
+    key = (tuple(counts), tuple(table))
+    points = _RANKS.get(key)
+    if points is None:
+        if len(_RANKS) >= _RANKS_KEPT:
+            _RANKS.clear()
+        points = _RANKS[key] = _ranked(*key)
+    return list(points)
+
+
+def _ranked(counts: tuple[int, ...], table: tuple[int, ...]) -> tuple[int, ...]:
     points = [0] * len(counts)
     place = 0
     for count in sorted({c for c in counts if c > 0}, reverse=True):
@@ -36,7 +52,7 @@ def rank_points(counts: Sequence[int], table: Sequence[int]) -> list[int]:
         for i in tied:
             points[i] = share
         place += len(tied)
-    return points
+    return tuple(points)
 
 
 def round_points(alhambras: list[Grid], dirk: list[int] | None, scoring: int) -> list[int]:

@@ -113,27 +113,80 @@ _TAKING, _PLACING, _PAYING, _BONUS, _OVER = 0, 1, 2, 3, 4
 _KINDS = ("take", "place", "pay", "bonus", "over")
 _SEATS = [(seat,) for seat in range(4)]
 
-# Pre-built actions, so that `legal` allocates the list and nothing else.
-_TAKES = [[Take(source, colour) for colour in range(COLOURS)] for source in range(CENTRE, 9)]
-"""_TAKES[source + 1][colour]."""
+# Pre-built actions, so that `legal` allocates the list and nothing else: those of a set of
+# colours (a bit mask) are one tuple, so a source's takes or a space's placements are one extend.
+
+
+def _by_mask(actions: list[Action]) -> list[tuple[Action, ...]]:
+    """`actions` (one per colour) by every set of colours as a bit mask: those of the set, in
+    colour order."""
+    rows: list[tuple[Action, ...]] = [()]
+    for action in actions:
+        rows += [(*row, action) for row in rows]
+    return rows
+
+
+_TAKES = [
+    _by_mask([Take(source, colour) for colour in range(COLOURS)]) for source in range(CENTRE, 9)
+]
+"""_TAKES[source + 1][colours]: the takes from `source` of those colours (a mask)."""
 _PLACES = [
-    [Place(space // 6, space % 6 + 1, colour) for colour in range(COLOURS)]
+    _by_mask([Place(space // 6, space % 6 + 1, colour) for colour in range(COLOURS)])
     for space in range(CELLS)
 ]
+"""_PLACES[cell][colours]: the placements on `cell` of those colours (a mask)."""
+_STAR_SPACES = {
+    grey: [
+        tuple((space, costs[space], _PLACES[space]) for space in range(star * 6, star * 6 + 6))
+        for star in range(STARS)
+    ]
+    for grey, costs in COSTS.items()
+}
+"""_STAR_SPACES[grey][star]: the star's cells, each with its cost and `_PLACES` row."""
 _PAYS = [Pay(wilds) for wilds in range(7)]
 _BONUSES = [Bonus(colour) for colour in range(COLOURS)]
+_TOP_COST = max(max(costs) for costs in COSTS.values())
+"""The dearest space of either side: 6."""
 
 
 def _keep_counts(keep: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(keep.count(colour) for colour in range(COLOURS))
 
 
-_PASS_OF = {
-    keep: Pass(keep)
+_BITS = tuple(1 << colour for colour in range(COLOURS))
+
+
+def _colours_of(counts: list[int] | tuple[int, ...]) -> int:
+    """The colours (a bit mask) `counts` holds at least one tile of."""
+    return sum(itertools.compress(_BITS, counts))
+
+
+_FIELD_BITS = 4
+_GUARDS = sum(8 << _FIELD_BITS * colour for colour in range(COLOURS))
+"""Counts of at most 4 per colour packed in an int, a field of 4 bits each (see `_packed`):
+each field's bit 3 set, a guard that a subtraction borrows exactly when it goes below 0."""
+
+
+def _packed(counts: tuple[int, ...]) -> int:
+    return sum(count << _FIELD_BITS * colour for colour, count in enumerate(counts))
+
+
+_KEPT = {
+    keep: _keep_counts(keep)
     for size in range(STORAGE + 1)
     for keep in itertools.combinations_with_replacement(range(COLOURS), size)
 }
-"""Every pass by the tiles it keeps: 210 (multisets of at most 4 of 6 colours)."""
+"""Every keep as `legal` spells it (a sorted tuple) with its tiles per colour: 210, the multisets
+of at most 4 of 6 colours, by size, then in order (the order `legal` lists them in)."""
+_KEEPS = [(_packed(counts), _colours_of(counts), Pass(keep)) for keep, counts in _KEPT.items()]
+_KEEPS_WITHIN = [
+    [(packed, action) for packed, colours, action in _KEEPS if not colours & ~held]
+    for held in range(1 << COLOURS)
+]
+"""_KEEPS_WITHIN[colours]: the passes (in order, counts packed) keeping only those colours (a
+mask): all a hand of those colours may allow, 35 of the 210 for three colours."""
+_PASSES: dict[tuple[int, ...], tuple[Action, ...]] = {}
+"""`_legal_passes` by the hand's counts capped at 4: at most 5^6 entries (14 MB with all)."""
 
 
 # ---- state -----------------------------------------------------------------------------------
@@ -249,6 +302,8 @@ def run_length(cells: list[int], space: int) -> int:
 
 def allowed_colours(cells: list[int], star: int, grey: bool) -> int:
     """The colours (a bit mask) a new tile on `star` may have under the star's rule."""
+    if not grey and star != CENTRE_STAR:
+        return 1 << star
     every = (1 << COLOURS) - 1
     present = 0
     count = 0
@@ -257,7 +312,7 @@ def allowed_colours(cells: list[int], star: int, grey: bool) -> int:
             present |= 1 << colour
             count += 1
     if not grey:
-        return every & ~present if star == CENTRE_STAR else 1 << star
+        return every & ~present
     if count <= 1:
         return every
     if present & (present - 1) == 0:  # one colour so far, twice or more
@@ -341,7 +396,9 @@ class SummerPavilion(Game[SummerPavilionState, Action, SummerPavilionObservation
             return list(_PAYS[lo : hi + 1])
         if phase == _BONUS:
             return [_BONUSES[c] for c in range(COLOURS) if state.supply[c]]
-        return _legal_places(state, seat) + _legal_passes(state.hand[seat])
+        actions = _legal_places(state, seat)
+        actions += _legal_passes(state.hand[seat])
+        return actions
 
     def apply(self, state: SummerPavilionState, actions: Mapping[int, Action]) -> None:
         if state.phase == _OVER:
@@ -485,19 +542,14 @@ def _prepare_round(state: SummerPavilionState) -> None:
 
 
 def _legal_takes(state: SummerPavilionState) -> list[Action]:
-    wild = state.wild
+    wild = 1 << state.wild
     actions: list[Action] = []
-    offer = state.offer
-    for source, group in ((CENTRE, offer.centre), *enumerate(offer.factories)):
+    groups = (state.offer.centre, *state.offer.factories)  # sources CENTRE (-1), 0, 1, ...
+    for takes, group in zip(_TAKES, groups, strict=False):  # _TAKES: up to 9 factories
         if any(group):
-            takes = _TAKES[source + 1]
-            found = False
-            for colour in range(COLOURS):
-                if group[colour] and colour != wild:
-                    actions.append(takes[colour])
-                    found = True
-            if not found:
-                actions.append(takes[wild])
+            colours = _colours_of(group)
+            # Every colour but the wild one; the wild one only from a source of nothing else.
+            actions += takes[colours & ~wild or colours]
     return actions
 
 
@@ -538,57 +590,58 @@ def _start_placing(state: SummerPavilionState) -> None:
 
 
 def _legal_places(state: SummerPavilionState, seat: int) -> list[Action]:
-    hand, cells, wild, grey = state.hand[seat], state.board[seat], state.wild, state.grey
-    costs = COSTS[grey]
-    held = [colour for colour in range(COLOURS) if hand[colour]]
-    if not held:
-        return []
-    # The dearest space each colour can pay: its own tiles plus the wilds (see `wild_range`).
-    most = [hand[colour] + (hand[wild] if colour != wild else 0) for colour in range(COLOURS)]
+    cells, grey = state.board[seat], state.grey
+    payable = _payable(state.hand[seat], state.wild)
     actions: list[Action] = []
-    for star in range(STARS):
-        allowed = allowed_colours(cells, star, grey)
-        payable = [colour for colour in held if allowed >> colour & 1]
-        if not payable:
-            continue
-        for space in range(star * 6, star * 6 + 6):
-            if cells[space] < 0:
-                cost = costs[space]
-                places = _PLACES[space]
-                for colour in payable:
-                    if cost <= most[colour]:
-                        actions.append(places[colour])
+    if not payable[1]:
+        return actions
+    for star, spaces in enumerate(_STAR_SPACES[grey]):
+        allowed = allowed_colours(cells, star, grey) & payable[1]
+        if allowed:
+            for space, cost, places in spaces:
+                if cells[space] < 0:
+                    colours = allowed & payable[cost]
+                    if colours:
+                        actions += places[colours]
     return actions
 
 
-def _legal_passes(hand: list[int]) -> list[Action]:
-    """The passes a hand allows, by size, then as sorted tuples (so in a fixed order)."""
-    held = [colour for colour in range(COLOURS) if hand[colour]]
-    actions: list[Action] = []
-    for size in range(min(STORAGE, sum(hand)) + 1):
-        _add_keeps(actions, hand, held, 0, 0, size, ())
-    return actions
+def _payable(hand: list[int], wild: int) -> list[int]:
+    """By cost (0 to the top cost, 6): the colours (a mask) the hand can pay that cost for:
+    held, with at least that many of the colour and wild tiles together (see `wild_range`)."""
+    wilds = hand[wild]
+    payable = [0] * (_TOP_COST + 1)
+    for colour in range(COLOURS):
+        count = hand[colour]
+        if count:
+            dearest = count if colour == wild else count + wilds
+            payable[dearest if dearest < _TOP_COST else _TOP_COST] |= 1 << colour
+    for cost in range(_TOP_COST - 1, -1, -1):
+        payable[cost] |= payable[cost + 1]
+    return payable
 
 
-def _add_keeps(
-    out: list[Action],
-    hand: list[int],
-    held: list[int],
-    index: int,
-    used: int,
-    left: int,
-    prefix: tuple[int, ...],
-) -> None:
-    """Append every sorted keep of `left` more tiles after `prefix`, in lexicographic order:
-    `used` tiles of `held[index]` are in `prefix`, and later tiles are `held[index]` or after."""
-    if not left:
-        out.append(_PASS_OF[prefix])
-        return
-    for position in range(index, len(held)):
-        colour = held[position]
-        taken = used if position == index else 0
-        if taken < hand[colour]:
-            _add_keeps(out, hand, held, position, taken + 1, left - 1, (*prefix, colour))
+def _legal_passes(hand: list[int]) -> tuple[Action, ...]:
+    """The passes a hand allows, by size, then as sorted tuples (so in a fixed order).
+
+    Shared and immutable, from a cache keyed by the hand's counts capped at 4 (a keep holds at
+    most 4 tiles, so more of a colour allows no other keep): every decision to place lists them,
+    up to 210 and most of its legal list, and playouts meet the same hands again and again.
+    """
+    key = tuple([count if count < STORAGE else STORAGE for count in hand])
+    passes = _PASSES.get(key)
+    if passes is None:
+        # A keep fits the hand when no colour's field borrows its guard: 8 + held - kept >= 8.
+        room = _packed(key) | _GUARDS
+        passes = tuple(
+            [
+                action
+                for kept, action in _KEEPS_WITHIN[_colours_of(key)]
+                if (room - kept) & _GUARDS == _GUARDS
+            ]
+        )
+        _PASSES[key] = passes
+    return passes
 
 
 def _pending_range(state: SummerPavilionState) -> tuple[int, int]:
@@ -692,12 +745,14 @@ def _refill_supply(state: SummerPavilionState) -> None:
 
 def _pass(state: SummerPavilionState, seat: int, action: Pass) -> None:
     keep = action.keep
-    if len(keep) > STORAGE:
-        raise IllegalAction("keep at most 4 tiles", f"{len(keep)} tiles")
-    if any(not 0 <= colour < COLOURS for colour in keep):
-        raise IllegalAction("colours are 0..5", f"keep {list(keep)}")
+    counts = _KEPT.get(keep)
+    if counts is None:  # not a keep as `legal` spells it: maybe in another order, maybe wrong
+        if len(keep) > STORAGE:
+            raise IllegalAction("keep at most 4 tiles", f"{len(keep)} tiles")
+        if any(not 0 <= colour < COLOURS for colour in keep):
+            raise IllegalAction("colours are 0..5", f"keep {list(keep)}")
+        counts = _keep_counts(keep)
     hand = state.hand[seat]
-    counts = _keep_counts(keep)
     if any(need > have for need, have in zip(counts, hand, strict=True)):
         raise IllegalAction("keep only tiles of the hand", f"keep {list(keep)}, hand {hand}")
     stored = state.storage[seat]

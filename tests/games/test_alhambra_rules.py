@@ -29,10 +29,13 @@ from referee.games.alhambra_money import money_kinds
 from referee.games.alhambra_placement import (
     Grid,
     alhambra_problems,
+    by_row,
     can_place,
+    can_redesign,
     can_remove,
     can_swap,
     longest_outer_wall,
+    redesign_spots,
     spots,
 )
 from referee.games.alhambra_scoring import rank_points
@@ -116,7 +119,9 @@ def test_no_hole_of_any_size() -> None:
 @given(st.integers(min_value=0, max_value=2**32), st.integers(min_value=3, max_value=30))
 def test_the_quick_checks_agree_with_the_whole_alhambras_rules(seed: int, size: int) -> None:
     """Random legal Alhambras: the quick checks of placing, removing (redesign b) and swapping
-    (redesign c) say yes exactly when the whole resulting Alhambra is legal."""
+    (redesign c) say yes exactly when the whole resulting Alhambra is legal; the lists and the
+    redesign check read from one `Layout` (shared by equal grids) give the same cells, row by
+    row."""
     rng = random.Random(seed)
     grid: Grid = {(0, 0): 0}
     pool = list(range(1, 55))
@@ -124,22 +129,36 @@ def test_the_quick_checks_agree_with_the_whole_alhambras_rules(seed: int, size: 
     for building in pool[:size]:
         xs = [x for x, _ in grid]
         ys = [y for _, y in grid]
-        for cell in [
-            (x, y)
-            for x in range(min(xs) - 1, max(xs) + 2)
-            for y in range(min(ys) - 1, max(ys) + 2)
-            if (x, y) not in grid
-        ]:
+        placeable = []
+        for cell in sorted(
+            (
+                (x, y)
+                for x in range(min(xs) - 1, max(xs) + 2)
+                for y in range(min(ys) - 1, max(ys) + 2)
+                if (x, y) not in grid
+            ),
+            key=lambda c: (c[1], c[0]),
+        ):
             legal = not alhambra_problems({**grid, cell: building})
             assert can_place(grid, cell, building) == legal, (grid, cell, building)
-        for cell, there in list(grid.items()):
+            if legal:
+                placeable.append(cell)
+        swappable = []
+        for cell, there in sorted(grid.items(), key=by_row):
             rest = {c: b for c, b in grid.items() if c != cell}
             assert can_remove(grid, cell) == (there != 0 and not alhambra_problems(rest))
             swapped = {**grid, cell: building}
-            assert can_swap(grid, cell, building) == (there != 0 and not alhambra_problems(swapped))
-        choices = spots(grid, building)
-        if choices:
-            grid[rng.choice(choices)] = building
+            legal = there != 0 and not alhambra_problems(swapped)
+            assert can_swap(grid, cell, building) == legal
+            if legal:
+                swappable.append(cell)
+        assert spots(grid, building) == placeable
+        assert redesign_spots(grid, building) == placeable + swappable
+        assert can_redesign(grid, building) == bool(placeable + swappable)
+        reversed_grid = dict(reversed(grid.items()))  # another order shares the cached layout
+        assert spots(reversed_grid, building) == placeable
+        if placeable:
+            grid[rng.choice(placeable)] = building
         assert alhambra_problems(grid) == []
 
 

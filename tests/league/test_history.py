@@ -1,4 +1,5 @@
-"""A bot's rating over time on its page: its mu after each of its games, drawn without script."""
+"""A bot's rating over time on its page: its mu after each of its games (computed with the
+board), thinned, and drawn without script."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ import re
 
 from tourhelp_league import finished
 
-from tournaments.server.history import rating_history, svg_line
+from tournaments.server.board import history, rating_histories
+from tournaments.server.history import svg_line
 
 
 def test_a_bot_that_always_wins_climbs_and_one_that_always_loses_falls() -> None:
     games = [finished(["winner", "loser"], [1, 2]) for _ in range(10)]
-    up, down = rating_history(games, "winner"), rating_history(games, "loser")
+    histories = rating_histories(games)
+    up, down = histories["winner"], histories["loser"]
     assert len(up) == len(down) == 10
     assert up == sorted(up) and up[0] < up[-1]
     assert down == sorted(down, reverse=True) and down[0] > down[-1]
@@ -19,16 +22,20 @@ def test_a_bot_that_always_wins_climbs_and_one_that_always_loses_falls() -> None
 
 def test_every_version_of_a_bot_counts_as_the_bot() -> None:
     games = [finished(["bot@1234", "other"], [1, 2]), finished(["bot", "other"], [2, 1])]
-    assert len(rating_history(games, "bot")) == 2
-    assert rating_history(games, "nobody") == []
+    assert set(rating_histories(games)) == {"bot", "other"}
+    assert len(rating_histories(games)["bot"]) == 2
 
 
 def test_the_line_has_a_point_per_value_and_nothing_for_fewer_than_two() -> None:
-    assert svg_line([]) == "" and svg_line([25.0]) == ""
-    drawn = svg_line([25.0, 26.5, 24.0])
+    assert svg_line([], 0) == "" and svg_line([25.0], 1) == ""
+    drawn = svg_line([25.0, 26.5, 24.0], 3)
     points = re.search(r'points="([^"]+)"', drawn)
     assert points is not None and len(points[1].split()) == 3
     assert "26.5" in drawn and "24.0" in drawn and "3 games, now 24.0" in drawn
-    many = svg_line([float(k) for k in range(1000)])
-    many_points = re.search(r'points="([^"]+)"', many)
-    assert many_points is not None and len(many_points[1].split()) <= 201
+
+
+def test_a_long_history_is_thinned_keeping_its_last_value() -> None:
+    thinned = history([float(k) for k in range(1000)])
+    assert thinned.games == 1000 and len(thinned.points) <= 200
+    assert thinned.points[0] == 0.0 and thinned.points[-1] == 999.0
+    assert history([1.0, 2.0]).points == [1.0, 2.0]

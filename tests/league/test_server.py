@@ -28,7 +28,6 @@ import pytest
 
 from tournaments.cli import main
 from tournaments.league.league import League
-from tournaments.server.app import LeagueServer
 from tournaments.store import Store
 
 pytestmark = pytest.mark.slow
@@ -311,19 +310,34 @@ def test_the_leaderboard_is_arena_tables_standings(
     league: Path, served: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:
     alice = token(league, "alice")
+    with League(league) as opened:
+        boss = opened.registry.new_token("boss", organiser=True)
     served.upload(alice, "first", "bot.py", BOT.format(pick=0, name="first").encode())
     served.status("first", {"playing"})
     deadline = time.monotonic() + 120
     while len(stored_keys(league)) < 10:
         assert time.monotonic() < deadline
         time.sleep(0.3)
-    assert served.stop() == 143
-    with League(league) as opened:
-        server = LeagueServer(opened)
-        board = server.leaderboard(server.stored()[0])
-    capsys.readouterr()
-    assert main(["table", str(league.with_suffix(".sqlite")), "--json", "-t", "standings"]) == 0
-    assert board == json.loads(capsys.readouterr().out)["standings"]
+    request = urllib.request.Request(
+        served.url + "/api/bots/first/disable", b"", {"Authorization": f"Bearer {boss}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200  # one bot left: the ladder rests after its round
+    while True:  # until the board shows every stored game and no game comes meanwhile
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+        board = json.loads(served.get("/api/leaderboard")[1])
+        games = len(stored_keys(league))
+        if board["games"] != games:
+            continue
+        capsys.readouterr()
+        table = ["table", str(league.with_suffix(".sqlite")), "--json", "-t", "standings"]
+        assert main(table) == 0
+        if len(stored_keys(league)) == games:
+            break
+    assert board["standings"] == json.loads(capsys.readouterr().out)["standings"]
+    code, page = served.get("/")
+    assert code == 200 and f"{board['games']} games as of" in page
 
 
 def test_a_killed_server_loses_no_game_and_plays_no_deal_twice(league: Path) -> None:
@@ -448,3 +462,25 @@ def test_an_oversized_upload_and_an_author_over_the_rate_are_refused(tmp_path: P
         assert "2 uploads an hour" in served.upload(alice, "r3", "bot.py", bot)[1]["error"]
     finally:
         served.stop()
+
+
+def test_the_league_page_hands_out_the_rules_the_protocol_and_the_kits(
+    league: Path, served: Running, tmp_path: Path
+) -> None:
+    code, page = served.get("/league")
+    assert code == 200
+    for link in ("/docs/rules", "/docs/protocol", "/kits/starter-node.zip", "arena submit"):
+        assert link in page
+    code, rules = served.get("/docs/rules")
+    assert code == 200 and "<code>azul</code>" in rules and "pattern line" in rules
+    code, protocol = served.get("/docs/protocol")
+    assert code == 200 and "The bot protocol" in protocol
+    assert served.get("/docs/nothing")[0] == 404
+    assert served.get("/kits/starter-none.zip")[0] == 404
+    with urllib.request.urlopen(served.url + "/kits/starter-node.zip", timeout=30) as response:
+        kit = response.read()
+        assert response.headers["Content-Type"] == "application/zip"
+    # the kit as downloaded is an upload that plays
+    code, body = served.upload(token(league, "alice"), "noder", "starter-node.zip", kit)
+    assert code == 201, body
+    assert served.status("noder", {"playing", "rejected"})["status"] == "playing"

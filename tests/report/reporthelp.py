@@ -7,10 +7,14 @@ chromium-driver`), never downloaded at run time; the flags keep it off the netwo
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import json
+import re
 import shutil
 import sys
 import tempfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -45,6 +49,77 @@ def make_store(directory: Path, name: str, deals: int = 1) -> Path:
     )
     arena("run", toml, "-q")
     return toml.with_suffix(".sqlite")
+
+
+def page_data(index: Path) -> dict[str, Any]:
+    """The data a report's page (or a one-game page) holds: `ARENA_DATA`."""
+    found = re.search(r"const ARENA_DATA = (.*?);\n", index.read_text())
+    assert found is not None
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def index_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The page's game index (by column, bots by number) as one entry per game, as the page
+    makes it."""
+    columns = data["games"]
+    return [
+        {
+            key: [data["bots"][bot] for bot in column[i]] if key == "bots" else column[i]
+            for key, column in columns.items()
+        }
+        for i in range(len(columns["id"]))
+    ]
+
+
+def unpack_block(script: str) -> tuple[str, dict[str, Any]]:
+    """A block's script (`arenaGames(name, packed)`): its name and its data."""
+    found = re.fullmatch(r'arenaGames\("(\w+)","([A-Za-z0-9+/=]+)"\);\n', script)
+    assert found is not None, script[:200]
+    return found.group(1), json.loads(zlib.decompress(base64.b64decode(found.group(2))))
+
+
+def patched(base: Any, patch: Any) -> Any:
+    """The page's `patched` (assets/report.js) in Python: `base` with a step's changes."""
+    if not isinstance(patch, dict | list):
+        return patch
+    if isinstance(patch, list):
+        return patch[0]
+    copy = list(base) if isinstance(base, list) else dict(base)
+    for key, change in patch.items():
+        at = int(key) if isinstance(base, list) else key
+        copy[at] = patched(base[at], change)
+    return copy
+
+
+def game_of(block: dict[str, Any], index: int) -> dict[str, Any]:
+    """The page's `gameOf`: game `index` of a block with its steps whole again."""
+    fields = {name: values[index] for name, values in block.items()}
+    state: Any = None
+    hidden: Any = None
+    steps = []
+    for k, n in enumerate(fields["n"]):
+        state = patched(state, fields["state"][k])
+        if fields["private"] is not None:
+            hidden = patched(hidden, fields["private"][k])
+        plain = ("scores", "to_act", "actions", "ms", "fallback")
+        steps.append(
+            {"n": n, "state": state, "private": hidden, **{f: fields[f][k] for f in plain}}
+        )
+    return {**fields["game"], "steps": steps}
+
+
+def report_games(index: Path) -> dict[int, dict[str, Any]]:
+    """Every game of a written report, by id, as its page rebuilds it from the blocks."""
+    data = page_data(index)
+    games = {}
+    for name in data["blocks"]:
+        script = (index.parent / data["games_dir"] / f"{name}.js").read_text()
+        called, block = unpack_block(script)
+        assert called == name
+        for number, game_id in enumerate(block["ids"]):
+            games[game_id] = game_of(block, number)
+    return games
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

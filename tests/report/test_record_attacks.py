@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from crafted import make_store, one_line_error, real_record, run, with_header
-from test_report_page import unpack_script
+from reporthelp import report_games
 
 from referee import MAX_RECORD_BYTES, BadRecord, parse_record
 
@@ -60,11 +60,10 @@ def test_report_gives_each_crafted_game_its_error_viewer(
     good, *bad = make_store(store, "azul", [record, *crafted])
     code, err = run("report", store, "-o", tmp_path / "report", "-j", "1")
     assert code == 0, err
-    games = tmp_path / "report" / "games"
-    assert unpack_script(games / f"{good}.js")[1]["error"] is None
+    games = report_games(tmp_path / "report" / "index.html")
+    assert games[good]["error"] is None and games[good]["steps"]
     for game_id, (_, says) in zip(bad, HEADERS.values(), strict=True):
-        data = unpack_script(games / f"{game_id}.js")[1]
-        assert says in data["error"] and data["steps"] == []
+        assert says in games[game_id]["error"] and games[game_id]["steps"] == []
 
 
 def test_export_and_replay_of_a_crafted_stored_game_are_one_line_errors(

@@ -21,10 +21,11 @@ import pytest
 from crafted import alarm, arena, make_store, one_line_error, real_record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reporthelp import report_games
 
 from referee import BadRecord, replay
 from tournaments.report.steps import with_observations
-from tournaments.report.viewer import game_data, game_script
+from tournaments.report.viewer import block_script, game_data, game_fields
 
 INT = st.integers(-3, 12) | st.sampled_from([2**63, -(2**63) - 1, 10**400, 100_000])
 """Small numbers (seats, sources, colours), and numbers beyond 64 bits or any game's size."""
@@ -170,7 +171,11 @@ FUZZ = settings(
 
 
 def readers() -> list[Callable[[bytes], object]]:
-    return [replay, lambda data: game_script(1, game_data(data)), with_observations]
+    return [
+        replay,
+        lambda data: block_script("b", [1], [game_fields(game_data(data))]),
+        with_observations,
+    ]
 
 
 def test_readers_take_any_mutated_record_or_refuse_it(records: list[bytes]) -> None:
@@ -207,7 +212,7 @@ def test_report_export_and_replay_of_any_mutated_stored_record_are_clean(
             (game_id,) = make_store(store, "azul", [data])
             code, _, err = arena("report", store, "-o", Path(directory) / "report", "-j", "1")
             assert code == 0, err
-            assert (Path(directory) / "report" / "games" / f"{game_id}.js").is_file()
+            assert game_id in report_games(Path(directory) / "report" / "index.html")
             code, _, err = arena("export", store, "-o", Path(directory) / "out", "--observations")
             assert code == 0 or (code == 1 and one_line_error(err, "export", f"{store}: game")), err
             replayed = arena("replay", store, game_id, "--show")

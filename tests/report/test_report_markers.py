@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reporthelp import MISSING, arena, chromium, console_errors
+from reporthelp import MISSING, arena, chromium, console_errors, index_rows
 
 from tournaments.report.page import asset, viewer_scripts
 
@@ -107,8 +107,9 @@ def test_markers_in_labels_and_fault_reasons_leave_the_report_whole(
     data_script, viewers, app, games = check_scripts_parse(report.read_text(), tmp_path)
     assert viewers == viewer_scripts() and app == asset("report.js") and games == ""
     data = data_of(data_script)
-    assert [game["bots"] for game in data["games"]] == [list(LABELS), list(LABELS[::-1])]
-    reasons = [fault[2] for game in data["games"] for fault in game["faults"]]
+    games = index_rows(data)
+    assert [game["bots"] for game in games] == [list(LABELS), list(LABELS[::-1])]
+    reasons = [fault[2] for game in games for fault in game["faults"]]
     assert len(reasons) == 2 and all(EVERY_MARKER in reason for reason in reasons)
     standings = next(table for table in data["tables"] if table["name"] == "standings")
     assert {row[1] for row in standings["rows"]} == set(LABELS)
@@ -135,7 +136,7 @@ def test_markers_in_ready_names_leave_the_one_game_page_whole(tmp_path: Path) ->
     )
     data_script, viewers, app, games = check_scripts_parse(page.read_text(), tmp_path)
     assert viewers == viewer_scripts() and app == asset("report.js")
-    assert games.startswith("arenaGame(0,")
+    assert games.startswith('arenaGames("game",')
     assert data_of(data_script)["title"] == f"azul: {' vs '.join(names)} (seed 3)"
 
 

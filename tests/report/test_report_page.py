@@ -3,16 +3,15 @@ the games table, and the bots' log directories."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
-import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
-from reporthelp import TOURNAMENTS, arena
+from reporthelp import TOURNAMENTS, arena, index_rows, page_data, report_games
 from tourhelp import game as made_game
 
 from referee.games import find_game, parse_options
@@ -21,21 +20,12 @@ from tournaments.report.page import write_report
 from tournaments.report.viewer import game_data
 from tournaments.results import GameKey
 from tournaments.store import Store
-from tournaments.tables import game_list
+from tournaments.tables import TABLE_NAMES, game_list
 
 
-def page_data(index: Path) -> dict[str, Any]:
-    text = index.read_text()
-    found = re.search(r"const ARENA_DATA = (.*?);\n", text)
-    assert found is not None
-    data: dict[str, Any] = json.loads(found.group(1))
-    return data
-
-
-def unpack_script(path: Path) -> tuple[int, dict[str, Any]]:
-    found = re.fullmatch(r'arenaGame\((\d+),"([A-Za-z0-9+/=]+)"\);\n', path.read_text())
-    assert found is not None
-    return int(found.group(1)), json.loads(zlib.decompress(base64.b64decode(found.group(2))))
+def as_json(value: object) -> Any:
+    """`value` as it reads back from JSON (tuples become lists)."""
+    return json.loads(msgspec.json.encode(value))
 
 
 @pytest.mark.parametrize("name", list(TOURNAMENTS))
@@ -111,10 +101,18 @@ def test_the_report_holds_the_tables_of_arena_table_and_every_game(
         assert [dict(zip(table["keys"], row, strict=True)) for row in table["rows"]] == rows
     with Store(store, readonly=True) as opened:
         keys = opened.game_keys()
-    assert [entry["id"] for entry in data["games"]] == [key.id for key in keys]
+        records = {key.id: opened.game_record(key.id) for key in keys}
+    assert [entry["id"] for entry in index_rows(data)] == [key.id for key in keys]
+    assert [table["name"] for table in data["tables"]] == list(TABLE_NAMES)
+    standings = tables["standings"]
+    assert standings["notes"] == [note for note in standings["notes"] if note.startswith("Cycle ")]
+    played = Counter(bot for entry in index_rows(data) for bot in entry["bots"])
+    assert {bot: points[-1][0] for bot, points in data["history"].items()} == played
+    games = report_games(index)
     for key in keys:
-        game_id, game = unpack_script(tmp_path / "report" / "games" / f"{key.id}.js")
-        assert game_id == key.id and len(game["steps"]) == key.decisions + 1
+        record = records[key.id]
+        assert record is not None and len(games[key.id]["steps"]) == key.decisions + 1
+        assert games[key.id] == as_json(game_data(record))  # every step, as the engine made it
     assert "http://" not in index.read_text().replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 
@@ -146,15 +144,16 @@ def test_an_unused_temporary_log_directory_is_removed(capsys: pytest.CaptureFixt
 def test_worker_processes_write_the_same_games(
     stores: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tournaments.report.page as page
+    import tournaments.report.blocks as blocks
 
     store = stores["5211"]
+    monkeypatch.setattr(blocks, "BLOCK_IDS", 2)  # 3 games: 2 blocks, one task each
     write_report(store, tmp_path / "one", workers=1)
-    monkeypatch.setattr(page, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(blocks, "PARALLEL_FROM", 1)
     write_report(store, tmp_path / "two", workers=2)
     one = sorted((tmp_path / "one" / "games").iterdir())
     two = sorted((tmp_path / "two" / "games").iterdir())
-    assert [p.name for p in one] == [p.name for p in two] and len(one) == 3
+    assert [p.name for p in one] == [p.name for p in two] and len(one) == 2
     assert all(a.read_bytes() == b.read_bytes() for a, b in zip(one, two, strict=True))
 
 

@@ -306,6 +306,42 @@ def test_a_killed_worker_is_replaced_and_every_game_is_stored_once(tmp_path: Pat
     assert digest(file.with_suffix(".sqlite")) == GOLDEN
 
 
+@pytest.mark.slow
+def test_a_kept_local_executor_plays_run_after_run_on_the_same_workers(tmp_path: Path) -> None:
+    """The league's ladder plays a short run after another: its referee processes are started
+    once, serve every run, and stop when the executor's `kept` block ends."""
+    executor = Local(2)
+    seen: list[set[int]] = []
+
+    def note_workers(game: FinishedGame) -> None:
+        seen[-1].update(children(os.getpid(), "tournaments.executors.worker"))
+
+    async def two_runs() -> None:
+        async with executor.kept():
+            for name in ("first", "second"):
+                (tmp_path / name).mkdir()
+                prepared = prepare(tournament(tmp_path / name))
+                seen.append(set())
+                try:
+                    runner = Runner(
+                        prepared.tournament,
+                        prepared.store,
+                        prepared.players,
+                        limits=prepared.limits,
+                        executor=executor,
+                        on_game=note_workers,
+                    )
+                    assert (await runner.run()).played == GAMES
+                finally:
+                    prepared.close()
+        assert children(os.getpid(), "tournaments.executors.worker") == []
+
+    trio.run(two_runs)
+    assert len(seen[0]) == 2 and seen[1] == seen[0]  # the same two processes, both runs
+    for name in ("first", "second"):
+        assert digest(tmp_path / name / "cup.sqlite") == GOLDEN
+
+
 def stop_mid_run(directory: Path, how: signal.Signals) -> tuple[Path, int, bytes]:
     """Start `arena run` on the local executor, send it `how` once a game is stored; check that
     it leaves no worker or bot behind. The tournament file, the exit code, the stderr."""

@@ -10,6 +10,9 @@ from tourhelp import game, series
 
 from protocol.errors import RequestError
 from tournaments.ratings import (
+    EloFit,
+    Rating,
+    elo_fit,
     elo_from_score,
     elo_ratings,
     fit,
@@ -148,3 +151,86 @@ def test_plackett_luce_orders_consistent_finishers() -> None:
     ratings = plackett_luce(games)
     assert ratings["a"][0] > ratings["b"][0] > ratings["c"][0]
     assert all(sigma < 25 / 3 for _, sigma in ratings.values())
+
+
+# Three bots in two-player series and three-player games, with draws: `elo_ratings` as it was
+# before the bootstrap's resamples were kept for the rank probabilities (`elo_fit`).
+MIXED = (
+    series("a", "b", 7, 3, 2)
+    + series("b", "c", 5, 6, 1)
+    + series("a", "c", 8, 2)
+    + [game(["a", "b", "c"], [1, 3, 2], deal=deal) for deal in range(3)]
+)
+BEFORE = {
+    "a": (1637.285879067387, 1565.2533772362378, 1720.104619238922),
+    "b": (1411.2229651967355, 1331.2755137288477, 1498.5181158383596),
+    "c": (1451.4911557358776, 1380.247669895934, 1491.7843301829505),
+}
+BEFORE_ANCHORED = {
+    "a": (1185.7947233315094, 1101.9241080129389, 1322.0804584256919),
+    "b": (959.731809460858, 868.3995120325827, 1101.0931866219184),
+    "c": (1000.0, 1000.0, 1000.0),
+}
+
+
+def test_elo_ratings_are_what_they_were_before_the_resamples_were_kept() -> None:
+    def same(ratings: dict[str, Rating], before: dict[str, tuple[float, float, float]]) -> bool:
+        numbers = [(rating.elo, rating.lo, rating.hi) for rating in ratings.values()]
+        flat = [value for triple in numbers for value in triple]
+        expected = [value for triple in before.values() for value in triple]
+        return list(ratings) == list(before) and flat == pytest.approx(expected, rel=1e-12)
+
+    assert same(elo_ratings(MIXED, bootstrap=30), BEFORE)
+    assert same(elo_ratings(MIXED, bootstrap=30, anchor="c", anchor_elo=1000), BEFORE_ANCHORED)
+    assert elo_fit(MIXED, bootstrap=30).ratings() == elo_ratings(MIXED, bootstrap=30)
+
+
+def test_a_bot_that_always_wins_is_first_in_every_resample() -> None:
+    games = series("a", "b", 12, 0) + series("a", "c", 12, 0) + series("b", "c", 7, 5)
+    places = elo_fit(games, bootstrap=200).rank_probabilities()
+    assert places["a"][0] >= 0.99
+    assert places["b"][0] == places["c"][0] == 0
+    assert places["b"][1] > places["c"][1]  # b is ahead of c, but not surely: 7 of 12
+    assert 0 < places["c"][1] < 0.5
+
+
+def test_identical_bots_split_their_places() -> None:
+    # x and y do the same against a stronger s and a weaker w, and split their own games.
+    games = (
+        series("x", "y", 10, 10)
+        + series("s", "x", 15, 5)
+        + series("s", "y", 15, 5)
+        + series("x", "w", 15, 5)
+        + series("y", "w", 15, 5)
+    )
+    places = elo_fit(games, bootstrap=400).rank_probabilities()
+    assert places["x"][1] == pytest.approx(0.5, abs=0.1)
+    assert places["y"][1] == pytest.approx(0.5, abs=0.1)
+    assert places["x"][1] + places["x"][2] > 0.95
+    assert places["s"][0] > 0.95 and places["w"][3] > 0.95
+
+
+def test_rank_probabilities_add_up_over_bots_and_places() -> None:
+    places = elo_fit(MIXED, bootstrap=50).rank_probabilities()
+    assert list(places) == ["a", "b", "c"]
+    for shares in places.values():
+        assert sum(shares) == pytest.approx(1)
+    for place in range(3):
+        assert sum(shares[place] for shares in places.values()) == pytest.approx(1)
+    assert elo_fit(MIXED, bootstrap=0).rank_probabilities() == {}
+
+
+def test_tied_bots_share_places_and_incomplete_resamples_do_not_count() -> None:
+    fitted = EloFit(
+        point={"a": 1500.0, "b": 1500.0, "c": 1400.0},
+        resamples=[
+            {"a": 1550.0, "b": 1550.0, "c": 1400.0},  # a and b tied: half of #1 and #2 each
+            {"a": 1400.0, "b": 1600.0, "c": 1500.0},
+            {"a": 1600.0, "b": 1500.0},  # c not drawn: no places
+        ],
+    )
+    assert fitted.rank_probabilities() == {
+        "a": [0.25, 0.25, 0.5],
+        "b": [0.75, 0.25, 0.0],
+        "c": [0.0, 0.5, 0.5],
+    }

@@ -117,6 +117,29 @@ def test_a_failed_write_leaves_nothing(tmp_path: Path) -> None:
         assert store.count(seat_set_key([a, a]), range(1)) == 0
 
 
+def test_games_read_while_a_game_is_stored_are_one_state_of_the_store(tmp_path: Path) -> None:
+    """A reader's queries (seats, faults, games) see one snapshot: a game committed between
+    them is not read without its seats (a league's leaderboard reads as its ladder writes)."""
+    with Store(tmp_path / "t.db") as writer, Store(tmp_path / "t.db", readonly=True) as reader:
+        a, b = writer.bot("a", "random", "1").id, writer.bot("b", "random", "2").id
+        add(writer, [a, b], 0, 0, played([1, 2]))
+        real = reader._db
+
+        class StoresAfterTheSeats:  # the writer commits right after the reader read the seats
+            def __getattr__(self, name: str) -> object:
+                return getattr(real, name)
+
+            def execute(self, sql: str, *args: object) -> object:
+                cursor = real.execute(sql, *args)
+                if "FROM seats" in sql and not writer.count(seat_set_key([a, b]), range(9)) > 1:
+                    add(writer, [a, b], 1, 0, played([2, 1]))
+                return cursor
+
+        reader._db = StoresAfterTheSeats()  # type: ignore[assignment]
+        assert [game.deal for game in reader.games()] == [0]  # not "game 2 has no seats"
+        assert [game.deal for game in reader.games()] == [0, 1]  # the next read sees it
+
+
 def test_readers_see_committed_games_while_a_writer_is_open(tmp_path: Path) -> None:
     with Store(tmp_path / "t.db") as writer:
         a, b = writer.bot("a", "random", "1").id, writer.bot("b", "random", "2").id

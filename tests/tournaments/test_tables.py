@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import json
 from typing import Any
 
 import pytest
 from tourhelp import game, series
 
+from tournaments.commands.tableview import print_tables
 from tournaments.results import FaultRow
 from tournaments.tables import TABLE_NAMES, Table, build, crosstable, faults, seats, standings
 
@@ -138,3 +141,65 @@ def test_build_every_table_in_ladder_order() -> None:
     for table in tables:
         assert all(len(row) == len(table.keys) == len(table.headers) for row in table.rows)
         assert table.records() == [dict(zip(table.keys, row, strict=True)) for row in table.rows]
+
+
+# Each beats the next 9 games of 10: rock > scissors > paper > rock.
+ROCK_PAPER_SCISSORS = (
+    series("rock", "scissors", 9, 1)
+    + series("scissors", "paper", 9, 1)
+    + series("paper", "rock", 9, 1)
+)
+
+
+def test_ranks_give_each_bot_its_chance_of_each_place() -> None:
+    games = series("a", "b", 12, 0) + series("a", "c", 12, 0) + series("b", "c", 6, 6)
+    (table,) = build(["ranks"], games, bootstrap=100)
+    assert table.keys == ["rank", "bot", "rank_1_pct", "rank_2_pct", "rank_3_pct"]
+    assert table.headers[2:] == ["#1 %", "#2 %", "#3 %"]
+    assert table.rows[0] == [1, "a", 100.0, 0.0, 0.0]  # it won every game
+    for row in table.rows:
+        assert sum(row[2:]) == pytest.approx(100, abs=0.2)
+    (blank,) = build(["ranks"], games, bootstrap=0)
+    assert [row[2:] for row in blank.rows] == [[None] * 3] * 3  # no resamples: no chances
+
+
+def test_rock_paper_scissors_is_a_significant_cycle() -> None:
+    ladder, cycles = build(["standings", "cycles"], ROCK_PAPER_SCISSORS, bootstrap=20)
+    first = ladder.rows[0][1]
+    following = {"rock": "scissors", "scissors": "paper", "paper": "rock"}
+    steps = [first, following[first], following[following[first]]]
+    assert [row[:3] for row in cycles.rows] == [[1, bot, following[bot]] for bot in steps]
+    assert all(row[3:] == [10, 90.0, 100.0] for row in cycles.rows)
+    assert ladder.notes == [
+        f"Cycle {' > '.join([*steps, first])}: each beats the next (LOS ≥ 95%), so no single "
+        "ranking of these bots is right (see the cycles table)."
+    ]
+
+
+def test_a_transitive_ladder_or_an_unsure_upset_is_no_cycle() -> None:
+    transitive = series("a", "b", 9, 1) + series("b", "c", 9, 1) + series("a", "c", 9, 1)
+    upset = series("a", "b", 9, 1) + series("b", "c", 9, 1) + series("c", "a", 6, 4)
+    for games in (transitive, upset):
+        ladder, cycles = build(["standings", "cycles"], games, bootstrap=20)
+        assert cycles.rows == [] and ladder.notes == []
+        assert ladder == standings(games, bootstrap=20)  # the leaderboard's own standings
+
+
+def test_text_shows_the_cycle_under_the_standings_and_json_the_cycles_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = argparse.Namespace(
+        anchor=None, bootstrap=20, csv_dir=None, csv=False, json=False, fmt="simple"
+    )
+    print_tables(ROCK_PAPER_SCISSORS, ["standings", "crosstable"], args)
+    text = capsys.readouterr().out
+    standings_text, crosstable_text = text.split("\n\n")
+    assert standings_text.startswith("Standings\n")
+    assert standings_text.splitlines()[-1].startswith("Cycle ")
+    assert crosstable_text.startswith("Crosstable") and "Cycle" not in crosstable_text
+    args.json = True
+    print_tables(ROCK_PAPER_SCISSORS, ["standings", "cycles"], args)
+    printed = json.loads(capsys.readouterr().out)
+    assert list(printed) == ["standings", "cycles"]
+    assert {row["bot"] for row in printed["cycles"]} == {"rock", "paper", "scissors"}
+    assert {row["cycle"] for row in printed["cycles"]} == {1}

@@ -13,13 +13,14 @@ import platform
 import re
 import shlex
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
 
 from referee.games import GAME_IDS
-from tournaments.bench import engine, matches, memory, pipes, scale, search
+from tournaments.bench import engine, league, matches, memory, pipes, scale, search
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.ondask import INSTALL
 
@@ -36,6 +37,8 @@ SECTIONS = (
     "peer",
     "memory",
     "search",
+    "league",
+    "league-memory",
 )
 NEEDS = {"overhead": ("floor",)}
 PLAYOUT_MS = 10.0
@@ -82,10 +85,25 @@ class Sizes(msgspec.Struct, frozen=True):
     memory_large: int
     primitive_calls: int
     startups: int
+    league: LeagueSizes
 
 
-FULL = Sizes(500, 7, 5000, 7, 60, 60, 100, 20, 200, 1_000, 1_000_000, 20_000, 21)
-QUICK = Sizes(20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2)
+class LeagueSizes(msgspec.Struct, frozen=True):
+    uploads: int
+    store_games: int
+    """Games in the store the ladder and `arena run` start from."""
+    windows: int
+    window_s: float
+    readers: int
+    period_s: float
+    """Each reader asks for the leaderboard this often."""
+    memory_games: int
+
+
+FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000)
+QUICK_LEAGUE = LeagueSizes(1, 0, 1, 1.0, 2, 0.5, 6)
+FULL = Sizes(500, 7, 5000, 7, 60, 60, 100, 20, 200, 1_000, 1_000_000, 20_000, 21, FULL_LEAGUE)
+QUICK = Sizes(20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2, QUICK_LEAGUE)
 
 Progress = Callable[[str], None]
 
@@ -354,6 +372,91 @@ class Bench:
             rate = search.iterations_per_second(game_id, players, positions, iterations)
             self.add(Figure("search", f"mcts {game_id} {players}p", rate, "iterations/s"))
 
+    def league(self) -> None:
+        s = self.sizes.league
+        with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
+            uploads = league.upload_to_playing(Path(tmp), s.uploads, self.progress)
+        beyond = league.median([u.wait_s - u.check_s for u in uploads]) * 1000
+        self.add(
+            Figure(
+                "league",
+                f"upload → playing, beyond its check game (median of {len(uploads)})",
+                beyond,
+                "ms",
+                "≤ 1,000 ms",
+                beyond <= 1000,
+            ),
+            Figure(
+                "league",
+                "… the check game itself",
+                league.median([u.check_s for u in uploads]) * 1000,
+                "ms",
+            ),
+        )
+        with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
+            folder = Path(tmp)
+            league.write_files(folder, concurrency=self.cores)
+            base = league.fill(folder, s.store_games, self.progress)
+            load = league.ladder_and_readers(
+                folder,
+                base,
+                windows=s.windows,
+                seconds=s.window_s,
+                readers=s.readers,
+                period_s=s.period_s,
+                progress=self.progress,
+            )
+        run_rate = league.median(load.run_games_per_s)
+        ladder_rate = league.median(load.ladder_games_per_s)
+        p99 = league.p99(load.latencies_s) * 1000
+        where = f"{load.store_games:,}-game store, concurrency {self.cores}"
+        self.add(
+            Figure("league", f"`arena run`, {where}", run_rate, "games/s"),
+            Figure("league", f"the ladder, {where}, with readers", ladder_rate, "games/s"),
+            Figure(
+                "league",
+                "the ladder ÷ `arena run`, interleaved",
+                ladder_rate / run_rate,
+                "×",
+                "≥ 0.8×",
+                ladder_rate / run_rate >= 0.8,
+            ),
+            Figure(
+                "league",
+                f"leaderboard p99, {s.readers} readers each every {s.period_s} s "
+                f"({len(load.latencies_s):,} requests)",
+                p99,
+                "ms",
+                "≤ 100 ms",
+                p99 <= 100 and not load.errors,
+            ),
+            Figure("league", "leaderboard median", league.median(load.latencies_s) * 1000, "ms"),
+        )
+
+    def league_memory(self) -> None:
+        s = self.sizes.league
+        with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
+            folder = Path(tmp)
+            league.write_files(folder, concurrency=self.cores)
+            base = league.fill(folder, s.store_games, self.progress)
+            samples = league.memory(folder, base, s.memory_games, self.progress)
+        played = samples[-1][0]
+        warm = [mb for games, mb in samples if games >= played // 20] or [samples[-1][1]]
+        reference = warm[0]
+        spread = max(abs(mb - reference) for mb in warm) / reference * 100
+        self.add(
+            Figure("league-memory", f"server RSS after {played // 20:,} games", reference, "MiB"),
+            Figure("league-memory", f"server RSS after {played:,} games", samples[-1][1], "MiB"),
+            Figure(
+                "league-memory",
+                f"largest move from the first over {played:,} ladder games",
+                spread,
+                "%",
+                "≤ 10%",
+                spread <= 10,
+            ),
+        )
+
     def memory(self) -> None:
         s = self.sizes
         self.progress("memory: walking schedules")
@@ -383,7 +486,7 @@ def run(
     bench = Bench(QUICK if quick else FULL, os.cpu_count() or 1, progress or (lambda _: None))
     for section in SECTIONS:
         if section in wanted:
-            getattr(bench, section)()
+            getattr(bench, section.replace("-", "_"))()
     return bench.figures
 
 

@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(opens from file://, no network): the ladder with its 95%% intervals, the crosstable "
         "as a heat map, head-to-head, seats, faults and timing (the numbers of `arena table`), "
         "a filterable list of the games and a step-by-step viewer for each. The page is "
-        "DIR/index.html; each game's steps are in DIR/games/<id>.js, loaded when opened.",
+        "DIR/index.html; the games' steps are in DIR/games/, a script per block of a hundred "
+        "games, loaded when one of them is opened. Written again into the same DIR, the report "
+        "re-plays only the games whose blocks changed (new games, a removed bot).",
     )
     parser.add_argument(
         "db", type=Path, metavar="STORE", help="the tournament's store (or its TOML file)"

@@ -30,7 +30,8 @@ def handle(args: argparse.Namespace) -> int:
     path = store_path(args.db)
     if not path.is_file():
         raise UsageError(f"no store at {path} (run the tournament first: arena run FILE)")
-    with Store(path, readonly=True) as store:  # a StoreError goes on to `main`: exit 1
+    # One snapshot: a run storing games meanwhile cannot shift the keys against the games.
+    with Store(path, readonly=True) as store, store.snapshot():  # StoreError: exit 1 in `main`
         everything = store.games()
         games = visible(everything, hidden(store, args.exclude))
         keys = store.game_keys() if GAMES_TABLE in names else None

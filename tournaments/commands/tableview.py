@@ -44,7 +44,8 @@ def add_table_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=200,
         metavar="N",
-        help="bootstrap resamples for the 95%% intervals (default 200; 0: none)",
+        help="bootstrap resamples for the 95%% intervals and the rank probabilities "
+        "(default 200; 0: none)",
     )
     parser.add_argument(
         "--exclude",
@@ -102,4 +103,8 @@ def print_tables(
         for path in write_csv_files(tables, args.csv_dir):
             print(f"arena: wrote {path}", file=sys.stderr)
         return
-    print(render_tables(tables, args))
+    if args.json or args.csv:
+        print(render_tables(tables, args))
+        return
+    # For people: each table under its title, its notes under it (a cycle under the standings).
+    print("\n\n".join("\n".join([render_tables([table], args), *table.notes]) for table in tables))

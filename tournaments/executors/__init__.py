@@ -5,7 +5,8 @@ with no store and no callbacks into the runner. Each executor takes the runner's
 them somewhere and hands each finished game back (`Deliver`) as it arrives; the runner, alone,
 writes the store. The executors:
 
-- `inprocess.InProcess`: trio tasks in this process, one referee for every match at once;
+- `inprocess.InProcess`: trio tasks in this process, one referee for every match at once
+  (nothing to keep between runs);
 - `local.Local`: one referee process per match at once (`worker` is its main), so the
   referee's own CPU is spread over the cores;
 - `ondask.OnDask`: tasks on a Dask cluster (`pip install '.[dask]'`), a `LocalCluster` or a
@@ -17,6 +18,7 @@ writes the store. The executors:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
 from tournaments.executors.work import ExecutorError, Result, UnitWork
@@ -31,6 +33,12 @@ class Executor(Protocol):
 
         Raises `ExecutorError` when a unit cannot be played; cancellation stops every worker
         and bot it started before it returns."""
+        ...
+
+    def kept(self) -> AbstractAsyncContextManager[None]:
+        """Inside this block, what `run` starts to play units (referee processes, a cluster's
+        client) outlives each run and serves the next: a league's ladder plays a short run
+        after another, and would otherwise start them for every one. Stopped when it ends."""
         ...
 
 

@@ -6,8 +6,9 @@ that patches the rules engine in this process sees its patch applied."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import trio
 
@@ -28,3 +29,8 @@ class InProcess:
                     await play_games(unit, functools.partial(deliver, unit))
 
         await fan_out(units, self.workers, work)
+
+    @contextlib.asynccontextmanager
+    async def kept(self) -> AsyncIterator[None]:
+        """Nothing outlives a run here: its bots are a unit's own."""
+        yield

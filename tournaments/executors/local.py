@@ -16,10 +16,11 @@ the new one (bot processes are new too, so no process sees a deal twice); a unit
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import msgspec
 import trio
@@ -89,20 +90,39 @@ class Local:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         """Referee processes, each playing one match at a time."""
+        self._kept: list[Slot] | None = None
+        """Inside `kept`: the slots whose referee processes wait for the next run."""
 
     async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
-        await fan_out(units, self.workers, functools.partial(_serve, deliver=deliver))
+        await fan_out(units, self.workers, functools.partial(self._serve, deliver=deliver))
 
+    @contextlib.asynccontextmanager
+    async def kept(self) -> AsyncIterator[None]:
+        self._kept = []
+        try:
+            yield
+        finally:
+            slots, self._kept = self._kept, None
+            for slot in slots:
+                await slot.stop()
 
-async def _serve(receive: trio.MemoryReceiveChannel[UnitWork], *, deliver: Deliver) -> None:
-    """One worker slot playing the units it takes from `receive`."""
-    slot = Slot()
-    try:
-        async with receive:
-            async for unit in receive:
-                await slot.play(unit, deliver)
-    finally:
-        await slot.stop()
+    async def _serve(
+        self, receive: trio.MemoryReceiveChannel[UnitWork], *, deliver: Deliver
+    ) -> None:
+        """One worker slot playing the units it takes from `receive`; its process kept for
+        the next run when `kept` and the run ended well, else stopped."""
+        slot = self._kept.pop() if self._kept else Slot()
+        ended_well = False
+        try:
+            async with receive:
+                async for unit in receive:
+                    await slot.play(unit, deliver)
+            ended_well = True
+        finally:
+            if ended_well and self._kept is not None:
+                self._kept.append(slot)
+            else:
+                await slot.stop()
 
 
 class Slot:

@@ -17,9 +17,10 @@ once, whatever is delivered twice.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +65,8 @@ class OnDask:
         """The scheduler's address; None: a `LocalCluster` on this machine."""
         self.workers = workers
         """Worker processes of the `LocalCluster` (unused with a scheduler address)."""
+        self._kept: tuple[Client, Any] | None = None
+        """Inside `kept`: the client (and its `LocalCluster`) every run uses."""
 
     def _connect(self) -> tuple[Client, Any]:
         from distributed import Client, LocalCluster
@@ -84,12 +87,25 @@ class OnDask:
         return Client(cluster), cluster
 
     async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
+        if self._kept is not None:
+            await _play(self._kept[0], units, deliver)
+            return
         client, cluster = await trio.to_thread.run_sync(self._connect)
         try:
             await _play(client, units, deliver)
         finally:
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(_close, client, cluster)
+
+    @contextlib.asynccontextmanager
+    async def kept(self) -> AsyncIterator[None]:
+        self._kept = await trio.to_thread.run_sync(self._connect)
+        try:
+            yield
+        finally:
+            kept, self._kept = self._kept, None
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(_close, *kept)
 
 
 def _close(client: Client, cluster: Any) -> None:

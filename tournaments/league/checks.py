@@ -5,6 +5,8 @@ author's terms."""
 
 from __future__ import annotations
 
+import time
+
 from protocol.errors import ArenaError
 from referee import BuildResult, run_build
 from tournaments.admission import Rejected, check_bot
@@ -22,14 +24,16 @@ async def check_version(league: League, prepared: Prepared, version: Version) ->
         if failed is not None:
             return failed
     league.registry.set_status(version.id, "checking")
+    began = time.monotonic()
     try:
         candidate = entrant(version.bot, league.participant(version), league.file.parent)
         await check_bot(league.tournament, candidate, prepared.limits)
     except (Rejected, ArenaError, OSError) as exc:
         league.registry.append_log(version.id, "check", str(exc))
         return league.registry.set_status(version.id, "rejected", str(exc))
+    took = time.monotonic() - began
     league.registry.append_log(
-        version.id, "check", "passed: the handshake and a game against random"
+        version.id, "check", f"passed in {took:.2f} s: the handshake and a game against random"
     )
     return league.registry.set_status(version.id, "playing")
 

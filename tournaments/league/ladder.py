@@ -10,19 +10,22 @@ so no deal is played twice and a new opponent meets every deal the others met.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable
 
 import msgspec
 import trio
 
+from tournaments.executors import Executor
 from tournaments.executors.choose import executor_for
 from tournaments.league.checks import check_version
 from tournaments.league.league import League
 from tournaments.prepare import Prepared, opened
-from tournaments.ratings import plackett_luce
+from tournaments.ratings import OnlinePlackettLuce
+from tournaments.results import FinishedGame
+from tournaments.runner import Voided
 from tournaments.running import Listener, TournamentRun
+from tournaments.store import Store
 
 
 def open_league(league: League) -> Prepared:
@@ -33,30 +36,68 @@ def open_league(league: League) -> Prepared:
     return opened(league.file, league.tournament_for(versions, names[0] if names else "", 1))
 
 
-def focus(prepared: Prepared, batch: int) -> tuple[str, int]:
-    """The bot the next round is about, and the deals its seat-sets play up to: `batch` more
-    than it has played."""
-    games = prepared.store.games()
-    labels = {player.label: player.entrant.name for player in prepared.players}
-    played = Counter(bot for game in games for bot in set(game.bots) if bot in labels)
-    current = [game for game in games if labels.keys() >= set(game.bots)]
-    sigma = {bot: rating[1] for bot, rating in plackett_luce(current).items()}
-    label = min(labels, key=lambda bot: (played[bot] > 0, -sigma.get(bot, math.inf), bot))
-    top = max((game.deal for game in games if label in game.bots), default=-1)
-    return labels[label], top + 1 + batch
+class Focus:
+    """What the ladder knows of every label's games — how many, the highest deal, openskill's
+    sigma — from the store once, then from each game as it is stored: a round's choice costs
+    nothing however many games the league holds. (Sigma is over every game a label played,
+    in the order seen: a scheduling hint, not the tables' rating.)"""
+
+    def __init__(self, games: list[FinishedGame]) -> None:
+        self.played: Counter[str] = Counter()
+        self.top: dict[str, int] = {}
+        self.ratings = OnlinePlackettLuce()
+        for game in games:
+            self.add(game)
+
+    def add(self, game: FinishedGame) -> None:
+        for label in set(game.bots):
+            self.played[label] += 1
+            self.top[label] = max(self.top.get(label, -1), game.deal)
+        self.ratings.add(game)
+
+    def choose(self, labels: dict[str, str], batch: int) -> tuple[str, int]:
+        """Of the playing bots (their store labels → names), the one the next round is about —
+        an unplaced one first, else the least certain — and the deals its seat-sets play up
+        to: `batch` more than it has played."""
+        label = min(
+            labels,
+            key=lambda bot: (self.played[bot] > 0, -self.ratings.sigma(bot), bot),
+        )
+        return labels[label], self.top.get(label, -1) + 1 + batch
 
 
-async def play_round(league: League, listener: Listener) -> bool:
+class _Noting:
+    """The server's listener, with each stored game noted by `focus` first."""
+
+    def __init__(self, listener: Listener, focus: Focus) -> None:
+        self.listener, self.focus = listener, focus
+
+    def on_start(self, total: int, stored: int) -> None:
+        self.listener.on_start(total, stored)
+
+    def on_game(self, game: FinishedGame) -> None:
+        self.focus.add(game)
+        self.listener.on_game(game)
+
+    def on_void(self, voided: Voided) -> None:
+        self.listener.on_void(voided)
+
+    def on_probation(self, label: str, fault: str) -> None:
+        self.listener.on_probation(label, fault)
+
+
+async def play_round(league: League, listener: Listener, focus: Focus, executor: Executor) -> bool:
     """One round; False when there are fewer bots than a game needs."""
     prepared = open_league(league)
     try:
         if len(prepared.players) < prepared.tournament.players:
             return False
-        candidate, deals = focus(prepared, league.settings.batch)
+        labels = {player.label: player.entrant.name for player in prepared.players}
+        candidate, deals = focus.choose(labels, league.settings.batch)
         prepared.tournament = msgspec.structs.replace(
             prepared.tournament, candidate=candidate, deals=deals
         )
-        await TournamentRun(prepared, executor_for(prepared.tournament), listener).play()
+        await TournamentRun(prepared, executor, _Noting(listener, focus)).play()
         return True
     finally:
         prepared.close()
@@ -73,14 +114,26 @@ async def check_queued(league: League, on_checked: Callable[[], None]) -> None:
         on_checked()
 
 
+def noted(league: League) -> Focus:
+    """A `Focus` of the league's stored games (read once, when the ladder starts)."""
+    if not league.store_path.exists():
+        return Focus([])
+    with Store(league.store_path, readonly=True) as store:
+        return Focus(store.games())
+
+
 async def run_ladder(league: League, listener: Listener, changes: Callable[[], trio.Event]) -> None:
-    """Play rounds until cancelled; with too few bots, wait for the next change (a version
-    uploaded or playing). `changes` gives the event the next change sets, taken before the
-    work so that a change during it is not missed."""
-    while True:
-        change = changes()
-        if not await play_round(league, listener):
-            await change.wait()
+    """Play rounds until cancelled, on one executor kept open from round to round (its referee
+    processes are not started again for each); with too few bots, wait for the next change (a
+    version uploaded or playing). `changes` gives the event the next change sets, taken before
+    the work so that a change during it is not missed."""
+    focus = await trio.to_thread.run_sync(noted, league)  # the pages answer meanwhile
+    executor = executor_for(league.tournament)
+    async with executor.kept():
+        while True:
+            change = changes()
+            if not await play_round(league, listener, focus, executor):
+                await change.wait()
 
 
 async def run_checks(

@@ -1,28 +1,31 @@
-"""The HTML report: one self-contained page plus one small script per game.
+"""The HTML report: one self-contained page plus the games' steps in blocks of scripts.
 
 The page inlines its CSS, its code, every game's drawing hook (`assets/viewers/<game id>.js`,
 after the SVG helpers they share, `assets/svg.js`) and the data: the tables exactly as `arena
-table` builds them and a compact index of the games. Each game's steps go to `games/<id>.js`,
-loaded when the game is opened, so the page stays small and opens fast however many games the
-store holds (see `viewer`).
+table` builds them, each bot's rating over time and a compact index of the games, each naming
+its block. The games' steps go
+to `games/<block>.js`, a block loaded when one of its games is opened, so the page stays small
+and opens fast however many games the store holds (see `viewer`), and a block once written is
+kept (see `blocks`).
 """
 
 from __future__ import annotations
 
 import importlib.resources
-import multiprocessing
+import math
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from referee import BadRecord
 from tournaments.exclusion import hidden
+from tournaments.ratings import mu_series
+from tournaments.report.blocks import Block, packing, remove_stale, write_file
 from tournaments.report.stored import keyed_games
-from tournaments.report.viewer import game_data, game_script
+from tournaments.report.viewer import block_script, game_fields, viewer_data
 from tournaments.results import FinishedGame, GameKey
 from tournaments.store import Store
 from tournaments.tables import TABLE_NAMES, build
@@ -55,8 +58,8 @@ def _script_json(data: Any) -> str:
 
 def render_page(data: dict[str, Any], inline_games: str = "") -> str:
     """The page for `data` (the report's tables and game index, or one game's header);
-    `inline_games` is script text calling the game callback (a one-game page carries its game
-    inside, so it is a single file)."""
+    `inline_games` is a block's script (a one-game page carries its game inside, so it is a
+    single file)."""
     fills = {
         "STYLE": asset("report.css"),
         "DATA": f"const ARENA_DATA = {_script_json(data)};",
@@ -70,23 +73,65 @@ def render_page(data: dict[str, Any], inline_games: str = "") -> str:
     return MARKER.sub(lambda found: fills[found.group(1)], asset("report.html"))
 
 
-def _index_entry(key: GameKey, game: FinishedGame) -> dict[str, Any]:
-    played = game.played
+HISTORY_POINTS = 200
+"""Most points of a bot's rating over time: its line is drawn about 640 pixels wide."""
+
+
+def thinned(values: Sequence[float]) -> list[list[float]]:
+    """At most `HISTORY_POINTS` of `values` as [games played, value], evenly spaced, the last
+    one always kept (a page of 20,000 games must not carry every game's rating)."""
+    step = max(1, math.ceil(len(values) / (HISTORY_POINTS - 1)))
+    kept = [*range(0, len(values), step)]
+    if kept and kept[-1] != len(values) - 1:
+        kept.append(len(values) - 1)
+    return [[at + 1, round(values[at], 2)] for at in kept]
+
+
+def rating_history(games: Sequence[FinishedGame]) -> dict[str, list[list[float]]]:
+    """Each bot's openskill mu after each game it sat in (`games` in the order they were
+    stored), `thinned`: how its rating moved as games came in, which the Elo of the standings,
+    fitted to all games at once, does not show."""
+    return {bot: thinned(values) for bot, values in sorted(mu_series(games).items())}
+
+
+def overview_data(games: Sequence[FinishedGame], bootstrap: int) -> dict[str, Any]:
+    """The page's tables (`arena table`'s, with the standings' notes) and ratings over time."""
+    if not games:
+        return {"tables": [], "history": {}}
+    built = build(TABLE_NAMES, games, bootstrap=bootstrap)
     return {
-        "id": key.id,
-        "bots": list(game.bots),
-        "scores": played.scores,
-        "ranks": played.ranks,
-        "deal": game.deal,
-        "rotation": game.rotation,
-        "seed": str(key.seed),  # beyond 2**53: a JavaScript number would round it
-        "decisions": key.decisions,
-        "faults": [[f.seat, f.kind, f.reason, f.decision] for f in played.faults],
+        "tables": [msgspec.to_builtins(table) for table in built],
+        "history": rating_history(games),
     }
 
 
-PARALLEL_FROM = 400
-"""Below this many games one process writes them all (starting workers costs more)."""
+INDEX_FIELDS = ("id", "bots", "scores", "ranks", "deal", "rotation", "seed", "decisions", "faults")
+
+
+def _index(keyed: list[tuple[GameKey, FinishedGame]], blocks: list[Block]) -> dict[str, Any]:
+    """The page's index of the games by column (each field's list over the games: a list of
+    thousands of objects would repeat every key), each game's bots by their number in `bots`
+    and its block by its number in `blocks`."""
+    bots = sorted({bot for _, game in keyed for bot in game.bots})
+    number = {bot: index for index, bot in enumerate(bots)}
+    block_of = {game_id: index for index, block in enumerate(blocks) for game_id in block.ids}
+    rows = [
+        (
+            key.id,
+            [number[bot] for bot in game.bots],
+            game.played.scores,
+            game.played.ranks,
+            game.deal,
+            game.rotation,
+            str(key.seed),  # beyond 2**53: a JavaScript number would round it
+            key.decisions,
+            [[f.seat, f.kind, f.reason, f.decision] for f in game.played.faults],
+        )
+        for key, game in keyed
+    ]
+    games = {field: [row[at] for row in rows] for at, field in enumerate(INDEX_FIELDS)}
+    games["block"] = [block_of[key.id] for key, _ in keyed]
+    return {"bots": bots, "games": games, "blocks": [block.name for block in blocks]}
 
 
 def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 0) -> Path:
@@ -95,8 +140,9 @@ def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 
 
     Games of removed bots are left out, as in `arena table`. A game whose record does not
     replay gets a viewer that says why (the rest of the report is unaffected). Re-playing the
-    games is most of the work: from PARALLEL_FROM games on it is shared among `workers`
-    processes (0: one per core)."""
+    games is most of the work: it is done once per game (`blocks`: what the games directory
+    already holds is kept), shared among `workers` processes (0: one per core) while the tables
+    are built."""
     if out.suffix == ".html":
         index, games_dir = out, out.with_name(out.stem + "-games")
     else:
@@ -107,54 +153,23 @@ def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 
         keyed = [(key, game) for key, game in keyed_games(store) if hide.isdisjoint(game.bots)]
         settings = store.settings() or {}
     ids = [key.id for key, _ in keyed]
-    workers = workers or os.cpu_count() or 1
-    if workers > 1 and len(ids) >= PARALLEL_FROM:
-        chunks = [ids[start :: workers * 4] for start in range(workers * 4)]
-        context = multiprocessing.get_context("spawn")  # no fork of a process holding SQLite
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            list(pool.map(write_games, [path] * len(chunks), [games_dir] * len(chunks), chunks))
-    else:
-        write_games(path, games_dir, ids)
-    tables = []
-    if keyed:
-        built = build(TABLE_NAMES, [game for _, game in keyed], bootstrap=bootstrap)
-        tables = [msgspec.to_builtins(table) for table in built]
+    with packing(path, games_dir, ids, workers or os.cpu_count() or 1) as packed:
+        overview = overview_data([game for _, game in keyed], bootstrap)
+        blocks = packed()
     data = {
         "mode": "report",
         "title": f"{path.name}: {settings.get('game', '?')} tournament",
         "settings": settings,
-        "tables": tables,
-        "games": [_index_entry(key, game) for key, game in keyed],
+        **overview,
+        **_index(keyed, blocks),
         "games_dir": games_dir.name,
     }
-    _write(index, render_page(data))
+    write_file(index, render_page(data))
+    remove_stale(games_dir, blocks)  # only now: the page before named them
     return index
 
 
-def write_games(path: Path, games_dir: Path, ids: list[int]) -> None:
-    """Write `games_dir/<id>.js` for each game id of the store at `path` (in a worker too)."""
-    with Store(path, readonly=True) as store:
-        for game_id in ids:
-            try:
-                record = store.game_record(game_id)
-                assert record is not None, "the ids come from this store"
-                data = game_data(record)
-            except BadRecord as exc:
-                data = {"error": str(exc), "steps": []}
-            _write(games_dir / f"{game_id}.js", game_script(game_id, data))
-
-
 def game_page(record: bytes, title: str) -> str:
-    """A single-file viewer of one game (`arena match --html`)."""
-    try:
-        data = game_data(record)
-    except BadRecord as exc:
-        data = {"error": str(exc), "steps": []}
-    return render_page({"mode": "game", "title": title}, game_script(0, data))
-
-
-def _write(path: Path, text: str) -> None:
-    """Write whole or not at all: a report being rewritten is never seen half-written."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
+    """A single-file viewer of one game (`arena match --html`, the league's game pages)."""
+    page = {"mode": "game", "title": title, "games": {"id": [0], "block": [0]}, "blocks": ["game"]}
+    return render_page(page, block_script("game", [0], [game_fields(viewer_data(record))]))

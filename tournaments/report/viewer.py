@@ -1,10 +1,12 @@
-"""One game packed for the browser viewer: every step's spectator state, the actions, faults.
+"""Games packed for the browser viewer: every step's spectator state, the actions, faults.
 
-A game's steps are kilobytes each and a tournament has thousands of games, so the report keeps
-them out of its page: each game is a small script of its own (`games/<id>.js`) holding its
-steps as zlib-compressed JSON in base64, which the page loads only when the game is opened (a
-`<script>` element works from file://, where `fetch` of a local file does not). Consecutive
-states differ little, so the compression gains ten to twenty times.
+A tournament has thousands of games of kilobytes of steps each, so the report keeps them out of
+its page: games travel in blocks (`block_script`), scripts the page loads only when one of their
+games is opened (a `<script>` element works from file://, where `fetch` of a local file does
+not). Consecutive states differ little, so a step holds only what changed since the step before
+(`delta`; the page rebuilds the states, sharing what did not change), and a block keeps each
+field of its games together (every game's actions, then every game's states, ...) before it is
+zlib-compressed: alike next to alike is what zlib compresses best.
 """
 
 from __future__ import annotations
@@ -12,14 +14,27 @@ from __future__ import annotations
 import base64
 import json
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
 
 from referee import BadRecord, parse_record, positions
 
-CALLBACK = "arenaGame"
-"""The page's global function each game script calls with (id, base64 data)."""
+CALLBACK = "arenaGames"
+"""The page's global function each block calls with (its name, its base64 data)."""
+FORMAT = "2"
+"""What a block holds and how: part of every block's name (`tournaments.report.blocks`), so a
+report written by an arena that packed its games otherwise is never reused. Bump it whenever
+`game_data` or `block_data` changes what they make."""
+DELTAS = ("state", "private")
+"""The step fields held as changes from the step before; the others are held as they are."""
+FIELDS = ("n", "scores", "to_act", "actions", "ms", "fallback", *DELTAS)
+_ARRAYS = (list, tuple)
+_CONTAINERS = (dict, list, tuple)
+_START = object()
+"""What the first step's fields change from: nothing, so the first step holds them whole."""
+_encode = msgspec.json.Encoder().encode
 
 
 def game_data(record: bytes) -> dict[str, Any]:
@@ -36,13 +51,17 @@ def game_data(record: bytes) -> dict[str, Any]:
     try:
         for position in positions(parsed):
             game, state = position.game, position.state
-            spectator = msgspec.to_builtins(game.spectate(state))
+            spectator = game.spectate(state)
+            public = msgspec.to_builtins(spectator)
+            scores = game.scores(state)
             steps.append(
                 {
                     "n": 0 if previous is None else previous.n,
-                    "state": spectator,
-                    "private": _private(game, state, spectator) if finished else None,
-                    "scores": game.scores(state),
+                    "state": public,
+                    "private": _private(game, state, spectator, public, len(scores))
+                    if finished
+                    else None,
+                    "scores": scores,
                     "to_act": list(game.to_act(state)),
                     "actions": None
                     if previous is None
@@ -67,27 +86,93 @@ def game_data(record: bytes) -> dict[str, Any]:
     }
 
 
-def _private(game: Any, state: Any, spectator: dict[str, Any]) -> list[dict[str, Any]] | None:
+def viewer_data(record: bytes | str) -> dict[str, Any]:
+    """`game_data` of a record, or (a record that is not one, or why a record could not be
+    read) the data of a viewer that says why."""
+    if isinstance(record, bytes):
+        try:
+            return game_data(record)
+        except BadRecord as exc:
+            record = str(exc)
+    return {"error": record, "steps": []}
+
+
+def _private(
+    game: Any, state: Any, spectator: Any, public: dict[str, Any], seats: int
+) -> list[dict[str, Any]] | None:
     """Per seat, what its own view shows that the spectator's does not (5211's hands), or None
     when the seats see nothing more. Only for finished games, which hide nothing any more: the
     viewer's "every hand" switch shows it, and a game still being played never leaks it."""
-    views = [
-        msgspec.to_builtins(game.observe(state, seat)) for seat in range(len(game.scores(state)))
-    ]
+    views = [game.observe(state, seat) for seat in range(seats)]
+    # The usual answer (every seat sees what a spectator sees, but for the seat every
+    # observation names: `Game.from_observation`) compared as structs, in C.
+    if all(msgspec.structs.replace(view, seat=spectator.seat) == spectator for view in views):
+        return None
     private = [
-        {key: value for key, value in view.items() if key != "seat" and spectator.get(key) != value}
+        {
+            key: value
+            for key, value in msgspec.to_builtins(view).items()
+            if key != "seat" and public.get(key) != value
+        }
         for view in views
     ]
     return private if any(private) else None
 
 
-def pack(data: dict[str, Any]) -> str:
-    """The data as base64 of zlib-compressed JSON (the browser's DecompressionStream('deflate')
-    reads zlib's format)."""
-    raw = msgspec.json.encode(data)
-    return base64.b64encode(zlib.compress(raw, 9)).decode("ascii")
+def delta(old: Any, new: Any) -> Any:
+    """What turns JSON value `old` into `new`: for an object or a list of the same keys or
+    length, an object of what changed at each key or index that changed (so `{}` for no
+    change); else `new` itself, in a list of one when it is an object or a list. The page's
+    `patched` applies it. (`msgspec.to_builtins` leaves tuples: JSON lists too.) Values are
+    compared as Python compares them, where 1 == True: an observation's fields are typed, and
+    none turns from a number into a boolean."""
+    kind = type(new)
+    # What changed is found by comparing whole values (in C); a changed scalar is taken as it is
+    # without a call: most of what changes in a step is a number or two deep in the state.
+    if kind is dict and type(old) is dict and old.keys() == new.keys():
+        return {
+            key: delta(old[key], value) if type(value) in _CONTAINERS else value
+            for key, value in new.items()
+            if old[key] != value
+        }
+    if kind in _ARRAYS and type(old) in _ARRAYS and len(old) == len(new):
+        return {
+            index: delta(a, b) if type(b) in _CONTAINERS else b
+            for index, (a, b) in enumerate(zip(old, new, strict=True))
+            if a != b
+        }
+    return [new] if kind in _CONTAINERS else new
 
 
-def game_script(game_id: int, data: dict[str, Any]) -> str:
-    """The `games/<id>.js` file: one call handing the packed game to the page."""
-    return f"{CALLBACK}({json.dumps(game_id)},{json.dumps(pack(data))});\n"
+def _deltas(values: list[Any]) -> list[Any]:
+    return [delta(old, new) for old, new in zip([_START, *values], values, strict=False)]
+
+
+def game_fields(data: dict[str, Any]) -> dict[str, msgspec.Raw]:
+    """One game's viewer data as encoded JSON by field: its header (`game`) and, per step
+    field, the list over its steps (`DELTAS` as changes; `private` null when no step has it).
+    Encoded at once, so a block never holds its games' steps as objects."""
+    steps = data["steps"]
+    fields: dict[str, Any] = {"game": {key: value for key, value in data.items() if key != "steps"}}
+    for field in FIELDS:
+        values = [step[field] for step in steps]
+        if field == "private" and not any(values):
+            fields[field] = None
+        else:
+            fields[field] = _deltas(values) if field in DELTAS else values
+    return {field: msgspec.Raw(_encode(value)) for field, value in fields.items()}
+
+
+def block_data(ids: Sequence[int], games: Sequence[dict[str, msgspec.Raw]]) -> bytes:
+    """The JSON of a block: its game ids, then each field's list over its games."""
+    block: dict[str, Any] = {"ids": list(ids)}
+    for field in ("game", *FIELDS):
+        block[field] = [game[field] for game in games]
+    return _encode(block)
+
+
+def block_script(name: str, ids: Sequence[int], games: Sequence[dict[str, msgspec.Raw]]) -> str:
+    """A block's script: one call handing the page its games, as base64 of zlib-compressed
+    JSON (the browser's DecompressionStream('deflate') reads zlib's format)."""
+    packed = base64.b64encode(zlib.compress(block_data(ids, games), 7)).decode("ascii")
+    return f"{CALLBACK}({json.dumps(name)},{json.dumps(packed)});\n"

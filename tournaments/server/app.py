@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,16 +26,17 @@ from starlette.routing import Route
 
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
-from tournaments.exclusion import hidden, visible
+from tournaments.exclusion import hidden
 from tournaments.league.league import League
 from tournaments.league.registry import Author, Taken
 from tournaments.league.submissions import RateLimited, TooLarge, submit
 from tournaments.report.page import game_page
 from tournaments.results import FinishedGame
 from tournaments.runner import Voided
-from tournaments.server.history import rating_history, svg_line
+from tournaments.server import library
+from tournaments.server.board import MIN_REFRESH_S, BoardKeeper
+from tournaments.server.history import svg_line
 from tournaments.store import Store
-from tournaments.tables import standings
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
@@ -45,6 +47,8 @@ STATUS_OF: list[tuple[type[Exception], int]] = [
     (RequestError, 400),
 ]
 """HTTP status of an upload's refusal, most specific first."""
+REFRESH_S = 2 * int(MIN_REFRESH_S)
+"""The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
 
 
 class LeagueServer:
@@ -56,7 +60,7 @@ class LeagueServer:
         self.games_played = 0
         self.voided: list[str] = []
         self._change = trio.Event()
-        self._board: tuple[int, list[dict[str, Any]]] = (-1, [])
+        self.board = BoardKeeper(league.store_path)
         self.sessions: dict[str, int] = {}
         """Signed-in browsers: session cookie → author id (in memory: a restart signs out)."""
 
@@ -75,6 +79,7 @@ class LeagueServer:
 
     def on_game(self, game: FinishedGame) -> None:
         self.games_played += 1
+        self.board.on_game()
 
     def on_void(self, voided: Voided) -> None:
         self.voided.append(f"{', '.join(voided.bots)} deal {voided.deal}: {voided.error}")
@@ -84,18 +89,14 @@ class LeagueServer:
 
     # ---- what the pages read ------------------------------------------------------------
 
-    def stored(self) -> tuple[list[FinishedGame], list[int]]:
-        """The games the tables count (removed bots' left out) and their store ids."""
+    def recent_games(self, bot: str, count: int = 50) -> list[tuple[int, FinishedGame]]:
+        """The newest games any version of `bot` sat in (removed bots' games left out)."""
         if not self.league.store_path.exists():
-            return [], []
+            return []
         with Store(self.league.store_path, readonly=True) as store:
-            everything = store.games()
-            keys = store.game_keys()
+            recent = store.recent_games(bot, count)
             hide = hidden(store, [])
-        shown = visible(everything, hide)
-        kept = {id(game) for game in shown}
-        ids = [key.id for game, key in zip(everything, keys, strict=True) if id(game) in kept]
-        return shown, ids
+        return [(game_id, game) for game_id, game in recent if hide.isdisjoint(game.bots)]
 
     def signed_in(self, request: Request) -> Author | None:
         """The author whose session the request carries, unless disabled since."""
@@ -122,14 +123,6 @@ class LeagueServer:
         mine.sort(key=lambda path: path.stat().st_mtime, reverse=True)
         return [(path.name, _tail(path, 8192)) for path in mine[:count]]
 
-    def leaderboard(self, games: list[FinishedGame]) -> list[dict[str, Any]]:
-        """The standings `arena table` prints for `games` (the store's: `stored`), computed
-        once per new game."""
-        if self._board[0] != len(games):
-            rows = standings(games).records() if games else []
-            self._board = (len(games), rows)
-        return self._board[1]
-
 
 def make_app(server: LeagueServer) -> Starlette:
     """The ASGI app of `server`'s league."""
@@ -146,28 +139,39 @@ def make_app(server: LeagueServer) -> Starlette:
         return HTMLResponse(text, status_code=status, headers=_SAFE_HEADERS)
 
     async def leaderboard_page(request: Request) -> Response:
-        games, _ = server.stored()
-        rows = [{**row, "base": str(row["bot"]).split("@")[0]} for row in server.leaderboard(games)]
+        board, previous = server.board.board, server.board.previous
+        rows = [
+            {
+                **row,
+                "base": str(row["bot"]).split("@")[0],
+                "change": _change(row, previous),
+            }
+            for row in board.standings
+        ]
         waiting = [
             v for v in league.registry.versions() if v.status in ("queued", "building", "checking")
         ]
         return page(
             "leaderboard.html",
             rows=rows,
-            games=len(games),
+            games=board.games,
+            made=_clock(board.made),
+            refresh=REFRESH_S,
             players=league.tournament.players,
             waiting=waiting,
         )
 
     async def leaderboard_api(request: Request) -> Response:
-        return JSONResponse({"standings": server.leaderboard(server.stored()[0])})
+        board = server.board.board
+        return JSONResponse(
+            {"games": board.games, "made": board.made, "standings": board.standings}
+        )
 
     async def bot_page(request: Request) -> Response:
         bot = request.path_params["bot"]
         versions = league.registry.versions(bot)
         if not versions and bot not in league.tournament.participants:
             return page("bot.html", status=404, bot=bot, versions=[], games=[])
-        games, ids = server.stored()
         mine = [
             {
                 "id": game_id,
@@ -178,9 +182,9 @@ def make_app(server: LeagueServer) -> Starlette:
                     for f in played.played.faults
                 ],
             }
-            for played, game_id in zip(games, ids, strict=True)
-            if any(label.split("@")[0] == bot for label in played.bots)
+            for game_id, played in server.recent_games(bot)
         ]
+        history = server.board.board.history.get(bot)
         viewer = server.signed_in(request)
         logs = None
         if server.may_see_logs(viewer, bot):
@@ -192,8 +196,8 @@ def make_app(server: LeagueServer) -> Starlette:
             "bot.html",
             bot=bot,
             versions=versions,
-            history=Markup(svg_line(rating_history(stored_order(games, ids), bot))),
-            games=mine[-50:][::-1],
+            history=Markup(svg_line(history.points, history.games)) if history else "",
+            games=mine,
             logs=logs,
             viewer=viewer,
             organiser=viewer is not None and viewer.organiser,
@@ -241,6 +245,33 @@ def make_app(server: LeagueServer) -> Starlette:
             unpacked_mb=s.unpacked_mb,
             files=s.files,
             per_hour=s.uploads_per_hour,
+            kits=library.kits(),
+            has_rules=library.rules_html(game.id) is not None,
+            has_protocol=library.protocol_html() is not None,
+            base_url=str(request.base_url).rstrip("/"),
+        )
+
+    async def document(request: Request) -> Response:
+        """The rules page of the league's game, or the protocol, as HTML."""
+        which = request.path_params["which"]
+        documents = {
+            "rules": (f"{game.title}: the rules for bots", library.rules_html(game.id)),
+            "protocol": ("The bot protocol", library.protocol_html()),
+        }
+        title, body = documents.get(which, ("this", None))
+        if body is None:
+            return page("document.html", status=404, title=title, body="")
+        return page("document.html", title=title, body=Markup(body))
+
+    async def kit(request: Request) -> Response:
+        data = library.kit_zip(request.path_params["name"])
+        if data is None:
+            return JSONResponse({"error": "no such starter kit"}, status_code=404)
+        name = request.path_params["name"]
+        return Response(
+            data,
+            media_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
         )
 
     async def submit_form(request: Request) -> Response:
@@ -351,6 +382,8 @@ def make_app(server: LeagueServer) -> Starlette:
     routes = [
         Route("/", leaderboard_page),
         Route("/league", league_page),
+        Route("/docs/{which:str}", document),
+        Route("/kits/{name:str}.zip", kit),
         Route("/submit", submit_form, methods=["GET"]),
         Route("/submit", submit_post, methods=["POST"]),
         Route("/bots/{bot}", bot_page),
@@ -390,9 +423,18 @@ def _same_site(request: Request, form: Any) -> bool:
     return bool(cookie) and hmac.compare_digest(sent.encode(), cookie.encode())
 
 
-def stored_order(games: list[FinishedGame], ids: list[int]) -> list[FinishedGame]:
-    """The games in the order they were stored (their ids), not the schedule's."""
-    return [game for _, game in sorted(zip(ids, games, strict=True), key=lambda pair: pair[0])]
+def _change(row: dict[str, Any], previous: dict[str, float]) -> str:
+    """The bot's Elo move since the board before ("+12", "−3", "new", or "")."""
+    before = previous.get(str(row["bot"]))
+    if before is None:
+        return "new" if previous else ""
+    moved = round(float(row["elo"]) - before)
+    return "" if moved == 0 else f"{moved:+d}".replace("-", "−")
+
+
+def _clock(made: float) -> str:
+    """When a board was made, as the server's local time of day (empty before the first)."""
+    return time.strftime("%H:%M:%S", time.localtime(made)) if made else ""
 
 
 def _tail(path: Path, size: int) -> str:

@@ -1,35 +1,20 @@
 """A bot's rating over time, for its page: openskill's Plackett–Luce mu after each of its games
-in the order they were stored, drawn as a small SVG line (the pages run no script)."""
+in the order they were stored (`board` computes it, thinned), drawn as a small SVG line (the
+pages run no script)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tournaments.ratings import plackett_luce_steps
-from tournaments.results import FinishedGame
-
 WIDTH, HEIGHT, PAD = 640, 160, 30
-MAX_POINTS = 200
 
 
-def rating_history(games: Sequence[FinishedGame], bot: str) -> list[float]:
-    """Mu of every label of `bot` (its versions) after each game it sat in, `games` in the
-    order they were stored."""
-    return [
-        mu
-        for _, after in plackett_luce_steps(games)
-        for label, (mu, _sigma) in after.items()
-        if label.split("@")[0] == bot
-    ]
-
-
-def svg_line(values: Sequence[float]) -> str:
-    """`values` as an SVG polyline with its first, last, lowest and highest values labelled;
-    empty for fewer than two values. Every character is ours: no bot text goes in."""
-    if len(values) < 2:
+def svg_line(points: Sequence[float], games: int) -> str:
+    """`points` (a rating over `games` games) as an SVG polyline with the lowest, highest and
+    last values labelled; empty for fewer than two points. Every character is ours: no bot text
+    goes in."""
+    if len(points) < 2:
         return ""
-    step = max(1, len(values) // MAX_POINTS)
-    points = list(values[::step]) + ([values[-1]] if (len(values) - 1) % step else [])
     low, high = min(points), max(points)
     span = (high - low) or 1.0
     inner_w, inner_h = WIDTH - 2 * PAD, HEIGHT - 2 * PAD
@@ -46,5 +31,5 @@ def svg_line(values: Sequence[float]) -> str:
         f'<text x="4" y="{PAD - 8}" font-size="11">{high:.1f}</text>'
         f'<text x="4" y="{HEIGHT - 8}" font-size="11">{low:.1f}</text>'
         f'<text x="{WIDTH - PAD}" y="{HEIGHT - 8}" font-size="11" text-anchor="end">'
-        f"{len(values)} games, now {values[-1]:.1f} (openskill mu)</text></svg>"
+        f"{games} games, now {points[-1]:.1f} (openskill mu)</text></svg>"
     )

@@ -1,7 +1,8 @@
-"""`arena serve`'s trio program: the web server (Hypercorn's trio worker), the checks of new
-versions and the ladder, side by side in one nursery; cancelled together (Ctrl-C, SIGTERM),
-they stop with every game finished before stored and every version's status kept: started
-again, the league goes on where it was (checks left unfinished are queued again)."""
+"""`arena serve`'s trio program: the web server (Hypercorn's trio worker), the leaderboard's
+refreshes, the checks of new versions and the ladder, side by side in one nursery; cancelled
+together (Ctrl-C, SIGTERM), they stop with every game finished before stored and every
+version's status kept: started again, the league goes on where it was (checks left unfinished
+are queued again)."""
 
 from __future__ import annotations
 
@@ -29,5 +30,6 @@ async def serve(file: Path, host: str, port: int, on_ready: Callable[[list[str]]
         async with trio.open_nursery() as nursery:
             addresses = await nursery.start(serve_asgi, make_app(server), config)
             on_ready(addresses)
+            nursery.start_soon(server.board.run)
             nursery.start_soon(run_checks, league, server.notify, server.changes)
             nursery.start_soon(run_ladder, league, server, server.changes)

@@ -1,12 +1,19 @@
 // The report's page: tables, the ladder plot, the crosstable heat map, the game list and the
-// game viewer. Everything is drawn from ARENA_DATA; a game's steps come from <games_dir>/<id>.js,
-// a script that calls arenaGame(id, packed) (script elements work from file://, fetch does not).
+// game viewer. Everything is drawn from ARENA_DATA; a game's steps come from its block, the script
+// <games_dir>/<block>.js that calls arenaGames(block, packed) (script elements work from file://,
+// fetch does not).
 "use strict";
 
 const viewers = window.ARENA_VIEWERS || {};  // game id -> {draw, describe}: viewers/*.js
 const {esc} = window.ARENA_SVG;  // escaping for HTML too: svg.js, inlined before the viewers
-const loadedGames = new Map();   // id -> promise of the unpacked game
-const waiting = new Map();       // id -> resolve function of a game being loaded
+// The game index comes by column (ARENA_DATA.games: each field's list over the games; bots by
+// their number in ARENA_DATA.bots): a list of thousands of objects would repeat every key.
+const GAMES = ARENA_DATA.games.id.map((id, i) => Object.fromEntries(
+  Object.entries(ARENA_DATA.games).map(([key, column]) =>
+    [key, key === "bots" ? column[i].map(bot => ARENA_DATA.bots[bot]) : column[i]])));
+const gameEntries = new Map(GAMES.map(game => [game.id, game]));  // id -> its index entry
+const loadedBlocks = new Map();  // block name -> promise of the unpacked block
+const waiting = new Map();       // block name -> resolve function of a block being loaded
 let current = null;              // {id, game, step}
 
 function el(tag, attrs, ...children) {
@@ -73,6 +80,35 @@ function heatMap(table) {
   return el("table", {id: "crosstable"}, el("thead", {}, head), el("tbody", {}, ...body));
 }
 
+// Each bot's openskill mu after each of its games (ARENA_DATA.history: bot -> [[games played,
+// mu], ...], thinned by page.py): one line a bot, labelled at its end.
+function historyPlot(history) {
+  const bots = Object.keys(history).filter(bot => history[bot].length);
+  const points = bots.flatMap(bot => history[bot]);
+  const most = Math.max(...points.map(p => p[0]));
+  const lo = Math.min(...points.map(p => p[1])), hi = Math.max(...points.map(p => p[1]));
+  const pad = Math.max(0.5, (hi - lo) * 0.08);
+  const left = 50, width = 560, top = 14, height = 260, right = 150;
+  const x = n => left + (most > 1 ? (n - 1) / (most - 1) : 0.5) * width;
+  const y = mu => top + (1 - (mu - (lo - pad)) / ((hi + pad) - (lo - pad))) * height;
+  const w = left + width + right, h = top + height + 34;
+  let svg = `<svg id="history-plot" xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}">`;
+  const ticks = 5;
+  for (let i = 0; i <= ticks; i++) {
+    const mu = (lo - pad) + i * ((hi + pad) - (lo - pad)) / ticks;
+    svg += `<line x1="${left}" x2="${left + width}" y1="${y(mu)}" y2="${y(mu)}" stroke="#eee"/>`;
+    svg += `<text x="${left - 6}" y="${y(mu) + 4}" font-size="11" text-anchor="end" fill="#555">${mu.toFixed(1)}</text>`;
+  }
+  for (const n of [1, most]) svg += `<text x="${x(n)}" y="${top + height + 16}" font-size="11" text-anchor="middle" fill="#555">${n}</text>`;
+  svg += `<text x="${left + width / 2}" y="${h - 2}" font-size="11" text-anchor="middle" fill="#555">games played</text>`;
+  bots.forEach((bot, i) => {
+    const colour = `hsl(${Math.round(i * 360 / bots.length)}, 65%, 42%)`, series = history[bot], [n, mu] = series[series.length - 1];
+    svg += `<polyline class="history" fill="none" stroke="${colour}" stroke-width="1.5" points="${series.map(p => `${x(p[0])},${y(p[1])}`).join(" ")}"><title>${esc(bot)}</title></polyline>`;
+    svg += `<text class="history-label" x="${x(n) + 6}" y="${y(mu) + 4}" font-size="12" fill="${colour}">${esc(bot)}</text>`;
+  });
+  return svg + "</svg>";
+}
+
 function overview() {
   const root = document.getElementById("overview");
   const tables = Object.fromEntries(ARENA_DATA.tables.map(t => [t.name, t]));
@@ -80,9 +116,14 @@ function overview() {
   root.append(el("h2", {id: "ladder", text: "Ladder (Elo, 95% interval)"}));
   const plot = el("div"); plot.innerHTML = ladderPlot(tables.standings); root.append(plot);
   root.append(tableOf(tables.standings));
+  for (const note of tables.standings.notes || []) root.append(el("p", {class: "note", text: note}));  // text: never markup
+  if (Object.keys(ARENA_DATA.history || {}).length) {
+    root.append(el("h2", {id: "history", text: "Rating over time (openskill mu after each game)"}));
+    const lines = el("div"); lines.innerHTML = historyPlot(ARENA_DATA.history); root.append(lines);
+  }
   root.append(el("h2", {text: "Crosstable (row's score %, games)"}), heatMap(tables.crosstable));
-  for (const name of ["pairs", "seats", "faults", "timing"]) {
-    if (!tables[name]) continue;
+  for (const name of ["ranks", "cycles", "pairs", "seats", "faults", "timing"]) {
+    if (!tables[name] || (name === "cycles" && !tables[name].rows.length)) continue;
     root.append(el("h2", {text: tables[name].title}));
     root.append(tables[name].rows.length ? tableOf(tables[name]) : el("p", {class: "note", text: "none"}));
   }
@@ -102,7 +143,7 @@ function resultOf(game, bot) {
 
 function gameList() {
   const root = document.getElementById("games-section");
-  const games = ARENA_DATA.games;
+  const games = GAMES;
   const bots = [...new Set(games.flatMap(g => g.bots))].sort();
   const select = (id, label, options) => el("label", {}, label + " ",
     el("select", {id, on: {change: drawList}}, ...options.map(([v, t]) => el("option", {value: v, text: t}))));
@@ -119,7 +160,7 @@ function gameList() {
 function drawList() {
   const value = id => document.getElementById(id).value;
   const bot = value("f-bot"), opponent = value("f-opponent"), result = value("f-result"), fault = value("f-fault");
-  const shown = ARENA_DATA.games.filter(g =>
+  const shown = GAMES.filter(g =>
     (!bot || g.bots.includes(bot)) &&
     (!opponent || g.bots.some((b, s) => b === opponent && (!bot || b !== bot || g.bots.filter(x => x === b).length > 1))) &&
     (!result || !bot || resultOf(g, bot) === result) &&
@@ -147,23 +188,63 @@ async function unpack(packed) {
   return JSON.parse(await new Response(stream).text());
 }
 
-// Called by every games/<id>.js (and by the inline game of a one-game page).
-window.arenaGame = function (id, packed) {
+// Called by every <games_dir>/<block>.js (and by the inline block of a one-game page).
+window.arenaGames = function (name, packed) {
   const done = unpack(packed);
-  loadedGames.set(id, done);
-  const resolve = waiting.get(id);
-  if (resolve) { waiting.delete(id); resolve(done); }
+  loadedBlocks.set(name, done);
+  const resolve = waiting.get(name);
+  if (resolve) { waiting.delete(name); resolve(done); }
 };
 
-function loadGame(id) {
-  if (loadedGames.has(id)) return loadedGames.get(id);
-  return new Promise((resolve, reject) => {
-    waiting.set(id, resolve);
-    const file = `${ARENA_DATA.games_dir}/${id}.js`;
+function loadBlock(name) {
+  if (loadedBlocks.has(name)) return loadedBlocks.get(name);
+  const promise = new Promise((resolve, reject) => {
+    waiting.set(name, resolve);
+    const file = `${ARENA_DATA.games_dir}/${name}.js`;
+    const failed = why => {
+      waiting.delete(name);
+      loadedBlocks.delete(name);  // opening a game again tries again
+      reject(new Error(`${file} ${why}`));
+    };
     const script = el("script", {src: file});
-    script.onerror = () => { waiting.delete(id); reject(new Error(`${file} could not be loaded (is the report's ${ARENA_DATA.games_dir}/ directory next to this page?)`)); };
+    script.onerror = () => failed(`could not be loaded (is the report's ${ARENA_DATA.games_dir}/ directory next to this page?)`);
+    script.onload = () => { if (waiting.has(name)) failed("does not hold its games (written by another report?)"); };
     document.body.append(script);
   });
+  loadedBlocks.set(name, promise);
+  return promise;
+}
+
+// A step holds what changed since the step before (tournaments/report/viewer.py `delta`): a
+// value, a value in a list of one (an object or a list), or the changes by key or index. The
+// parts that did not change are shared with the step before, never copied.
+function patched(base, patch) {
+  if (patch === null || typeof patch !== "object") return patch;
+  if (Array.isArray(patch)) return patch[0];
+  const copy = Array.isArray(base) ? base.slice() : Object.assign({}, base);
+  for (const key in patch) copy[key] = patched(base[key], patch[key]);
+  return copy;
+}
+
+// Game `index` of a block, its steps whole again: a block holds each field over its games.
+function gameOf(block, index) {
+  const field = name => block[name][index];
+  const privates = field("private");
+  let state, own = null;  // the spectator's view, what each seat's own view adds to it
+  const steps = field("n").map((n, k) => {
+    state = patched(state, field("state")[k]);
+    if (privates) own = patched(own, privates[k]);
+    return {n, state, private: own, scores: field("scores")[k], to_act: field("to_act")[k],
+      actions: field("actions")[k], ms: field("ms")[k], fallback: field("fallback")[k]};
+  });
+  return {...field("game"), steps};
+}
+
+async function loadGame(id) {
+  const entry = gameEntries.get(id);
+  if (!entry) throw new Error(`this report has no game ${id}`);
+  const block = await loadBlock(ARENA_DATA.blocks[entry.block]);
+  return gameOf(block, block.ids.indexOf(id));
 }
 
 // ---- the viewer ------------------------------------------------------------------------------

@@ -1,0 +1,396 @@
+"""The league server under load, driven as an organiser and its authors drive it: `arena serve`
+in a process of its own on a copy of a store of real games, HTTP clients on loopback, and
+`arena run` of the same bots on the same store for comparison.
+
+- `upload_to_playing`: a Python single-file bot uploaded through the JSON API, its status polled
+  until `playing`; the figure is that wait minus the check game itself (which the server logs as
+  it passes: "passed in X s").
+- `ladder_and_readers`: windows of `arena run` and of the ladder, interleaved, each counting the
+  games its store gains per second once the first game is in; during the ladder's windows,
+  readers poll the leaderboard (its page and its JSON in turn) and every answer's latency is
+  kept.
+- `memory`: the server's resident memory sampled while the ladder plays a number of games.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import http.client
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+ARENA = [sys.executable, "-m", "tournaments"]
+BOTS = {"greedy": "greedy", "random": "random", "random-twin": "random"}
+TOURNAMENT = """game = "azul"
+players = 2
+concurrency = {concurrency}
+sandbox = "none"
+seed = 7
+deals = {deals}
+db = "{db}"
+
+[participants]
+{participants}
+
+[time]
+move_ms = 1000
+"""
+RUN_DEALS = 2000
+"""Deals `arena run` may add in a window: more than it can play in one (6 games a deal)."""
+LEAGUE = "\n[league]\nbatch = 2\nuploads_per_hour = 1000\n"
+UPLOADED = "from bots.sdk import run\nrun(lambda observation, legal, context: 0, name='up')\n"
+Progress = Callable[[str], None]
+
+
+def _die_with_us() -> None:
+    """In a child before it runs: SIGTERM when this process dies (a benchmark killed by a
+    timeout must not leave a ladder or a tournament playing on)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def start(argv: list[str], folder: Path, **kwargs: Any) -> subprocess.Popen[str]:
+    """`argv` in `folder`, dying with this process."""
+    return subprocess.Popen(argv, cwd=folder, preexec_fn=_die_with_us, text=True, **kwargs)
+
+
+def write_files(folder: Path, concurrency: int, house: dict[str, str] = BOTS) -> None:
+    """`league.toml` (the league) and `run.toml` (the same bots as a round-robin tournament on
+    `run.sqlite`, `deals` to be raised by `fill`)."""
+    participants = "\n".join(f'{name} = "{bot}"' for name, bot in house.items())
+    common = {"concurrency": concurrency, "participants": participants}
+    league = TOURNAMENT.format(deals=1, db="league.sqlite", **common) + LEAGUE
+    (folder / "league.toml").write_text(league)
+    (folder / "run.toml").write_text(TOURNAMENT.format(deals=RUN_DEALS, db="run.sqlite", **common))
+
+
+def fill(folder: Path, games: int, progress: Progress) -> Path:
+    """A store of about `games` games of the house bots (a round-robin, every deal in both seat
+    orders), made by `arena run`: `base.sqlite`."""
+    pairings = math.comb(len(BOTS), 2)
+    deals = round(games / (2 * pairings))
+    if not deals:  # an empty store: the ladder and `arena run` start from nothing
+        return folder / "base.sqlite"
+    run = (folder / "run.toml").read_text()
+    text = run.replace(f"deals = {RUN_DEALS}", f"deals = {deals}")
+    (folder / "fill.toml").write_text(text.replace('db = "run.sqlite"', 'db = "base.sqlite"'))
+    # `arena run` in a window goes on from the store's deals (a unit holds the deals it lacks)
+    (folder / "run.toml").write_text(
+        run.replace(f"deals = {RUN_DEALS}", f"deals = {deals + RUN_DEALS}")
+    )
+    progress(f"league: playing a store of {2 * pairings * deals:,} games with `arena run`")
+    filling = start([*ARENA, "run", "fill.toml", "-q"], folder, stdout=subprocess.DEVNULL)
+    if filling.wait():
+        raise RuntimeError(f"arena run fill.toml failed (exit {filling.returncode})")
+    return folder / "base.sqlite"
+
+
+def copy_store(base: Path, db: Path) -> None:
+    """`db` as a copy of `base` (none when `base` is none: an empty store)."""
+    if base.exists():
+        shutil.copy(base, db)
+
+
+def stored(db: Path) -> int:
+    """Games in the store `db` now (0 before it exists)."""
+    if not db.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
+        try:
+            return int(con.execute("SELECT count(*) FROM games").fetchone()[0])
+        except sqlite3.OperationalError:  # made a moment ago, its tables not yet
+            return 0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of process `pid`, MiB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+    return int(found[1]) / 1024 if found else math.nan
+
+
+class Server(NamedTuple):
+    process: subprocess.Popen[str]
+    url: str
+
+
+@contextlib.contextmanager
+def serving(folder: Path) -> Iterator[Server]:
+    """`arena serve league.toml --port 0` until the block ends (then SIGTERM, as an organiser
+    stops it)."""
+    process = start(
+        [*ARENA, "serve", "league.toml", "--port", "0"],
+        folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stderr is not None
+        url = ""
+        for line in process.stderr:
+            found = re.search(r" on (http://\S+)", line)
+            if found:
+                url = found[1]
+                break
+        if not url:
+            raise RuntimeError(f"arena serve did not start (exit {process.wait()})")
+        threading.Thread(target=process.stderr.read, daemon=True).start()  # drain
+        yield Server(process, url)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def request(
+    connection: http.client.HTTPConnection,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, bytes]:
+    connection.request(method, path, body=body, headers=headers or {})
+    response = connection.getresponse()
+    return response.status, response.read()
+
+
+def connect(url: str) -> http.client.HTTPConnection:
+    parts = urlsplit(url)
+    return http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=60)
+
+
+def upload(url: str, token: str, name: str, text: str) -> tuple[int, bytes]:
+    """POST a single-file bot to the JSON API as `arena submit` does (multipart form)."""
+    boundary = "arena-bench-boundary"
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n{name}\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="bot.py"\r\n'
+        f"Content-Type: text/x-python\r\n\r\n{text}\r\n--{boundary}--\r\n"
+    ).encode()
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+    }
+    with contextlib.closing(connect(url)) as connection:
+        return request(connection, "POST", "/api/versions", body, headers)
+
+
+class Upload(NamedTuple):
+    wait_s: float
+    """From sending the upload to reading `playing` from the API."""
+    check_s: float
+    """The check game's own time, as the server logged it."""
+
+
+def upload_to_playing(folder: Path, uploads: int, progress: Progress) -> list[Upload]:
+    """Upload `uploads` versions of a Python single-file bot to an idle league with no house
+    bots (nothing else runs) and time each one's way to `playing`."""
+    write_files(folder, concurrency=1, house={})
+    token = subprocess.run(
+        [*ARENA, "league", "token", "league.toml", "bench"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()[-1]
+    found = []
+    with serving(folder) as server:
+        for n in range(uploads):
+            progress(f"league: upload {n + 1} of {uploads}")
+            began = time.perf_counter()
+            status, body = upload(server.url, token, "up", UPLOADED + f"# version {n}\n")
+            if status != 201:
+                raise RuntimeError(f"the upload was refused ({status}): {body!r}")
+            version = json.loads(body)["version"]
+            with contextlib.closing(connect(server.url)) as connection:
+                while status_of(connection, version) != "playing":
+                    time.sleep(0.005)
+            wait = time.perf_counter() - began
+            found.append(Upload(wait, check_seconds(folder / "league.league.sqlite", version)))
+    return found
+
+
+def status_of(connection: http.client.HTTPConnection, version: int) -> str:
+    """The status of `version` of the bot `up`, as the JSON API gives it."""
+    versions = json.loads(request(connection, "GET", "/api/bots/up")[1])["versions"]
+    status = next(v["status"] for v in versions if v["version"] == version)
+    if status in ("rejected", "disabled"):
+        raise RuntimeError(f"version {version} was {status}: {versions!r}")
+    return str(status)
+
+
+def check_seconds(registry: Path, version: int) -> float:
+    """The check time the server logged for `version` ("passed in X s")."""
+    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
+        rows = con.execute(
+            "SELECT text FROM logs WHERE version = ? AND kind = 'check'", (version,)
+        ).fetchall()
+    for (text,) in rows:
+        found = re.search(r"passed in ([\d.]+) s", text)
+        if found:
+            return float(found[1])
+    raise RuntimeError(f"version {version}'s check log holds no time: {rows!r}")
+
+
+def rate(db: Path, seconds: float, stop: Callable[[], bool] = lambda: False) -> float:
+    """Games per second the store `db` gains over `seconds`, counted from its first new game."""
+    start = stored(db)
+    deadline = time.monotonic() + 600
+    while stored(db) == start:
+        if time.monotonic() > deadline or stop():
+            raise RuntimeError(f"no game was stored in {db} in 10 minutes")
+        time.sleep(0.05)
+    began, first = time.monotonic(), stored(db)
+    time.sleep(seconds)
+    return (stored(db) - first) / (time.monotonic() - began)
+
+
+def run_rate(folder: Path, base: Path, seconds: float) -> float:
+    """`arena run` of the house bots on a copy of `base`: its games per second."""
+    db = folder / "run.sqlite"
+    copy_store(base, db)
+    process = start(
+        [*ARENA, "run", "run.toml", "-q"],
+        folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        return rate(db, seconds, lambda: process.poll() is not None)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait()
+        db.unlink()
+
+
+class Readers:
+    """`count` threads, each asking for the leaderboard (page, then JSON, in turn) every
+    `period_s`, keeping each answer's latency; a failed or non-200 answer is an error."""
+
+    def __init__(self, url: str, count: int, period_s: float) -> None:
+        self.url, self.period_s = url, period_s
+        self.latencies: list[float] = []
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._read, daemon=True) for _ in range(count)]
+
+    def __enter__(self) -> Readers:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
+
+    def _read(self) -> None:
+        connection = connect(self.url)
+        paths = ("/", "/api/leaderboard")
+        n = 0
+        while not self._stop.is_set():
+            began = time.perf_counter()
+            try:
+                status, _ = request(connection, "GET", paths[n % 2])
+            except (OSError, http.client.HTTPException) as exc:
+                self.errors.append(repr(exc))
+                connection.close()
+                connection = connect(self.url)
+            else:
+                self.latencies.append(time.perf_counter() - began)
+                if status != 200:
+                    self.errors.append(f"HTTP {status}")
+            n += 1
+            self._stop.wait(max(0.0, self.period_s - (time.perf_counter() - began)))
+        connection.close()
+
+
+class Load(NamedTuple):
+    run_games_per_s: list[float]
+    ladder_games_per_s: list[float]
+    latencies_s: list[float]
+    errors: list[str]
+    store_games: int
+
+
+def ladder_and_readers(
+    folder: Path,
+    base: Path,
+    *,
+    windows: int,
+    seconds: float,
+    readers: int,
+    period_s: float,
+    progress: Progress,
+) -> Load:
+    """`windows` pairs of windows of `seconds`: `arena run`, then the ladder with `readers`
+    polling the leaderboard — each on a fresh copy of `base`."""
+    runs, ladders, latencies, errors = [], [], [], []
+    for n in range(windows):
+        progress(f"league: `arena run`, window {n + 1} of {windows}")
+        runs.append(run_rate(folder, base, seconds))
+        progress(f"league: the ladder with {readers} readers, window {n + 1} of {windows}")
+        db = folder / "league.sqlite"
+        copy_store(base, db)
+        with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
+            ladders.append(rate(db, seconds, lambda: server.process.poll() is not None))
+        latencies += reading.latencies
+        errors += reading.errors
+        for leftover in folder.glob("league.*"):
+            if leftover.suffix != ".toml":
+                shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+    return Load(runs, ladders, latencies, errors, stored(base))
+
+
+def memory(folder: Path, base: Path, games: int, progress: Progress) -> list[tuple[int, float]]:
+    """(games played, the server's resident MiB) sampled while the ladder plays `games` games
+    on a copy of `base`; the first sample is taken once the first game is in."""
+    db = folder / "league.sqlite"
+    copy_store(base, db)
+    start = stored(db)
+    samples: list[tuple[int, float]] = []
+    with serving(folder) as server:
+        while (played := stored(db) - start) < games:
+            if server.process.poll() is not None:
+                raise RuntimeError("arena serve ended during the memory run")
+            if played:
+                samples.append((played, rss_mb(server.process.pid)))
+                if len(samples) % 30 == 0:
+                    progress(f"league: memory, {played:,} of {games:,} games")
+            time.sleep(2)
+        samples.append((stored(db) - start, rss_mb(server.process.pid)))
+    return samples
+
+
+def p99(values: list[float]) -> float:
+    """The 99th percentile (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def cores() -> int:
+    return os.cpu_count() or 1

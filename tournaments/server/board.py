@@ -1,0 +1,138 @@
+"""The leaderboard and every bot's rating over time, computed from the whole store in a child
+process (`python -m tournaments.server.board STORE`) and kept by the server between refreshes.
+
+Why a child: the standings go over every game (a 10,000-game store takes about 1.5 s with its
+bootstrap intervals), and done in the server's own process they would hold the trio thread —
+or, in a thread, the GIL — while pages wait, and leave the games' memory behind. In a child,
+pages are answered from the last board at once, the server's memory stays flat however many
+games the league holds, and the numbers are `arena table`'s own (`tables.standings`).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from tournaments.exclusion import hidden, visible
+from tournaments.ratings import mu_series
+from tournaments.report.page import thinned
+from tournaments.results import FinishedGame
+from tournaments.store import Store
+from tournaments.tables import standings
+
+MIN_REFRESH_S = 5.0
+"""The board is computed again at most this often (and at most a third of the time): a
+league that stores games all the time must not spend its cores on its own leaderboard."""
+
+
+class History(msgspec.Struct, frozen=True):
+    """A bot's openskill mu over its games, thinned as the report thins it (the last kept)."""
+
+    games: int
+    points: list[float]
+
+
+class Board(msgspec.Struct, frozen=True):
+    games: int
+    """Games the tables count (those of removed bots left out)."""
+    standings: list[dict[str, Any]]
+    """`arena table`'s standings rows, strongest first."""
+    history: dict[str, History]
+    """Every bot (its name: all its versions) → its rating over time."""
+    made: float = 0.0
+    """When it was computed (time.time())."""
+
+
+EMPTY = Board(0, [], {})
+
+
+def compute(store_path: Path) -> Board:
+    """The board of the store at `store_path` (empty before the first game)."""
+    if not store_path.exists():
+        return EMPTY
+    with Store(store_path, readonly=True) as store:
+        everything = store.games_as_stored()
+        shown = visible([game for _, game in everything], hidden(store, []))
+    rows = standings(shown).records() if shown else []
+    return Board(
+        games=len(shown),
+        standings=rows,
+        history={bot: history(mus) for bot, mus in rating_histories(shown).items()},
+        made=time.time(),
+    )
+
+
+def rating_histories(games: Sequence[FinishedGame]) -> dict[str, list[float]]:
+    """Every bot's openskill mu after each game it sat in, `games` in the order they were
+    stored; a bot is its name, every version (`name@hash`) counted as it."""
+    return mu_series(games, lambda label: label.split("@")[0])
+
+
+def history(values: list[float]) -> History:
+    """A rating over time as its page draws it: the report's thinning, the mu alone."""
+    return History(len(values), [mu for _, mu in thinned(values)])
+
+
+class BoardKeeper:
+    """The last board, and the task that computes the next one after new games."""
+
+    def __init__(self, store_path: Path) -> None:
+        self.store_path = store_path
+        self.board = EMPTY
+        self.previous: dict[str, float] = {}
+        """Each bot's Elo on the board before this one: the leaderboard's "last change"."""
+        self._stored = trio.Event()
+        self.refreshed = trio.Event()
+        """Set (and replaced) each time a new board is in."""
+
+    def on_game(self) -> None:
+        """A game was stored: the board is out of date."""
+        self._stored.set()
+
+    async def refresh(self) -> None:
+        """Compute the board now, in a child process."""
+        result = await trio.run_process(
+            [sys.executable, "-m", "tournaments.server.board", str(self.store_path)],
+            capture_stdout=True,
+            capture_stderr=True,
+            check=False,
+        )
+        if result.returncode != 0:
+            detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
+            print(
+                f"arena serve: the leaderboard could not be computed: {detail[-1:] or '?'}",
+                file=sys.stderr,
+                flush=True,
+            )
+            return
+        board = msgspec.json.decode(result.stdout, type=Board)
+        self.previous = {str(row["bot"]): float(row["elo"]) for row in self.board.standings}
+        self.board = board
+        self.refreshed.set()
+        self.refreshed = trio.Event()
+
+    async def run(self, sleep: Callable[[float], Any] = trio.sleep) -> None:
+        """Refresh after new games, until cancelled: at most every `MIN_REFRESH_S`, and idle
+        at least twice as long as a refresh took."""
+        while True:
+            began = time.monotonic()
+            self._stored = trio.Event()
+            await self.refresh()
+            took = time.monotonic() - began
+            await sleep(max(MIN_REFRESH_S - took, 2 * took))
+            await self._stored.wait()
+
+
+def main(argv: list[str]) -> int:
+    sys.stdout.buffer.write(msgspec.json.encode(compute(Path(argv[0]))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

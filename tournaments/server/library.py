@@ -1,0 +1,72 @@
+"""What the league page hands its authors: the game's rules page, the protocol and the starter
+kits — the project's own `docs/` and `examples/starter-*`, never a copy kept by hand.
+
+A regular install carries them inside the package (`setup.py` copies them into
+`tournaments/server/shipped/` at build time); a checkout (an editable install) reads them where
+they are.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from functools import cache
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+SHIPPED = "shipped"
+"""The package folder a build copies the documents and kits into."""
+DOCUMENTS = ("docs/protocol.md", "docs/games/*.md")
+KITS = "examples/starter-*"
+
+
+def root() -> Path | None:
+    """The folder holding `docs/` and `examples/`: the shipped copy, else the checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / SHIPPED, here.parent.parent):
+        if (candidate / "docs" / "protocol.md").is_file():
+            return candidate
+    return None
+
+
+def _markdown(path: Path) -> str:
+    """A Markdown page as HTML (raw HTML in it stays text)."""
+    return str(MarkdownIt("commonmark", {"html": False}).enable("table").render(path.read_text()))
+
+
+@cache
+def protocol_html() -> str | None:
+    found = root()
+    return None if found is None else _markdown(found / "docs" / "protocol.md")
+
+
+@cache
+def rules_html(game_id: str) -> str | None:
+    """The game's page for bot authors (docs/games/<id>.md), or None."""
+    found = root()
+    page = None if found is None else found / "docs" / "games" / f"{game_id}.md"
+    return None if page is None or not page.is_file() else _markdown(page)
+
+
+def kits() -> list[str]:
+    """The starter kits' names (`starter-node`, ...), each a folder with a `bot.toml`."""
+    found = root()
+    if found is None:
+        return []
+    return sorted(path.name for path in found.glob(KITS) if (path / "bot.toml").is_file())
+
+
+@cache
+def kit_zip(name: str) -> bytes | None:
+    """The kit `name` as a .zip an author can upload as it is (None: no such kit)."""
+    found = root()
+    if found is None or name not in kits():
+        return None
+    folder = found / "examples" / name
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                archive.write(path, f"{name}/{path.relative_to(folder)}")
+    return buffer.getvalue()
