@@ -19,7 +19,9 @@ stdout_flood    at the first `act`, write to stdout without a newline, forever
 close_stdout    close stdout at the first `act` and keep running
 fork_bomb       at the first `act`, fork until refused (at most `max`), keep the children, answer
 memory_hog      at the first `act`, allocate memory until it fails
-cpu_hog         from the first `act`, burn CPU in a thread; answer each `act` after 100 ms
+cpu_hog         from the first `act`, burn CPU in a thread; answer each `act` once 1.2 CPU-seconds
+                are used, or after 2 s (so a loaded machine's hog still reaches a 1 s limit
+                within a game, and never a 5 s move clock first)
 connect         at the first `act`, connect to 127.0.0.1:`port` (an exception if it cannot)
 read            at the first `act`, read the file `path`, exit saying how many bytes it got
 """
@@ -87,7 +89,9 @@ def answer(message: dict[str, Any]) -> botlib.Reply:
     if mode == "cpu_hog":
         if answered == 1:
             threading.Thread(target=spin, daemon=True).start()
-        time.sleep(0.1)
+        waited = time.monotonic() + 2
+        while time.process_time() < 1.2 and time.monotonic() < waited:
+            time.sleep(0.05)
     if mode == "connect" and answered == 1:
         socket.create_connection(("127.0.0.1", int(opts["port"])), timeout=5).close()
     if mode == "read" and answered == 1:

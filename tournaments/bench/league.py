@@ -52,7 +52,7 @@ move_ms = 1000
 """
 RUN_DEALS = 2000
 """Deals `arena run` may add in a window: more than it can play in one (6 games a deal)."""
-LEAGUE = "\n[league]\nbatch = 2\nuploads_per_hour = 1000\n"
+LEAGUE = "\n[league]\nuploads_per_hour = 1000\n"  # batch: the default
 UPLOADED = "from bots.sdk import run\nrun(lambda observation, legal, context: 0, name='up')\n"
 Progress = Callable[[str], None]
 
