@@ -19,12 +19,10 @@ import ctypes
 import http.client
 import json
 import math
-import os
 import re
 import shutil
 import signal
 import sqlite3
-import statistics
 import subprocess
 import sys
 import threading
@@ -387,10 +385,3 @@ def p99(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
 
-
-def median(values: list[float]) -> float:
-    return statistics.median(values)
-
-
-def cores() -> int:
-    return os.cpu_count() or 1

@@ -12,6 +12,7 @@ import os
 import platform
 import re
 import shlex
+import statistics
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
@@ -376,7 +377,7 @@ class Bench:
         s = self.sizes.league
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
             uploads = league.upload_to_playing(Path(tmp), s.uploads, self.progress)
-        beyond = league.median([u.wait_s - u.check_s for u in uploads]) * 1000
+        beyond = statistics.median([u.wait_s - u.check_s for u in uploads]) * 1000
         self.add(
             Figure(
                 "league",
@@ -389,7 +390,7 @@ class Bench:
             Figure(
                 "league",
                 "… the check game itself",
-                league.median([u.check_s for u in uploads]) * 1000,
+                statistics.median([u.check_s for u in uploads]) * 1000,
                 "ms",
             ),
         )
@@ -406,8 +407,8 @@ class Bench:
                 period_s=s.period_s,
                 progress=self.progress,
             )
-        run_rate = league.median(load.run_games_per_s)
-        ladder_rate = league.median(load.ladder_games_per_s)
+        run_rate = statistics.median(load.run_games_per_s)
+        ladder_rate = statistics.median(load.ladder_games_per_s)
         p99 = league.p99(load.latencies_s) * 1000
         where = f"{load.store_games:,}-game store, concurrency {self.cores}"
         self.add(
@@ -430,7 +431,9 @@ class Bench:
                 "≤ 100 ms",
                 p99 <= 100 and not load.errors,
             ),
-            Figure("league", "leaderboard median", league.median(load.latencies_s) * 1000, "ms"),
+            Figure(
+                "league", "leaderboard median", statistics.median(load.latencies_s) * 1000, "ms"
+            ),
         )
 
     def league_memory(self) -> None:

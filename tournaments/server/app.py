@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,6 @@ class LeagueServer:
 
     def __init__(self, league: League) -> None:
         self.league = league
-        self.games_played = 0
-        self.voided: list[str] = []
         self._change = trio.Event()
         self.board = BoardKeeper(league.store_path)
         self.sessions: dict[str, int] = {}
@@ -78,11 +77,17 @@ class LeagueServer:
         """A round begins (nothing to show: the pages read the store)."""
 
     def on_game(self, game: FinishedGame) -> None:
-        self.games_played += 1
         self.board.on_game()
 
     def on_void(self, voided: Voided) -> None:
-        self.voided.append(f"{', '.join(voided.bots)} deal {voided.deal}: {voided.error}")
+        """A referee error (not a bot's): the organiser's log says how to play it again; the
+        next round plays the game again (it was not stored)."""
+        print(
+            f"arena serve: a game was voided by an error of the referee ({voided.error}); "
+            f"to reproduce it: {voided.command}",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def on_probation(self, label: str, fault: str) -> None:
         """A bot faulting game after game plays on; its page shows its faults."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +117,7 @@ class BoardKeeper:
         self.refreshed.set()
         self.refreshed = trio.Event()
 
-    async def run(self, sleep: Callable[[float], Any] = trio.sleep) -> None:
+    async def run(self) -> None:
         """Refresh after new games, until cancelled: at most every `MIN_REFRESH_S`, and idle
         at least twice as long as a refresh took."""
         while True:
@@ -125,7 +125,7 @@ class BoardKeeper:
             self._stored = trio.Event()
             await self.refresh()
             took = time.monotonic() - began
-            await sleep(max(MIN_REFRESH_S - took, 2 * took))
+            await trio.sleep(max(MIN_REFRESH_S - took, 2 * took))
             await self._stored.wait()
 
 
