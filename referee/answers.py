@@ -81,22 +81,22 @@ def decode_answer(line: bytes, decision: int, legal: Sequence[Any], action_type:
         raise BotFault(
             "wrong_id", f"answered decision {message.id}, but decision {decision} was asked"
         )
-    has_action = len(message.action) > 0
-    if has_action == (message.index is not None):
-        which = "both" if has_action else "neither"
+    index = message.index
+    if (index is None) == (not message.action):  # neither or both
+        which = "neither" if index is None else "both"
         raise BotFault(
             "schema",
             f"an `action` message needs exactly one of `action` or `index`; "
             f"the answer to decision {decision} had {which}",
         )
-    if message.index is not None:
-        if not 0 <= message.index < len(legal):
+    if index is not None:
+        if not 0 <= index < len(legal):
             raise BotFault(
                 "bad_index",
-                f"index {message.index} is out of range: decision {decision} has "
+                f"index {index} is out of range: decision {decision} has "
                 f"{len(legal)} legal actions (0..{len(legal) - 1})",
             )
-        return legal[message.index]
+        return legal[index]
     raw = bytes(message.action)
     try:
         action = msgspec.json.decode(raw, type=action_type)

@@ -14,25 +14,35 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-import trio
-
 from referee.faults import BotFault
-from referee.process import BotHandle
+from referee.process import BotHandle, Cancellable
 
 
 class BotChannel(Protocol):
     """A bot the match loop can talk to: lines both ways, its death, its limits, its killing.
 
-    `doing` (followed by `decision` when given) only words a fault's reason, and is formatted
-    only when a fault happens (these calls are on every decision's path).
+    `doing`, `sending` and `waiting` (followed by `decision` when given) only word a fault's
+    reason, and are formatted only when a fault happens (these calls are on every decision's
+    path).
     """
 
     def start_game(self) -> None:
         """A game starts: count its resources from now (the bot may have played before)."""
 
-    def cancel_on_exit(self, scope: trio.CancelScope | None) -> None:
-        """Cancel `scope` (a wait for this bot) when the bot exits, at once if it has; None
-        stops watching. A death must end a wait at once, not at its deadline."""
+    async def ask(
+        self,
+        line: bytes,
+        scope: Cancellable,
+        *,
+        sending: str,
+        waiting: str,
+        decision: int | None = None,
+    ) -> tuple[bytes, BotFault | None]:
+        """Send a request (`start`, `act`) and read the line that answers it: the line, or the
+        fault (with b"") if the bot is gone or no longer reads, for an over-long line or an
+        ended output (a crash if the bot exited). `scope` is cancelled when the bot exits
+        during the call, at once if it has: a death must end a wait at once, not at its
+        deadline."""
 
     async def send(self, line: bytes, *, doing: str, decision: int | None = None) -> None:
         """Write one line; a `BotFault` if the bot is gone or no longer reads."""
@@ -40,10 +50,6 @@ class BotChannel(Protocol):
     def offer(self, line: bytes) -> bytes | None:
         """Write what can be written without waiting: the rest of `line` for `send` (b"" when
         all of it went), or None when the bot no longer reads."""
-
-    async def receive(self, *, doing: str, decision: int | None = None) -> bytes:
-        """The next line the bot wrote; a `BotFault` for an over-long line or an ended output
-        (a crash if the bot exited)."""
 
     def exit_status(self) -> int | None:
         """The bot's exit code (negative: the signal that killed it), or None while it runs."""
@@ -54,11 +60,9 @@ class BotChannel(Protocol):
     def death_fault(self, code: int, reason: str) -> BotFault:
         """The fault of a bot that exited with `code`: a crash, or the limit its death shows."""
 
-    def resource_fault(
-        self, doing: str, decision: int | None = None, *, now: bool = False
-    ) -> BotFault | None:
-        """A `resource_limit` fault if the bot went over a limit; looked at on a timer unless
-        `now`."""
+    def resource_fault(self, doing: str, decision: int | None = None) -> BotFault | None:
+        """A `resource_limit` fault if the bot went over a limit (the counters are read: the
+        match loop looks on a timer, `RESOURCE_CHECK_S`)."""
 
     def cpu_s(self) -> float:
         """CPU seconds the bot has used so far (the charge in cpu time mode)."""

@@ -16,8 +16,19 @@ class SeatClock:
     Each decision may take `move_ms` (the first one `first_move_ms` more); whatever it takes
     beyond that is drawn from the bank, and the bank then grows by `increment_ms`. The referee
     tolerates a further `grace_ms` (scheduling jitter, pipe latency) that is never announced to
-    the bot: bots plan with `available()`.
+    the bot: bots plan with `available`.
     """
+
+    __slots__ = (
+        "available",
+        "bank_ms",
+        "every_move_ms",
+        "grace_ms",
+        "increment_ms",
+        "limit_ms",
+        "move_ms",
+        "used_ms",
+    )
 
     def __init__(self, time: TimeControl, grace_ms: int = 0) -> None:
         self.move_ms = time.move_ms + time.first_move_ms
@@ -28,26 +39,33 @@ class SeatClock:
         self.bank_ms: float = float(time.bank_ms)
         self.used_ms: float = 0.0
         """Total time charged in this game (reported as think time)."""
-
-    def available(self) -> Clock:
+        self.available: Clock
         """What the `act` message tells the bot: this decision's allowance and the bank."""
-        return Clock(move_ms=self.move_ms, bank_ms=int(self.bank_ms))
-
-    def limit_ms(self) -> float:
+        self.limit_ms: float
         """The hard limit for the next decision: allowance, bank and grace."""
-        return self.move_ms + self.bank_ms + self.grace_ms
+        self._settle()
 
     def charge(self, used_ms: float) -> bool:
         """Charge one decision's time; False when it exceeded the limit (a timeout).
 
         Time beyond `move_ms` comes out of the bank; time within the grace margin empties the
-        bank but is forgiven. The increment is added only after a decision made in time.
+        bank but is forgiven. The increment is added only after a decision made in time. The
+        usual decision — within its allowance, no increment, not the first — changes nothing
+        but `used_ms` (`available` and `limit_ms` are read at every decision: they are only
+        worked out again when they change).
         """
         self.used_ms += used_ms
-        if used_ms > self.limit_ms():
+        if used_ms > self.limit_ms:
             self.bank_ms = 0.0
+            self._settle()
             return False
-        overrun = max(0.0, used_ms - self.move_ms)
-        self.bank_ms = max(0.0, self.bank_ms - overrun) + self.increment_ms
-        self.move_ms = self.every_move_ms
+        if used_ms > self.move_ms or self.increment_ms or self.move_ms != self.every_move_ms:
+            overrun = max(0.0, used_ms - self.move_ms)
+            self.bank_ms = max(0.0, self.bank_ms - overrun) + self.increment_ms
+            self.move_ms = self.every_move_ms
+            self._settle()
         return True
+
+    def _settle(self) -> None:
+        self.available = Clock(move_ms=self.move_ms, bank_ms=int(self.bank_ms))
+        self.limit_ms = self.move_ms + self.bank_ms + self.grace_ms

@@ -26,7 +26,8 @@ import random
 import re
 import secrets
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from operator import attrgetter
+from typing import Any
 
 import msgspec
 import trio
@@ -39,6 +40,7 @@ from protocol.messages import (
     encode_act,
     encode_line,
 )
+from referee import process
 from referee.answers import decode_answer, decode_ready
 from referee.channel import BotChannel, OpenChannel
 from referee.clock import SeatClock
@@ -91,76 +93,51 @@ class MatchOutcome(msgspec.Struct):
     to (`sample_latency`; see `_Match.latency_ms`), else empty."""
 
 
-class _Request:
-    """One seat's `act` in flight: whom, for which decision, and its clock's start and limits."""
+class _Seat:
+    """The referee's view of one seat during a game, and of the request it was last sent (a seat
+    has one request at a time): its clock's start and limits, and its answer or fault."""
 
     __slots__ = (
+        "answer",
+        "answered_at",
         "began",
         "began_cpu_s",
         "channel",
+        "clock",
         "deadline",
-        "decision",
+        "fault",
+        "faulted",
+        "handle",
+        "index",
         "legal",
         "limit_ms",
-        "seat",
-        "wall_limit_ms",
+        "moves",
+        "next_look",
+        "used_ms",
     )
 
-    def __init__(
-        self,
-        *,
-        seat: int,
-        channel: BotChannel,
-        legal: list[Any],
-        decision: int,
-        limit_ms: float,
-        wall_limit_ms: float,
-        began_cpu_s: float | None,
-        began: float,
-        deadline: float,
-    ) -> None:
-        self.seat = seat
-        self.channel = channel
-        self.legal = legal
-        self.decision = decision
-        self.limit_ms = limit_ms
-        self.wall_limit_ms = wall_limit_ms
-        self.began_cpu_s = began_cpu_s
-        """The bot's CPU seconds when asked, in cpu time mode; None in wall time mode."""
-        self.began = began
-        self.deadline = deadline
-
-
-class _Outcome:
-    """What the seats asked for one decision came back with: answers, times and faults."""
-
-    __slots__ = ("answers", "faults", "times")
-
-    def __init__(self) -> None:
-        self.answers: dict[int, Any] = {}
-        self.times: dict[int, float] = {}
-        self.faults: dict[int, BotFault] = {}
-
-
-class _Pending(NamedTuple):
-    """The decision whose one request waits under the shared guard (see `_Match.decisions`)."""
-
-    request: _Request
-    to_act: tuple[int, ...]
-    legal: dict[int, list[Any]]
-    outcome: _Outcome
-
-
-class _Seat:
-    """The referee's view of one seat during a game."""
-
-    def __init__(self, handle: BotHandle, clock: SeatClock) -> None:
+    def __init__(self, index: int, handle: BotHandle, clock: SeatClock) -> None:
+        self.index = index
         self.handle = handle
         self.clock = clock
         self.channel: BotChannel | None = None
         """The bot, once `start_seat` opened it; None again once killed."""
         self.faulted = False
         self.moves = 0
+        self.next_look = 0.0
+        """When its bot's resource counters are next looked at (`_Match.look`)."""
+        # The last request (see `_Match.start_clock` and `_Match.answered`):
+        self.legal: list[Any] = []
+        self.limit_ms = 0.0
+        self.began = 0.0
+        self.began_cpu_s: float | None = None
+        """The bot's CPU seconds when asked, in cpu time mode; None in wall time mode."""
+        self.deadline = 0.0
+        self.answered_at = 0.0
+        self.used_ms = 0.0
+        self.answer: Any = None
+        """The action answered, when `fault` is None."""
+        self.fault: BotFault | None = None
 
     async def kill(self) -> None:
         """Kill the seat's bot: through its handle, which then starts another for the next
@@ -170,6 +147,41 @@ class _Seat:
         await self.handle.kill()
         if channel is not None:
             await channel.kill()
+
+
+class _Guard:
+    """The cancel scope that the waits of sequential turns share (see `_Match.decisions`), its
+    deadline as last set (reading the scope's costs more), and whether a bot's death cut it."""
+
+    __slots__ = ("deadline", "died", "scope")
+
+    def __init__(self) -> None:
+        self.scope = trio.CancelScope()
+        self.deadline = math.inf
+        self.died = False
+
+    def cancel(self) -> None:
+        """The bot waited for died (`BotChannel.ask`)."""
+        self.died = True
+        self.scope.cancel()
+
+    def cover(self, deadline: float) -> None:
+        """Fire at `deadline`, or up to `GUARD_SLACK_S` later: moved only when it would fire
+        before or later than that."""
+        if not deadline <= self.deadline <= deadline + GUARD_SLACK_S:
+            self.deadline = self.scope.deadline = deadline + GUARD_SLACK_S
+
+    def disarm(self) -> None:
+        if self.deadline != math.inf:
+            self.deadline = self.scope.deadline = math.inf
+
+
+_Pending = tuple[_Seat, tuple[int, ...], dict[int, list[Any]]]
+"""The seat whose request waits under the guard, and its decision's seats and legal actions."""
+
+SENDING = "being sent decision"
+WAITING = "the referee waited for its answer to decision"
+"""What the referee was doing, for a fault's reason (followed by the decision)."""
 
 
 async def play_match(
@@ -295,8 +307,14 @@ def display_name(name: str) -> str:
     return "".join(char for char in name if char.isprintable()).strip()[:40].strip()
 
 
+_index = attrgetter("index")
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40] or "bot"
+    return _UNSAFE.sub("_", name)[:40] or "bot"
 
 
 class _Match:
@@ -326,9 +344,12 @@ class _Match:
         self.options = msgspec.to_builtins(options)
         self.state = game.new(len(handles), seed, options)
         self.seats = [
-            _Seat(handle, SeatClock(times[seat], limits.grace_ms))
+            _Seat(seat, handle, SeatClock(times[seat], limits.grace_ms))
             for seat, handle in enumerate(handles)
         ]
+        self.cpu_mode = limits.time_mode == "cpu"
+        self.now = trio.lowlevel.current_clock().current_time
+        """`trio.current_time`, read straight from the run's clock (at every decision)."""
         self.faults: list[Fault] = []
         self.faulted_seats = 0
         self.sample_latency = sample_latency
@@ -342,28 +363,30 @@ class _Match:
         self.pending: _Pending | None = None
         self._fallback_rng: random.Random | None = None
         self.names = [handle.spec.name for handle in handles]
-        self.header = Header(
-            record=1,
-            protocol=PROTOCOL_VERSION,
-            game=game.id,
-            options=self.options,
-            seed=seed,
-            match=match_id,
-            names=self.names,
-            commands=[list(handle.spec.command) for handle in handles],
-            time=times[0],
-            rules=game.version,
-            seat_times=None if len(set(times)) == 1 else times,
+        self.writer = RecordWriter(
+            Header(
+                record=1,
+                protocol=PROTOCOL_VERSION,
+                game=game.id,
+                options=self.options,
+                seed=seed,
+                match=match_id,
+                names=self.names,
+                commands=[list(handle.spec.command) for handle in handles],
+                time=times[0],
+                rules=game.version,
+                seat_times=None if len(set(times)) == 1 else times,
+            )
         )
-        self.writer: RecordWriter | None = None
-        """Made once every seat has answered `ready` (a bot may name itself there)."""
+        """Encoded at the game's end, so its header has the names the bots gave themselves in
+        `ready`."""
         if limits.log_dir is not None and not os.path.isdir(limits.log_dir):
             os.makedirs(limits.log_dir, exist_ok=True)  # before the bots start: sandboxes hide it
         self.logs = []
+        tag = _safe(log_tag)
         for seat, handle in enumerate(handles):
             log_dir = handle.log_dir if limits.log_dir is None else limits.log_dir
-            name = f"{_safe(log_tag)}-seat{seat}-{_safe(handle.spec.name)}.log"
-            path = os.path.join(log_dir, name)
+            path = os.path.join(log_dir, f"{tag}-seat{seat}-{_safe(handle.spec.name)}.log")
             handle.stderr.open(path)
             self.logs.append(path)
 
@@ -378,12 +401,20 @@ class _Match:
         return self._fallback_rng
 
     async def run(self) -> MatchOutcome:
-        async with trio.open_nursery() as nursery:
+        fresh = [await self.open_seat(seat) for seat in range(len(self.seats))]
+        if any(fresh):
+            # A bot started just now takes its time (an interpreter's or a JIT's start): the
+            # seats wait for their `ready` at once, each against its own startup limit.
+            async with trio.open_nursery() as nursery:
+                for seat in range(len(self.seats)):
+                    nursery.start_soon(self.start_seat, seat, fresh[seat])
+        else:
+            # Bots that played the game before answer at once, and a task per seat would cost
+            # more than the rest of the start: one seat after the other, each asked only once
+            # the one before it is done, its limit counted from its own `start`.
             for seat in range(len(self.seats)):
-                nursery.start_soon(self.start_seat, seat)
-        self.writer = writer = RecordWriter(self.header)
-        for fault in self.faults:  # at startup
-            writer.fault(fault)
+                await self.start_seat(seat, False)
+        writer = self.writer
         self.decision = 0
         while not await self.decisions():
             pass
@@ -414,8 +445,7 @@ class _Match:
         """Record the fault, take the seat out of the game, kill its process (restarted lazily)."""
         record = Fault(seat=seat, kind=fault.kind, reason=fault.reason, decision=self.decision)
         self.faults.append(record)
-        if self.writer is not None:  # else written with the header, once startup is over
-            self.writer.fault(record)
+        self.writer.fault(record)
         if not self.seats[seat].faulted:
             self.seats[seat].faulted = True
             self.faulted_seats += 1
@@ -428,27 +458,37 @@ class _Match:
             channel = state.channel
             if state.faulted or channel is None:
                 continue
-            fault = channel.resource_fault("playing this game (seen at its end)", now=True)
+            fault = channel.resource_fault("playing this game (seen at its end)")
             if fault is not None:
                 await self.forfeit(seat, fault)
 
     # ---- startup --------------------------------------------------------------------------
 
-    async def start_seat(self, seat: int) -> None:
-        """Open the seat's bot (a process started if need be), send `start`, expect `ready`
-        within the startup limit."""
-        handle = self.seats[seat].handle
-        time = self.times[seat]
-        limit_ms = time.startup_ms + self.limits.grace_ms
-        began = trio.current_time()
+    async def open_seat(self, seat: int) -> bool:
+        """Open the seat's bot, a process started if need be (True; a seat whose process could
+        not start forfeits); the seat's `began` is when that began."""
+        state = self.seats[seat]
+        state.began = self.now()
         try:
-            channel, fresh = await self.open_channel(handle)
+            state.channel, fresh = await self.open_channel(state.handle)
         except BotFault as spawn_fault:
             await self.forfeit(seat, spawn_fault)
+            return False
+        return fresh
+
+    async def start_seat(self, seat: int, fresh: bool) -> None:
+        """Send the seat's opened bot `start` and expect `ready` within the startup limit, from
+        the process's start when it is `fresh`, else from `start`."""
+        state = self.seats[seat]
+        channel = state.channel
+        if channel is None:  # its process could not start
             return
-        self.seats[seat].channel = channel
+        time = self.times[seat]
+        limit_ms = time.startup_ms + self.limits.grace_ms
+        began = state.began if fresh else self.now()
         since = "its start" if fresh else "`start`"
         channel.start_game()
+        state.next_look = self.now() + process.RESOURCE_CHECK_S
         message = Start(
             protocol=PROTOCOL_VERSION,
             game=self.game.id,
@@ -459,18 +499,24 @@ class _Match:
             match=self.match_id,
             seed=self.bot_seeds[seat],
         )
-        fault: BotFault | None = None
+        fault: BotFault | None = None  # what a wait cut by its deadline leaves
         with trio.move_on_at(began + limit_ms / 1000) as scope:
-            channel.cancel_on_exit(scope)
-            try:
-                await channel.send(encode_line(message), doing="being sent `start`")
-                ready = decode_ready(await channel.receive(doing="the referee waited for `ready`"))
-                if not handle.spec.name_given and ready.name:
-                    self.names[seat] = display_name(ready.name) or self.names[seat]
-            except BotFault as exc:
-                fault = exc
-        channel.cancel_on_exit(None)
-        fault = channel.resource_fault("starting") or fault
+            line, fault = await channel.ask(
+                encode_line(message),
+                scope,
+                sending="being sent `start`",
+                waiting="the referee waited for `ready`",
+            )
+            if fault is None:
+                try:
+                    ready = decode_ready(line)
+                except BotFault as exc:
+                    fault = exc
+                else:
+                    if not state.handle.spec.name_given and ready.name:
+                        self.names[seat] = display_name(ready.name) or self.names[seat]
+        if (now := self.now()) >= state.next_look:  # a slow start (a process's, say)
+            fault = self.look(state, now, "starting") or fault
         if scope.cancelled_caught:
             fault = await self.late(
                 scope.deadline,
@@ -482,6 +528,16 @@ class _Match:
             )
         if fault is not None:
             await self.forfeit(seat, fault)
+
+    def look(
+        self, seat: _Seat, now: float, doing: str, decision: int | None = None
+    ) -> BotFault | None:
+        """The seat's resource fault, if any: the caller looks at most every `RESOURCE_CHECK_S`
+        during a game, once `now` (the time it read) is past `_Seat.next_look` (and always at
+        its end: `check_resources`)."""
+        seat.next_look = now + process.RESOURCE_CHECK_S
+        assert seat.channel is not None, "a seat looked at has a live channel"
+        return seat.channel.resource_fault(doing, decision)
 
     async def late(
         self, deadline: float, kind: str, reason: str, doing: str, channel: BotChannel
@@ -512,173 +568,132 @@ class _Match:
         that is not shielded, so it cannot cut anything short, and a guard it spent anyway — a
         deadline that passed, or a bot that died, just as the answer arrived or during a
         shielded wait — is replaced after the decision (the answer counts, charged as late if
-        it was). The seats asked at once of a simultaneous decision have scopes of their own,
-        the guard being disarmed first.
+        it was). Whether it was spent is asked of the scope only when it may have been (asking
+        reads the clock): not in the usual decision, whose answer was read before the guard's
+        deadline — trio expires deadlines in each pass of its loop before it runs that pass's
+        tasks, so none had expired it — with no death having cut the guard. The seats asked at
+        once of a simultaneous decision have scopes of their own, the guard being disarmed
+        first.
         """
-        with trio.CancelScope() as guard:
-            while self.healthy() >= 2 and (to_act := self.game.to_act(self.state)):
+        guard = _Guard()
+        with guard.scope:
+            game, state, last = self.game, self.state, len(self.seats) - 2
+            while self.faulted_seats <= last and (to_act := game.to_act(state)):  # 2 healthy
                 self.decision += 1
-                await self.decide(to_act, guard)
-                if guard.cancel_called:
+                if not await self.decide(to_act, guard) and guard.scope.cancel_called:
                     return False
             return True
         pending, self.pending = self.pending, None
         assert pending is not None, "the guard is armed only while a request waits"
-        await self.answered(pending.request, b"", None, True, pending.outcome)
-        await self.conclude(pending.to_act, pending.legal, pending.outcome)
+        seat, to_act, legal = pending
+        await self.answered(seat, b"", None, True)
+        await self.conclude(to_act, legal, [seat])
         return False
 
-    async def decide(self, to_act: tuple[int, ...], guard: trio.CancelScope) -> None:
-        game, state = self.game, self.state
-        legal = {seat: game.legal(state, seat) for seat in to_act}
-        lines = [
-            (seat, self.act(seat, legal[seat])) for seat in to_act if not self.seats[seat].faulted
-        ]
-        outcome = _Outcome()
-        if len(lines) == 1:
+    async def decide(self, to_act: tuple[int, ...], guard: _Guard) -> bool:
+        """Ask for the decision, judge the answers, apply and record it; True when the guard
+        was certainly not spent meanwhile (see `decisions`)."""
+        game, state, seats = self.game, self.state, self.seats
+        if len(to_act) == 1 and (channel := (seat := seats[to_act[0]]).channel) is not None:
             # One seat asked (every turn of a sequential game): no task to spawn, no nursery to
             # open and join, no cancel scope of its own (see `decisions`).
-            [(seat, line)] = lines
-            request = self.request(seat, legal[seat])
-            self.pending = _Pending(request, to_act, legal, outcome)
-            if not request.deadline <= guard.deadline <= request.deadline + GUARD_SLACK_S:
-                guard.deadline = request.deadline + GUARD_SLACK_S
-            reply, fault = await self.exchange(request, line, guard)
+            index = seat.index
+            legal = game.legal(state, index)
+            line = self.act(seat, legal)
+            self.start_clock(seat, legal)
+            guard.cover(seat.deadline)
+            legals = {index: legal}
+            self.pending = (seat, to_act, legals)
+            reply, fault = await channel.ask(
+                line, guard, sending=SENDING, waiting=WAITING, decision=self.decision
+            )
             self.pending = None
-            await self.answered(request, reply, fault, False, outcome)
-        else:
-            guard.deadline = math.inf  # the nursery's checkpoints are inside the guard
+            answered = await self.answered(seat, reply, fault, False)
+            if answered and seat.answer in legal and not self.sample_latency:
+                # The usual decision: an answer from the legal list, no checkpoint since.
+                seat.moves += 1
+                actions = {index: seat.answer}
+                game.apply(state, actions)
+                self.applied += 1
+                self.writer.turn(self.decision, actions, seat.used_ms)
+                return seat.answered_at < guard.deadline and not guard.died
+            await self.conclude(to_act, legals, [seat])
+            return False
+        # Several seats asked at once (or none: a faulty seat's turn), each against its own
+        # clock in a cancel scope of its own, so that no answer waits for another's deadline.
+        legals = {index: game.legal(state, index) for index in to_act}
+        lines = [
+            (seats[index], self.act(seats[index], legals[index]))
+            for index in to_act
+            if not seats[index].faulted
+        ]
+        if lines:
+            guard.disarm()  # the nursery's checkpoints are inside the guard
             async with trio.open_nursery() as nursery:
                 for seat, line in lines:
-                    nursery.start_soon(self.ask, self.request(seat, legal[seat]), line, outcome)
-        await self.conclude(to_act, legal, outcome)
+                    self.start_clock(seat, legals[seat.index])
+                    nursery.start_soon(self.ask, seat, line)
+        await self.conclude(to_act, legals, [seat for seat, _ in lines])
+        return False
 
-    def act(self, seat: int, legal: list[Any]) -> bytes:
+    def act(self, seat: _Seat, legal: list[Any]) -> bytes:
         """The `act` line asking `seat` for the current decision."""
-        observation = self.game.observe(self.state, seat)
-        return encode_act(self.decision, observation, legal, self.seats[seat].clock.available())
+        observation = self.game.observe(self.state, seat.index)
+        return encode_act(self.decision, observation, legal, seat.clock.available)
 
-    async def conclude(
-        self, to_act: tuple[int, ...], legal: dict[int, list[Any]], outcome: _Outcome
-    ) -> None:
-        """Judge the answers, forfeit the faulty seats, apply the decision and record it."""
-        answers, faults = outcome.answers, outcome.faults
-        if not faults and len(to_act) == 1:
-            # The usual decision: one seat asked, an answer from its legal list.
-            [seat] = to_act
-            action = answers.get(seat)
-            if action is not None and action in legal[seat]:
-                self.seats[seat].moves += 1
-                self.settle(answers, outcome.times, [])
-                return
-        for seat in sorted(answers):
-            refusal = self.refusal(to_act, legal, seat, answers[seat])
-            if refusal is not None:
-                faults[seat] = refusal
-                del answers[seat]
-        for seat in sorted(faults):
-            await self.forfeit(seat, faults[seat])
-        if faults and self.healthy() < 2:
-            return
-        fallback: list[int] = []
-        if len(answers) < len(to_act):  # the seats that faulted, now or before
-            fallback = [seat for seat in to_act if seat not in answers]
-        for seat in fallback:
-            answers[seat] = self.fallback_rng().choice(legal[seat])
-        for seat in answers:
-            if seat not in fallback:
-                self.seats[seat].moves += 1
-        self.settle(answers, outcome.times, fallback)
-
-    def settle(self, answers: dict[int, Any], times: dict[int, float], fallback: list[int]) -> None:
-        """Apply the decision's actions and record them."""
-        self.game.apply(self.state, answers)
-        self.applied += 1
-        assert self.writer is not None, "decisions come after startup"
-        self.writer.decision(self.decision, answers, times, fallback)
-
-    def request(self, seat: int, legal: list[Any]) -> _Request:
+    def start_clock(self, seat: _Seat, legal: list[Any]) -> None:
         """Start the clock of `seat`'s request for the current decision."""
-        clock = self.seats[seat].clock
-        channel = self.seats[seat].channel
-        assert channel is not None, "a healthy seat has a live channel"
-        limit_ms = clock.limit_ms()
-        cpu_mode = self.limits.time_mode == "cpu"
-        wall_limit_ms = limit_ms * CPU_MODE_WALL_FACTOR if cpu_mode else limit_ms
-        began = trio.current_time()
-        return _Request(
-            seat=seat,
-            channel=channel,
-            legal=legal,
-            decision=self.decision,
-            limit_ms=limit_ms,
-            wall_limit_ms=wall_limit_ms,
-            began_cpu_s=channel.cpu_s() if cpu_mode else None,
-            began=began,
-            deadline=began + wall_limit_ms / 1000,
-        )
+        seat.legal = legal
+        seat.fault = None
+        seat.limit_ms = limit_ms = seat.clock.limit_ms
+        seat.began = began = self.now()
+        if self.cpu_mode:
+            assert seat.channel is not None, "a healthy seat has a live channel"
+            seat.began_cpu_s = seat.channel.cpu_s()
+            seat.deadline = began + limit_ms * CPU_MODE_WALL_FACTOR / 1000
+        else:
+            seat.deadline = began + limit_ms / 1000
 
-    async def ask(self, request: _Request, line: bytes, outcome: _Outcome) -> None:
-        """Send one seat its `act` and read its answer against its own clock, in a cancel
-        scope of its own (several seats are asked at once)."""
+    async def ask(self, seat: _Seat, line: bytes) -> None:
+        """Ask one of the seats asked at once (see `decide`)."""
+        assert seat.channel is not None, "a healthy seat has a live channel"
         reply, fault = b"", None  # what a request cut by its deadline leaves
-        with trio.move_on_at(request.deadline) as scope:
-            reply, fault = await self.exchange(request, line, scope)
-        await self.answered(request, reply, fault, scope.cancelled_caught, outcome)
-
-    async def exchange(
-        self, request: _Request, line: bytes, scope: trio.CancelScope
-    ) -> tuple[bytes, BotFault | None]:
-        """Write the request and read the reply line, `scope` being cancelled if the bot dies
-        meanwhile (its deadline is the caller's business)."""
-        channel = request.channel
-        decision = request.decision
-        channel.cancel_on_exit(scope)
-        try:
-            await channel.send(line, doing="being sent decision", decision=decision)
-            reply = await channel.receive(
-                doing="the referee waited for its answer to decision", decision=decision
+        with trio.move_on_at(seat.deadline) as scope:
+            reply, fault = await seat.channel.ask(
+                line, scope, sending=SENDING, waiting=WAITING, decision=self.decision
             )
-        except BotFault as exc:
-            return b"", exc
-        finally:
-            channel.cancel_on_exit(None)
-        return reply, None
+        await self.answered(seat, reply, fault, scope.cancelled_caught)
 
     async def answered(
-        self,
-        request: _Request,
-        reply: bytes,
-        fault: BotFault | None,
-        cut_short: bool,
-        outcome: _Outcome,
-    ) -> None:
+        self, seat: _Seat, reply: bytes, fault: BotFault | None, cut_short: bool
+    ) -> bool:
         """Charge the time of a request whose wait is over (`cut_short`: by its deadline or
-        the bot's death) and turn the reply into an answer or a fault."""
-        seat, channel, decision = request.seat, request.channel, request.decision
-        clock = self.seats[seat].clock
-        answered = trio.current_time()
-        used_ms = (answered - request.began) * 1000
-        if request.began_cpu_s is not None and not cut_short:
-            used_ms = (channel.cpu_s() - request.began_cpu_s) * 1000
-        outcome.times[seat] = used_ms
+        the bot's death) and turn the reply into the seat's answer (True) or its fault."""
+        channel, decision = seat.channel, self.decision
+        assert channel is not None, "a seat asked has a live channel"
+        seat.answered_at = answered = self.now()
+        used_ms = (answered - seat.began) * 1000
+        if seat.began_cpu_s is not None and not cut_short:
+            used_ms = (channel.cpu_s() - seat.began_cpu_s) * 1000
+        seat.used_ms = used_ms
         if self.sample_latency:
             with trio.CancelScope(shield=True):  # a spent guard must not cut this short
                 await trio.lowlevel.checkpoint()
             self.latency_ms.append(round((trio.current_time() - answered) * 1000, 3))
-        limit_ms = request.limit_ms
+        clock = seat.clock
+        limit_ms = seat.limit_ms
         in_time = clock.charge(used_ms)
         if cut_short:
-            allowance = _allowance(clock, limit_ms)
-            cpu_mode = request.began_cpu_s is not None
+            cpu_mode = seat.began_cpu_s is not None
+            wall_limit_ms = limit_ms * CPU_MODE_WALL_FACTOR if cpu_mode else limit_ms
             fault = await self.late(
-                request.deadline,
+                seat.deadline,
                 "timeout",
-                f"no answer to decision {decision} within {request.wall_limit_ms:.0f} ms "
-                f"({allowance}"
+                f"no answer to decision {decision} within {wall_limit_ms:.0f} ms "
+                f"({_allowance(clock, limit_ms)}"
                 + (f", times {CPU_MODE_WALL_FACTOR} in cpu time mode" if cpu_mode else "")
                 + f"); waited {used_ms:.0f} ms",
-                f"the referee waited for its answer to decision {decision}",
+                f"{WAITING} {decision}",
                 channel,
             )
         elif fault is None and not in_time:
@@ -687,17 +702,49 @@ class _Match:
                 f"answered decision {decision} after {used_ms:.0f} ms; the limit was "
                 f"{limit_ms:.0f} ms ({_allowance(clock, limit_ms)})",
             )
-        fault = channel.resource_fault("answering decision", decision) or fault
+        if answered >= seat.next_look:
+            fault = self.look(seat, answered, "answering decision", decision) or fault
         if fault is None:
             try:
-                outcome.answers[seat] = decode_answer(
-                    reply, decision, request.legal, self.game.Action
-                )
+                seat.answer = decode_answer(reply, decision, seat.legal, self.game.Action)
+                return True
             except BotFault as exc:
                 fault = exc
-        if fault is not None:
-            outcome.faults[seat] = fault
-            await self.seats[seat].kill()
+        seat.fault = fault
+        await seat.kill()
+        return False
+
+    async def conclude(
+        self, to_act: tuple[int, ...], legal: dict[int, list[Any]], asked: list[_Seat]
+    ) -> None:
+        """Judge the answers of the seats `asked`, forfeit the faulty seats, apply the decision
+        and record it."""
+        answers: dict[int, Any] = {}
+        times: dict[int, float] = {}
+        faults: dict[int, BotFault] = {}
+        for seat in sorted(asked, key=_index):
+            times[seat.index] = seat.used_ms
+            if seat.fault is None:
+                refusal = self.refusal(to_act, legal, seat.index, seat.answer)
+                if refusal is None:
+                    answers[seat.index] = seat.answer
+                    continue
+                seat.fault = refusal
+            faults[seat.index] = seat.fault
+        for index in sorted(faults):
+            await self.forfeit(index, faults[index])
+        if faults and self.healthy() < 2:
+            return
+        fallback: list[int] = []
+        if len(answers) < len(to_act):  # the seats that faulted, now or before
+            fallback = [index for index in to_act if index not in answers]
+        for index in answers:
+            self.seats[index].moves += 1
+        for index in fallback:
+            answers[index] = self.fallback_rng().choice(legal[index])
+        self.game.apply(self.state, answers)
+        self.applied += 1
+        self.writer.decision(self.decision, answers, times, fallback)
 
     def refusal(
         self, to_act: tuple[int, ...], legal: dict[int, list[Any]], seat: int, action: Any

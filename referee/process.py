@@ -49,10 +49,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Literal
+from typing import Literal, Protocol
 
 import msgspec
 import trio
@@ -86,8 +85,8 @@ from referee.stderr import StderrLog, drain
 log = logging.getLogger("referee.process")
 
 RESOURCE_CHECK_S = 0.1
-"""How often (at most) a bot's counters are compared with its limits during a game (they are
-also compared at the end of every game, and at a death)."""
+"""How often (at most) the match loop has a bot's counters compared with its limits during a
+game, on the run's clock (they are also compared at the end of every game, and at a death)."""
 
 DISK_SLACK_BYTES = 64 << 10
 """A sandbox `/tmp` with less free space than this is full (a write of that size fails)."""
@@ -101,6 +100,13 @@ survive SIGKILL; only a process stuck in the kernel takes this long)."""
 
 
 TimeMode = Literal["wall", "cpu"]
+
+
+class Cancellable(Protocol):
+    """What a wait for a bot is cut short through when the bot dies: a `trio.CancelScope`, or
+    the match loop's guard of sequential turns, which also notes that it happened."""
+
+    def cancel(self) -> None: ...
 
 
 class BotSpec(msgspec.Struct, frozen=True):
@@ -238,7 +244,6 @@ class BotProcess:
         self.resources = spec.resources or limits.resources
         self._cgroup = cgroup
         self._game_cpu_s = 0.0
-        self._next_check = 0.0
         self._process = process
         self._stdin = process.stdin
         self._stdout = process.stdout
@@ -249,7 +254,9 @@ class BotProcess:
         self._stderr_done = trio.Event()
         self._drain_scope = trio.CancelScope()
         self._watch_scope = trio.CancelScope()
-        self._waiting: trio.CancelScope | None = None
+        self._waiting: Cancellable | None = None
+        self._debug = False
+        """Whether lines are logged (looked up once a game, not at every line)."""
         self.exited = False
         """Set the moment the bot's own process exits (its children may live on)."""
         self._killed = False
@@ -272,34 +279,26 @@ class BotProcess:
         return group_cpu_s(self.members())
 
     def start_game(self) -> None:
-        """Start counting this game's CPU time (the process may have played games before).
-
-        The baseline was read just now, so the next comparison is due `RESOURCE_CHECK_S`
-        later."""
+        """Start counting this game's CPU time (the process may have played games before), and
+        see whether this game's lines are to be logged."""
         self._game_cpu_s = self.cpu_s()
-        self._next_check = time.monotonic() + RESOURCE_CHECK_S
+        self._debug = log.isEnabledFor(logging.DEBUG)
 
-    def resource_fault(
-        self, doing: str, decision: int | None = None, *, now: bool = False
-    ) -> BotFault | None:
+    def resource_fault(self, doing: str, decision: int | None = None) -> BotFault | None:
         """A `resource_limit` fault if the bot exceeded a limit the kernel does not report by
         killing it: its process count (forks refused), its disk, its CPU per game, its memory
         (a child OOM-killed).
 
-        Called after every decision, but looks at most every `RESOURCE_CHECK_S` unless `now`
-        (reading the counters cost more than the rest of a fast decision). A later look still
-        blames the right bot and game: the counters are this bot's and cumulative (a refused
-        fork or an OOM kill stays counted, CPU time only grows), and the match loop looks `now`
-        at the end of every game. What is not cumulative — a full disk, the process count from
-        /proc where no pids cgroup counts refusals — is seen if it lasts until a look, as it
-        was when the look came after each decision (a decision may last seconds); the kernel
-        holds the disk and memory caps meanwhile. `doing` (followed by `decision` when given)
-        is only formatted into a fault's reason.
+        The match loop looks after a decision at most every `RESOURCE_CHECK_S` (reading the
+        counters cost more than the rest of a fast decision). A later look still blames the
+        right bot and game: the counters are this bot's and cumulative (a refused fork or an
+        OOM kill stays counted, CPU time only grows), and the match loop looks at the end of
+        every game too. What is not cumulative — a full disk, the process count from /proc
+        where no pids cgroup counts refusals — is seen if it lasts until a look, as it was when
+        the look came after each decision (a decision may last seconds); the kernel holds the
+        disk and memory caps meanwhile. `doing` (followed by `decision` when given) is only
+        formatted into a fault's reason.
         """
-        clock = time.monotonic()
-        if not now and clock < self._next_check:
-            return None
-        self._next_check = clock + RESOURCE_CHECK_S
         if self._tmp_pending:
             self._open_tmp()
         hit = self._process_hit() or self._disk_hit() or self._memory_hit() or self._cpu_hit()
@@ -359,14 +358,6 @@ class BotProcess:
         except OSError:
             self._tmp_pending = False
 
-    def cancel_on_exit(self, scope: trio.CancelScope | None) -> None:
-        """Cancel `scope` (a wait for this bot) as soon as its process exits, or at once if it
-        has: a child that inherited its stdout would otherwise keep the wait going until the
-        deadline. None stops watching."""
-        self._waiting = scope
-        if scope is not None and self.exited:
-            scope.cancel()
-
     async def _watch_exit(self) -> None:
         """Mark the exit of the bot's process the moment it happens (a pidfd, no reaping, so
         the process group id stays reserved until the group is killed)."""
@@ -399,6 +390,53 @@ class BotProcess:
             return code
         return None
 
+    async def ask(
+        self,
+        line: bytes,
+        scope: Cancellable,
+        *,
+        sending: str,
+        waiting: str,
+        decision: int | None = None,
+    ) -> tuple[bytes, BotFault | None]:
+        """Send a request and read the line that answers it: the line, or the fault (with b"")
+        if the bot is gone, stopped reading, sent a line too long or closed its stdout.
+        `sending` and `waiting` (followed by `decision` when given) are only formatted into a
+        fault's reason.
+
+        `scope` (the wait's) is cancelled as soon as the bot's process exits, or at once if it
+        has: a child that inherited its stdout would otherwise keep the wait going until the
+        deadline. One call per request, the whole of a decision's exchange with the bot.
+        """
+        self._waiting = scope
+        try:
+            if self.exited:
+                scope.cancel()
+            rest = self.offer(line)
+            if rest:
+                await self.send(rest, doing=sending, decision=decision)
+            elif rest is None:
+                raise await self._gone(_doing(sending, decision), "closed its stdin")
+            try:
+                answer = await self._reader.read_answer()
+            except LineTooLong as exc:
+                raise BotFault(
+                    "line_too_long",
+                    f"sent a line longer than {exc.limit} bytes (the referee's maximum line "
+                    f"length) while {_doing(waiting, decision)}",
+                ) from None
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                answer = None
+            if answer is None:
+                raise await self._gone(_doing(waiting, decision), "closed its stdout")
+            if self._debug:
+                log.debug("%s[%d] >> %s", self.spec.name, self.pid, answer[:300])
+            return answer, None
+        except BotFault as fault:
+            return b"", fault
+        finally:
+            self._waiting = None
+
     async def send(self, line: bytes, *, doing: str, decision: int | None = None) -> None:
         """Write one line; a `BotFault` if the bot is gone or stopped reading its stdin.
         `doing`, followed by `decision` when given, is only formatted into a fault's reason."""
@@ -419,7 +457,7 @@ class BotProcess:
         `FdStream.send_all` would first pass through the scheduler; a request is always
         followed by reading the answer, whose wait is the scheduling point.
         """
-        if log.isEnabledFor(logging.DEBUG):
+        if self._debug:
             log.debug("%s[%d] << %s", self.spec.name, self.pid, line[:300].rstrip())
         stdin = self._stdin
         if not isinstance(stdin, trio.lowlevel.FdStream):  # not a pipe: no fast path
@@ -431,25 +469,6 @@ class BotProcess:
         except OSError:  # EPIPE, or EBADF once closed
             return None
         return line[sent:] if sent < len(line) else b""
-
-    async def receive(self, *, doing: str, decision: int | None = None) -> bytes:
-        """Read the line that answers the request just sent; a `BotFault` for an over-long line
-        or a closed stdout (`doing` and `decision` as for `send`)."""
-        try:
-            line = await self._reader.read_answer()
-        except LineTooLong as exc:
-            raise BotFault(
-                "line_too_long",
-                f"sent a line longer than {exc.limit} bytes (the referee's maximum line length) "
-                f"while {_doing(doing, decision)}",
-            ) from None
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            line = None
-        if line is None:
-            raise await self._gone(_doing(doing, decision), "closed its stdout")
-        if log.isEnabledFor(logging.DEBUG):
-            log.debug("%s[%d] >> %s", self.spec.name, self.pid, line[:300])
-        return line
 
     async def _gone(self, doing: str, what: str) -> BotFault:
         """The fault for a pipe that closed: a crash if the process exited, else `closed`.
@@ -471,7 +490,7 @@ class BotProcess:
         )
         if hit is not None:
             return BotFault("resource_limit", f"{hit}; {reason}")
-        return self.resource_fault(reason, now=True) or BotFault("crash", reason)
+        return self.resource_fault(reason) or BotFault("crash", reason)
 
     async def stderr_tail(self) -> str:
         """'; [first stderr lines: ... …] last stderr lines: ...' once stderr has been read to

@@ -93,13 +93,13 @@ class ResultLine(msgspec.Struct, tag="result", tag_field="type"):
 
 
 class _DecisionOut(msgspec.Struct, tag="decision", tag_field="type"):
-    """`DecisionLine` as written: the actions encoded in the same pass as the line (the bytes
-    are the same as encoding each action to `msgspec.Raw` first, one encoder call cheaper)."""
+    """`DecisionLine` as written: the actions are encoded with the line (the bytes are the same
+    as encoding each action to `msgspec.Raw` first, one encoder call cheaper)."""
 
     n: int
     actions: dict[int, Any]
-    ms: dict[int, float] = {}
-    fallback: list[int] = []
+    ms: dict[int, float]
+    fallback: list[int]
 
 
 RecordLine = Header | DecisionLine | FaultLine | ResultLine
@@ -130,28 +130,39 @@ class RulesMismatch(BadRecord):
 
 
 class RecordWriter:
-    """Builds a record line by line, in memory (a game's record is a few hundred KiB at most)."""
+    """Builds a record line by line, in memory (a game's record is a few hundred KiB at most).
+
+    The lines are kept as messages and encoded together by `data`, in one call for the game
+    rather than one per decision. What they hold must not change meanwhile: actions are frozen
+    structs, and the containers are the writer's own (or given up to it)."""
 
     def __init__(self, header: Header) -> None:
-        self._lines = [_encoder.encode(header)]
+        self._lines: list[msgspec.Struct] = [header]
 
     def decision(
         self, n: int, actions: dict[int, Any], ms: dict[int, float], fallback: list[int]
     ) -> None:
+        """Decision `n`: `actions` (the writer's to keep), the time `ms` charged to each seat
+        asked, and the seats whose action the fallback chose."""
         rounded = {seat: round(value, 3) for seat, value in ms.items()}
-        line = _DecisionOut(n, actions, rounded, sorted(fallback) if fallback else fallback)
-        self._lines.append(_encoder.encode(line))
+        self._lines.append(_DecisionOut(n, actions, rounded, sorted(fallback)))
+
+    def turn(self, n: int, actions: dict[int, Any], ms: float) -> None:
+        """`decision` of the usual decision: one seat asked (the one in `actions`), and its
+        answer played."""
+        [seat] = actions
+        self._lines.append(_DecisionOut(n, actions, {seat: round(ms, 3)}, []))
 
     def fault(self, fault: Fault) -> None:
-        line = FaultLine(fault.seat, fault.kind, fault.reason, fault.decision)
-        self._lines.append(_encoder.encode(line))
+        self._lines.append(FaultLine(fault.seat, fault.kind, fault.reason, fault.decision))
 
     def result(self, result: GameResult, decisions: int) -> None:
-        line = ResultLine(list(result.scores), list(result.ranks), result.tiebreak, decisions)
-        self._lines.append(_encoder.encode(line))
+        self._lines.append(
+            ResultLine(list(result.scores), list(result.ranks), result.tiebreak, decisions)
+        )
 
     def data(self) -> bytes:
-        return b"\n".join(self._lines) + b"\n"
+        return _encoder.encode_lines(self._lines)
 
 
 # ---- reading and replaying ------------------------------------------------------------------

@@ -31,6 +31,7 @@ from referee import BotFault, BotHandle, BotSpec, Limits, MatchOutcome, open_bot
 from referee.channel import BotChannel
 from referee.faults import describe_exit
 from referee.lines import LineReader
+from referee.process import Cancellable
 
 GAME_LIMIT_S = 3600
 """The longest a fakes' game may take, on trio's clock (see `FakeTable.play`)."""
@@ -38,10 +39,12 @@ GAME_LIMIT_S = 3600
 
 @dataclass(frozen=True)
 class Reply:
-    """Write `line` (its newline included) `after_ms` after the request came, on trio's clock."""
+    """Write `line` (its newline included) `after_ms` after the request came, on trio's clock;
+    then exit with `exit_code` at once when it is given."""
 
     line: bytes
     after_ms: float = 0
+    exit_code: int | None = None
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ class FakeBot:
         self.code: int | None = None
         """The exit code once it exited (or was killed)."""
         self.stderr = ""
-        self._waiting: trio.CancelScope | None = None
+        self._waiting: Cancellable | None = None
         self._scope = trio.CancelScope()
         nursery.start_soon(self._run, script, stdin, stdout)
 
@@ -129,6 +132,10 @@ class FakeBot:
                     await trio.sleep_forever()
                 await trio.sleep(step.after_ms / 1000)
                 await stdout.send_all(step.line)
+                if step.exit_code is not None:  # before the referee has read the line
+                    self._exit(step.exit_code)
+                    stdout.close()
+                    return
 
     def _exit(self, code: int) -> None:
         """The bot's end: a wait for it is cut at once, as a process's pidfd does."""
@@ -145,10 +152,28 @@ class FakeBot:
     def start_game(self) -> None:
         """A fake has no resources to count."""
 
-    def cancel_on_exit(self, scope: trio.CancelScope | None) -> None:
+    async def ask(
+        self,
+        line: bytes,
+        scope: Cancellable,
+        *,
+        sending: str,
+        waiting: str,
+        decision: int | None = None,
+    ) -> tuple[bytes, BotFault | None]:
         self._waiting = scope
-        if scope is not None and self.code is not None:
-            scope.cancel()
+        try:
+            if self.code is not None:
+                scope.cancel()
+            await self.send(line, doing=sending, decision=decision)
+            answer = await self._reader.read_answer()
+            if answer is None:
+                return b"", await self._gone(waiting, decision)
+            return answer, None
+        except BotFault as fault:
+            return b"", fault
+        finally:
+            self._waiting = None
 
     async def send(self, line: bytes, *, doing: str, decision: int | None = None) -> None:
         rest = self.offer(line)
@@ -160,12 +185,6 @@ class FakeBot:
         """Nothing is written without waiting (an in-memory stream is no pipe): all of `line`
         is left to `send`, as `BotProcess.offer` does off a pipe; None once the bot exited."""
         return None if self.code is not None else line
-
-    async def receive(self, *, doing: str, decision: int | None = None) -> bytes:
-        line = await self._reader.read_answer()
-        if line is None:
-            raise await self._gone(doing, decision)
-        return line
 
     async def _gone(self, doing: str, decision: int | None) -> BotFault:
         """A closed stream: a fake closes its stdout only when it exits."""
@@ -186,9 +205,7 @@ class FakeBot:
         """Always a crash: a fake has no limits to hit."""
         return BotFault("crash", reason)
 
-    def resource_fault(
-        self, doing: str, decision: int | None = None, *, now: bool = False
-    ) -> BotFault | None:
+    def resource_fault(self, doing: str, decision: int | None = None) -> BotFault | None:
         """Never: a fake has no limits."""
         return None
 

@@ -23,9 +23,9 @@ HEALTHY = Path(__file__).resolve().parents[1] / "bots" / "healthy.py"
 
 def test_the_first_decision_gets_the_allowance_and_announces_it() -> None:
     clock = SeatClock(TimeControl(move_ms=100, first_move_ms=900, bank_ms=50))
-    assert clock.available().move_ms == 1000 and clock.limit_ms() == 1050
+    assert clock.available.move_ms == 1000 and clock.limit_ms == 1050
     assert clock.charge(700)  # within the first decision's 1000 ms
-    assert clock.available().move_ms == 100 and clock.limit_ms() == 150
+    assert clock.available.move_ms == 100 and clock.limit_ms == 150
     assert not clock.charge(700)
 
 

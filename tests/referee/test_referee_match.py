@@ -17,13 +17,13 @@ from typing import Any
 import msgspec
 import pytest
 import trio
-from fakebots import Crash, Hang, Reply, fake_bots, misbehaves, plays
+from fakebots import Crash, Hang, Reply, Step, fake_bots, misbehaves, plays
 from hypothesis import given
 from hypothesis import strategies as st
 from refhelp import Bots
 from trio.testing import MockClock
 
-from protocol.messages import Act, Clock, TimeControl, encode_act, encode_line
+from protocol.messages import Act, Answer, Clock, TimeControl, encode_act, encode_line
 from referee import Limits, open_bots, parse_record, play_match, replay, run_match
 from referee.games import GAME_IDS, BadPlayerCount, find_game, parse_options
 from referee.games.azul import Azul
@@ -421,3 +421,61 @@ async def test_after_a_timeout_the_others_play_on_against_their_own_clocks(
     assert len(asked_last) == outcome.moves[2] > 5
     assert set(asked_last) == {150}, asked_last
     assert replay(outcome.record).identical
+
+
+async def test_a_bot_that_dies_as_it_answers_costs_no_one_else_a_wait(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    """A bot that exits right after writing its answer cuts the shared guard's wait
+    (`_Match.decisions`) once the answer is there: the answer counts, the death is the bot's
+    crash at its next turn, and the next seat asked is not cut short by the spent guard."""
+
+    def dies_answering(message: dict[str, Any], acts: int) -> Step:
+        if message["type"] == "act" and acts == 1:
+            return Reply(encode_line(Answer(id=message["id"], index=0)), exit_code=5)
+        return plays()(message, acts)
+
+    async with fake_bots(
+        [plays(), dies_answering, plays()], Limits(log_dir=str(tmp_path))
+    ) as table:
+        outcome = await table.play("azul", 6, TimeControl(move_ms=1000))
+    [fault] = outcome.faults
+    assert (fault.seat, fault.kind) == (1, "crash"), fault.reason
+    first, second = (act["id"] for act in table.bots[1].received_of("act"))
+    answered = [line for line in decisions_of(outcome.record) if "1" in line["ms"]]
+    assert [(line["n"], line["fallback"]) for line in answered[:2]] == [(first, []), (second, [])]
+    assert fault.decision > second
+    assert outcome.moves[1] == 2 and outcome.moves[2] > 5
+    assert find_game("azul").is_over(_replayed_state("azul", 6, 3, outcome.record))
+
+
+async def test_bots_that_played_before_are_started_in_turn_each_on_its_own_limit(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    """From the second game on the bots are alive and answer `start` at once, so the seats are
+    started one after the other (`_Match.run`): one that never answers times out on its own
+    limit, counted from its `start`, and the next is started then, on a limit of its own."""
+
+    def hangs_at_its_second_start(message: dict[str, Any], acts: int) -> Step:
+        return Hang() if message["type"] == "start" and acts else plays()(message, acts)
+
+    started: list[float] = []
+
+    def notes_its_starts(message: dict[str, Any], acts: int) -> Step:
+        if message["type"] == "start":
+            started.append(trio.current_time())
+        return plays()(message, acts)
+
+    scripts = [hangs_at_its_second_start, notes_its_starts, plays()]
+    time = TimeControl(startup_ms=500)
+    async with fake_bots(scripts, Limits(log_dir=str(tmp_path))) as table:
+        first = await table.play("azul", 1, time)
+        began = trio.current_time()
+        second = await table.play("azul", 2, time)
+    assert first.faults == []
+    assert [(fault.seat, fault.kind, fault.decision, fault.reason) for fault in second.faults] == [
+        (0, "startup_timeout", -1, "no `ready` within 500 ms of `start`")
+    ]
+    assert started[1] - began == 0.5, "seat 1 is sent `start` once seat 0 is done"
+    assert [len(table.bots[seat].received_of("start")) for seat in range(3)] == [2, 2, 2]
+    assert second.moves[1] > 5 and second.moves[2] > 5, "the others play the game"

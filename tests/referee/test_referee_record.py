@@ -13,7 +13,9 @@ from refhelp import Bots
 
 from protocol.messages import PROTOCOL_VERSION, TimeControl
 from referee import BadRecord, Limits, MatchOutcome, parse_record, replay, replay_states, run_match
-from referee.games import find_game
+from referee.faults import Fault
+from referee.games import GameResult, find_game
+from referee.record import Header, RecordWriter
 
 
 @pytest.fixture(scope="module")
@@ -155,3 +157,41 @@ def test_other_record_versions_are_refused(outcome: MatchOutcome) -> None:
     header["record"] = 2
     with pytest.raises(BadRecord, match="record version 2; this referee reads version 1"):
         replay(b"\n".join(json.dumps(line).encode() for line in [header, *rest]))
+
+
+def test_each_line_is_written_byte_for_byte_as_the_format_says() -> None:
+    """The lines are kept as messages and encoded together at the game's end, and the usual
+    decision has a shortcut of its own (`RecordWriter.turn`): the bytes are still the format's,
+    line by line, a turn's those of the same decision written in full."""
+    game = find_game("azul")
+    action = game.legal(game.new(2, 5), 0)[0]
+    header = Header(
+        record=1,
+        protocol=PROTOCOL_VERSION,
+        game="azul",
+        options={},
+        seed=5,
+        match="m",
+        names=["a", "b"],
+        commands=[["a"], ["b"]],
+        time=TimeControl(),
+    )
+    fault = Fault(seat=1, kind="timeout", reason="slow", decision=2)
+    result = GameResult(scores=[3, 0], ranks=[1, 2], tiebreak="forfeit")
+    shortcut, in_full = RecordWriter(header), RecordWriter(header)
+    shortcut.turn(1, {0: action}, 12.3456789)
+    in_full.decision(1, {0: action}, {0: 12.3456789}, [])
+    for writer in (shortcut, in_full):
+        writer.decision(2, {0: action, 1: action}, {0: 0.0004, 1: 250.0}, [1])
+        writer.fault(fault)
+        writer.result(result, 2)
+    encoded = msgspec.json.encode(action)
+    expected = [
+        msgspec.json.encode(header),
+        b'{"type":"decision","n":1,"actions":{"0":%b},"ms":{"0":12.346},"fallback":[]}' % encoded,
+        b'{"type":"decision","n":2,"actions":{"0":%b,"1":%b},"ms":{"0":0.0,"1":250.0},'
+        b'"fallback":[1]}' % (encoded, encoded),
+        b'{"type":"fault","seat":1,"kind":"timeout","reason":"slow","decision":2}',
+        b'{"type":"result","scores":[3,0],"ranks":[1,2],"tiebreak":"forfeit","decisions":2}',
+    ]
+    assert shortcut.data() == in_full.data() == b"".join(line + b"\n" for line in expected)

@@ -14,7 +14,8 @@ process is counted, never the bots'.
 
 `referee` plays through `open_bots` and `play_match`, taken from `--tree` when given (another
 checkout, such as an older commit in a `git worktree`: both functions are there since the first
-referee); `least` plays the bench's least loop (`tournaments.bench.matches`).
+referee), on a trio clock slowed down as callgrind slows the referee (`CLOCK_RATE`); `least`
+plays the bench's least loop (`tournaments.bench.matches`), which keeps no time.
 """
 
 from __future__ import annotations
@@ -26,15 +27,46 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from time import perf_counter
+
+import trio
 
 GAMES = (5, 25)
 """The two runs whose difference is measured."""
 
+CLOCK_RATE = 1 / 50
+"""How fast the referee's trio clock runs, relative to real time, in the runs counted.
+
+Callgrind runs the referee 13 to 45 times slower than it runs natively (4.7 to 13 ms a
+decision against 0.3 to 0.4, with the machine's load), so on the real clock the referee's work that
+is paced by time comes that many times as often per decision as in a real game: the guard's
+deadline, moved when its request's is more than `GUARD_SLACK_S` (10 ms) past it, and the bots'
+resource counters, read every `RESOURCE_CHECK_S` (0.1 s). Counted on the real clock, 25 games
+moved the deadline 216 times and read the counters 57 times at a load of 2.6, 539 and 224 times
+at a load of 6, against 26 and 52 natively: several thousand instructions a decision that no
+real game spends, and as unsteady as the load. On a clock 50 times slower both come as often
+as natively (26 and 52 under callgrind too)."""
+
+
+class _SlowClock(trio.abc.Clock):
+    """Real time at `CLOCK_RATE`, read at the cost of trio's own clock (`trio.testing.MockClock`
+    with a rate reads the time through one more call, which the count would include)."""
+
+    def __init__(self) -> None:
+        self._start = 0.0
+
+    def start_clock(self) -> None:
+        self._start = perf_counter()
+
+    def current_time(self) -> float:
+        return (perf_counter() - self._start) * CLOCK_RATE
+
+    def deadline_to_sleep_time(self, deadline: float) -> float:
+        return max(0.0, (deadline - self.current_time()) / CLOCK_RATE)
+
 
 def _play(kind: str, games: int) -> int:
     """Play seeds 0..games (seed 0 starts the bots) and return the decisions of all of them."""
-    import trio
-
     if kind == "least":
         from tournaments.bench.matches import _least_loop
 
@@ -63,7 +95,7 @@ def _play(kind: str, games: int) -> int:
         return decisions
 
     with tempfile.TemporaryDirectory(prefix="arena-instructions-") as logs:
-        return trio.run(referee, logs)
+        return trio.run(referee, logs, clock=_SlowClock())
 
 
 def _counted(kind: str, games: int, tree: str | None, valgrind: str) -> tuple[int, int]:
