@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         bwrap_path,
         choose,
     )
+    from referee.spawn import keep_priority
 
 _EXPORTS: dict[str, str] = {
     "BadRecord": "referee.record",
@@ -83,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "bwrap_path": "referee.sandbox",
     "choose": "referee.sandbox",
     "forfeit_result": "referee.faults",
+    "keep_priority": "referee.spawn",
     "open_bots": "referee.process",
     "parse_record": "referee.record",
     "play_match": "referee.match",
@@ -124,6 +126,7 @@ __all__ = [
     "bwrap_path",
     "choose",
     "forfeit_result",
+    "keep_priority",
     "open_bots",
     "parse_record",
     "play_match",

@@ -148,6 +148,18 @@ def move_fds(moves: Sequence[tuple[int, int]]) -> Callable[[], None]:
     return move
 
 
+def keep_priority() -> None:
+    """Give the session this process just started the niceness the process runs at. A new
+    session is a new autogroup where the kernel groups tasks by session, and an autogroup is
+    scheduled as a whole at nice 0, whatever its processes' own niceness: without this, a bot
+    (each starts a session) would compete at full weight with its lowered referee — a league's
+    ladder runs below its web pages — and with the pages themselves."""
+    nice = os.nice(0)
+    if nice > 0:
+        with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as autogroup:
+            autogroup.write(str(nice))
+
+
 def _start(
     argv: Sequence[str],
     cwd: str,
@@ -162,14 +174,16 @@ def _start(
     stdin: int = in_r
     stdout: int = out_w
     keep: tuple[int, ...] = ()
-    prepare = setup
+    moves: Callable[[], None] | None = None
     if stdio_at is not None:  # /dev/null on 0 and 1, the pipes at `stdio_at` (see `start`)
         stdin, stdout, keep = subprocess.DEVNULL, subprocess.DEVNULL, stdio_at
         moves = move_fds([(in_r, stdio_at[0]), (out_w, stdio_at[1])])
 
-        def prepare() -> None:
+    def prepare() -> None:
+        keep_priority()
+        if moves is not None:
             moves()
-            setup()
+        setup()
 
     try:
         popen = subprocess.Popen(

@@ -123,10 +123,12 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     """A league file's `[league]` table: the tournament is fed by authors' uploads and never
     ends (`arena serve`); its `[participants]`, if any, are house bots that always play."""
 
-    batch: Positive = 32
+    batch: Positive = 1024
     """Deals a ladder round adds to the seat-sets of the bot it is about. Each seat-set's
-    rotation is one unit of bot processes, started once for its deals: at 32 deals, starting
-    them costs a few per cent of the games' time (`arena bench --only league`)."""
+    rotation is one unit of bot processes, started once for its deals: a Python bot's start
+    costs as much CPU as some tens of quick games, so rounds of 32 deals left the ladder at
+    about 0.4x `arena run`'s games/s (`arena bench --only league`). A new version does not
+    wait for a round's end: an upload or a check ends the round at its next unit."""
     upload_mb: Positive = 20
     """Largest upload (an archive or a single file)."""
     unpacked_mb: Positive = 100

@@ -166,6 +166,7 @@ class Runner:
         on_game: OnGame | None = None,
         on_void: OnVoid | None = None,
         on_probation: OnProbation | None = None,
+        claimed: set[tuple[str, int, int]] | None = None,
     ) -> None:
         self.tournament = tournament
         self.store = store
@@ -181,6 +182,10 @@ class Runner:
         self.voided: list[Voided] = []
         self.probation: list[str] = []
         self._faults_in_a_row: dict[int, int] = {}
+        self.claimed = set() if claimed is None else claimed
+        """The games (seat-set key, deal, rotation) handed to the executor and not yet back:
+        left out of the units made meanwhile. Shared by runs on one store that overlap (a
+        league's rounds), so that none plays a game another has in hand."""
         self._seats = {bot: self._seat(player) for bot, player in self.players.items()}
 
     def _seat(self, player: Player) -> Seat:
@@ -223,7 +228,7 @@ class Runner:
             # is made, and a worker's bots would otherwise see this directory appear.
             os.makedirs(self.limits.log_dir, exist_ok=True)
         self.on_start(total, stored)
-        await self.executor.run(self._work(), self._deliver)
+        await self.executor.run(self.work(), self.deliver)
         return RunReport(
             total=total,
             stored_before=stored,
@@ -232,9 +237,11 @@ class Runner:
             probation=self.probation,
         )
 
-    def _work(self) -> Iterator[UnitWork]:
-        """The units that still have games to play, in schedule order, as workers take them."""
+    def work(self) -> Iterator[UnitWork]:
+        """The units that still have games to play, in schedule order, as workers take them
+        (each game claimed until it is delivered)."""
         t = self.tournament
+        claimed = self.claimed
         for unit in self._units():
             key = seat_set_key(unit.seat_set)
             done = self.store.stored(key, unit.deals)
@@ -249,9 +256,10 @@ class Runner:
                     bot_seeds(self.secret, t.seed, deal, unit.rotation, players),
                 )
                 for deal in unit.deals
-                if (deal, unit.rotation) not in done
+                if (deal, unit.rotation) not in done and (key, deal, unit.rotation) not in claimed
             ]
             if missing:
+                claimed.update((key, deal.deal, unit.rotation) for deal in missing)
                 yield UnitWork(
                     game=t.game,
                     options=t.options,
@@ -263,8 +271,9 @@ class Runner:
                     tag=key,
                 )
 
-    def _deliver(self, work: UnitWork, result: Result) -> None:
+    def deliver(self, work: UnitWork, result: Result) -> None:
         """Take one game back from the executor: void it, or keep its logs and store it."""
+        self.claimed.discard((seat_set_key(work.seat_set), result.deal, result.rotation))
         if isinstance(result, GameVoided):
             self._void(work, result)
             return

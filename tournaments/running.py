@@ -19,16 +19,20 @@ from tournaments.results import FinishedGame
 from tournaments.runner import Runner, RunReport, Voided
 
 
-class Listener(Protocol):
-    """What a front end hears of a run while it plays (a live view, progress lines, a page)."""
-
-    def on_start(self, total: int, stored: int) -> None: ...
+class GameListener(Protocol):
+    """What hears of each game as it ends (a league's ladder has no start: it never ends)."""
 
     def on_game(self, game: FinishedGame) -> None: ...
 
     def on_void(self, voided: Voided) -> None: ...
 
     def on_probation(self, label: str, fault: str) -> None: ...
+
+
+class Listener(GameListener, Protocol):
+    """What a front end hears of a run while it plays (a live view, progress lines)."""
+
+    def on_start(self, total: int, stored: int) -> None: ...
 
 
 def check_playable(prepared: Prepared) -> None:

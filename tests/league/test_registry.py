@@ -115,13 +115,14 @@ def test_a_version_flows_from_queued_to_playing(registry: Registry) -> None:
         alice,
         "make",
     )
-    assert registry.queued() == [version]
+    assert registry.queued() == [version] == registry.waiting()
     assert registry.set_status(version.id, "building").status == "building"
-    assert registry.set_status(version.id, "checking").status == "checking"
+    checking = registry.set_status(version.id, "checking")
+    assert checking.status == "checking" and registry.waiting() == [checking]
     assert registry.queued() == [] and registry.playing() == []
     playing = registry.set_status(version.id, "playing")
     assert playing.status == "playing" and playing.reason is None
-    assert registry.playing() == [playing]
+    assert registry.playing() == [playing] and registry.waiting() == []
     assert registry.owner("greedy") == alice and registry.owner("other") is None
 
 

@@ -340,6 +340,22 @@ def test_the_leaderboard_is_arena_tables_standings(
     assert code == 200 and f"{board['games']} games as of" in page
 
 
+def test_the_leaderboard_lists_a_version_while_it_is_checked(league: Path, served: Running) -> None:
+    alice = token(league, "alice")
+    assert "Being checked" not in served.get("/")[1]
+    slow = zipped(
+        {
+            "bot.toml": b'command = "python3 main.py"\nbuild = "sleep 2"\n',
+            "main.py": BOT.format(pick=0, name="slow").encode(),
+        }
+    )
+    assert served.upload(alice, "slow", "slow.zip", slow)[0] == 201
+    page = served.get("/")[1]  # the same board as before: the page must not be the one kept
+    assert re.search(r'"/bots/slow">slow</a>: (queued|building)', page), page
+    served.status("slow", {"playing"})
+    assert "Being checked" not in served.get("/")[1]
+
+
 def test_a_killed_server_loses_no_game_and_plays_no_deal_twice(league: Path) -> None:
     alice = token(league, "alice")
     first = Running(league)

@@ -250,20 +250,60 @@ def check_seconds(registry: Path, version: int) -> float:
     raise RuntimeError(f"version {version}'s check log holds no time: {rows!r}")
 
 
-def rate(db: Path, seconds: float, stop: Callable[[], bool] = lambda: False) -> float:
-    """Games per second the store `db` gains over `seconds`, counted from its first new game."""
-    start = stored(db)
+class Window(NamedTuple):
+    games_per_s: float
+    games: list[tuple[str, float]]
+    """Each game stored in the window: its seat-set and its wall time (ms)."""
+
+
+def newest(db: Path) -> int:
+    """The id of the newest game in the store `db` (0 before there is one)."""
+    if not db.exists():
+        return 0
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
+        try:
+            return int(con.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
+        except sqlite3.OperationalError:  # made a moment ago, its tables not yet
+            return 0
+
+
+def rate(db: Path, seconds: float, stop: Callable[[], bool] = lambda: False) -> Window:
+    """Games per second the store `db` gains over `seconds`, counted from its first new game,
+    and the games of those seconds."""
+    start = newest(db)
     deadline = time.monotonic() + 600
-    while stored(db) == start:
+    while newest(db) == start:
         if time.monotonic() > deadline or stop():
             raise RuntimeError(f"no game was stored in {db} in 10 minutes")
         time.sleep(0.05)
-    began, first = time.monotonic(), stored(db)
+    began, first = time.monotonic(), newest(db)
     time.sleep(seconds)
-    return (stored(db) - first) / (time.monotonic() - began)
+    last, took = newest(db), time.monotonic() - began
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
+        games = con.execute(
+            "SELECT seat_set, wall_ms FROM games WHERE id > ? AND id <= ?", (first, last)
+        ).fetchall()
+    return Window(len(games) / took, [(str(key), float(ms)) for key, ms in games])
 
 
-def run_rate(folder: Path, base: Path, seconds: float) -> float:
+def at_run_mix(ladder: Window, run: Window) -> float:
+    """The ladder's games/s ÷ what `arena run` would make of the ladder's mix of pairings.
+
+    A game's cost depends on its pairing (a greedy bot thinks, a random one does not), and the
+    ladder chooses its pairings (the least certain bot's): its raw games/s measures that choice
+    as well as its own cost. Each seat-set's mean wall time per game in `arena run`'s window
+    prices the ladder's games; `arena run` at the ladder's mix makes its own games/s times its
+    mean price over the ladder's."""
+    costs: dict[str, list[float]] = {}
+    for key, ms in run.games:
+        costs.setdefault(key, []).append(ms)
+    price = {key: sum(values) / len(values) for key, values in costs.items()}
+    run_price = sum(price[key] for key, _ in run.games) / len(run.games)
+    ladder_price = sum(price[key] for key, _ in ladder.games) / len(ladder.games)
+    return ladder.games_per_s / (run.games_per_s * run_price / ladder_price)
+
+
+def run_rate(folder: Path, base: Path, seconds: float) -> Window:
     """`arena run` of the house bots on a copy of `base`: its games per second."""
     db = folder / "run.sqlite"
     copy_store(base, db)
@@ -324,8 +364,8 @@ class Readers:
 
 
 class Load(NamedTuple):
-    run_games_per_s: list[float]
-    ladder_games_per_s: list[float]
+    runs: list[Window]
+    ladders: list[Window]
     latencies_s: list[float]
     errors: list[str]
     store_games: int
@@ -384,4 +424,3 @@ def p99(values: list[float]) -> float:
     """The 99th percentile (nearest rank)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
-

@@ -9,10 +9,11 @@ from tournaments.executors.local import Local
 from tournaments.executors.ondask import OnDask
 
 
-def executor_for(tournament: Tournament) -> Executor:
-    """`ExecutorError` when it cannot be had here (Dask not installed)."""
+def executor_for(tournament: Tournament, nice: int = 0) -> Executor:
+    """`ExecutorError` when it cannot be had here (Dask not installed). `nice`: the local
+    executor's referee processes run that much below this process's priority."""
     if tournament.executor == "dask":
         return OnDask(tournament.scheduler, tournament.workers)
     if tournament.executor == "local":
-        return Local(tournament.workers)
+        return Local(tournament.workers, nice)
     return InProcess(tournament.workers)

@@ -52,11 +52,14 @@ class Worker:
         self._replies = FrameReader(process.stdout)
 
     @classmethod
-    async def start(cls) -> Worker:
+    async def start(cls, nice: int = 0) -> Worker:
         # Its own session: a Ctrl-C at the terminal reaches the coordinator only, which stops
         # the workers in order.
         process = await trio.lowlevel.open_process(
-            WORKER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+            [*WORKER, str(nice)] if nice else WORKER,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
         )
         return cls(process)
 
@@ -87,9 +90,12 @@ class Worker:
 
 
 class Local:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, nice: int = 0) -> None:
         self.workers = workers
         """Referee processes, each playing one match at a time."""
+        self.nice = nice
+        """How much lower than this process's the priority of the referee processes and their
+        bots is: a league's web pages must answer while its games fill every core."""
         self._kept: list[Slot] | None = None
         """Inside `kept`: the slots whose referee processes wait for the next run."""
 
@@ -111,7 +117,7 @@ class Local:
     ) -> None:
         """One worker slot playing the units it takes from `receive`; its process kept for
         the next run when `kept` and the run ended well, else stopped."""
-        slot = self._kept.pop() if self._kept else Slot()
+        slot = self._kept.pop() if self._kept else Slot(self.nice)
         ended_well = False
         try:
             async with receive:
@@ -128,15 +134,16 @@ class Local:
 class Slot:
     """A referee process, started when the first unit comes and replaced when it dies."""
 
-    def __init__(self) -> None:
+    def __init__(self, nice: int = 0) -> None:
         self.worker: Worker | None = None
+        self.nice = nice
 
     async def play(self, unit: UnitWork, deliver: Deliver) -> None:
         """Play `unit` to its end, on a new worker for the games left if one dies."""
         left = unit
         for _ in range(STARTS):
             if self.worker is None:
-                self.worker = await Worker.start()
+                self.worker = await Worker.start(self.nice)
             done: set[int] = set()
 
             def record(work: UnitWork, result: Result, done: set[int] = done) -> None:

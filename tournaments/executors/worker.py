@@ -11,10 +11,12 @@ its bots are killed, and the process exits: no worker or bot outlives the coordi
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 
 import trio
 
+from referee import keep_priority
 from tournaments.executors.frames import FrameReader, Reply, UnitEnd, frame, units
 from tournaments.executors.work import UnitWork, play_games
 
@@ -52,7 +54,11 @@ async def serve(stdin: trio.abc.ReceiveStream, stdout: trio.abc.SendStream) -> N
         nursery.start_soon(write)
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
+    """`[NICE]`: lower this worker's priority (and its bots', who inherit it) by NICE."""
+    if argv:
+        os.nice(int(argv[0]))
+        keep_priority()  # its own session (see `local.Worker.start`)
     # The protocol owns the original stdout; anything else printed goes to stderr.
     stdin, stdout = os.dup(0), os.dup(1)
     os.dup2(2, 1)
@@ -60,4 +66,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

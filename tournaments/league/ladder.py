@@ -11,21 +11,27 @@ so no deal is played twice and a new opponent meets every deal the others met.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import msgspec
 import trio
 
-from tournaments.executors import Executor
 from tournaments.executors.choose import executor_for
+from tournaments.executors.work import Result, UnitWork
 from tournaments.league.checks import check_version
 from tournaments.league.league import League
 from tournaments.prepare import Prepared, opened
 from tournaments.ratings import OnlinePlackettLuce
 from tournaments.results import FinishedGame
-from tournaments.runner import Voided
-from tournaments.running import Listener, TournamentRun
+from tournaments.runner import Runner
+from tournaments.running import GameListener
 from tournaments.store import Store
+
+LADDER_NICE = 5
+"""The ladder's referee processes and bots run this much below the server's priority (on the
+local executor): its games fill every core, and the pages and the checks of new versions must
+still answer at once. Bots only compete with each other, all at the same priority, so their
+clocks are as fair as in a tournament."""
 
 
 def open_league(league: League) -> Prepared:
@@ -55,6 +61,12 @@ class Focus:
             self.top[label] = max(self.top.get(label, -1), game.deal)
         self.ratings.add(game)
 
+    def plan(self, labels: Iterable[str], last_deal: int) -> None:
+        """A round was planned up to `last_deal` for the seat-sets of these labels: the next
+        round of any of them starts beyond, though its games are not stored yet."""
+        for label in labels:
+            self.top[label] = max(self.top.get(label, -1), last_deal)
+
     def choose(self, labels: dict[str, str], batch: int) -> tuple[str, int]:
         """Of the playing bots (their store labels → names), the one the next round is about —
         an unplaced one first, else the least certain — and the deals its seat-sets play up
@@ -66,41 +78,95 @@ class Focus:
         return labels[label], self.top.get(label, -1) + 1 + batch
 
 
-class _Noting:
-    """The server's listener, with each stored game noted by `focus` first."""
+class Rounds:
+    """The ladder's rounds as one stream of units for one executor run. The next round is
+    planned when a worker is about to be free, not once the last unit of the one before has
+    ended: waiting for it would leave the other cores idle at every round's end. Rounds thus
+    overlap; the games in hand are claimed (`Runner.claimed`) so that a later round leaves them
+    out, and each bot's highest deal counts the deals already planned (`Focus.plan`).
 
-    def __init__(self, listener: Listener, focus: Focus) -> None:
-        self.listener, self.focus = listener, focus
+    The stream ends when the league has too few bots for a game; it is cancelled from outside
+    otherwise. Each round reads the playing versions afresh, so a new version joins, and a
+    disabled or superseded one leaves, at the next round; and a change (`changes`: an upload, a
+    version checked, a bot disabled) ends the round at its next unit, so that the next round
+    comes at once however long rounds are. What an ended round did not hand out is played by a
+    later round of one of its bots (each plays every deal its seat-sets lack)."""
 
-    def on_start(self, total: int, stored: int) -> None:
-        self.listener.on_start(total, stored)
+    def __init__(
+        self,
+        league: League,
+        listener: GameListener,
+        focus: Focus,
+        changes: Callable[[], trio.Event],
+    ) -> None:
+        self.league, self.listener, self.focus = league, listener, focus
+        self.changes = changes
+        self.claimed: set[tuple[str, int, int]] = set()
+        self._store: Store | None = None
+        self._runner_of: dict[int, tuple[Runner, list[int]]] = {}
+        """id() of each unit in hand → the runner of its round, which stores its games, and
+        how many of them are still to come back (the entry goes with the last)."""
 
-    def on_game(self, game: FinishedGame) -> None:
+    def units(self) -> Iterator[UnitWork]:
+        while True:
+            change = self.changes()  # before the round reads the versions: none is missed
+            runner = self._plan()
+            if runner is None:
+                return
+            handed = False
+            for work in runner.work():
+                self._runner_of[id(work)] = (runner, [len(work.deals)])
+                handed = True
+                yield work
+                if change.is_set():
+                    break
+            if not handed:  # every game of the round stored or in hand: nothing new to play
+                return
+
+    def deliver(self, work: UnitWork, result: Result) -> None:
+        runner, left = self._runner_of[id(work)]
+        left[0] -= 1
+        if not left[0]:
+            del self._runner_of[id(work)]
+        runner.deliver(work, result)
+
+    def runner_of(self, work: UnitWork) -> Runner:
+        """The runner of the round `work` (a unit in hand) belongs to."""
+        return self._runner_of[id(work)][0]
+
+    def _plan(self) -> Runner | None:
+        """The next round's runner, on the store this stream keeps open; None with too few
+        bots for a game."""
+        prepared = open_league(self.league)  # registers new versions in the store
+        try:
+            tournament, players, limits = prepared.tournament, prepared.players, prepared.limits
+        finally:
+            prepared.close()
+        if len(players) < tournament.players:
+            return None
+        labels = {player.label: player.entrant.name for player in players}
+        candidate, deals = self.focus.choose(labels, self.league.settings.batch)
+        self.focus.plan(labels, deals - 1)
+        if self._store is None:
+            self._store = Store(self.league.store_path)
+        return Runner(
+            msgspec.structs.replace(tournament, candidate=candidate, deals=deals),
+            self._store,
+            players,
+            limits=limits,
+            on_game=self._on_game,
+            on_void=self.listener.on_void,
+            on_probation=self.listener.on_probation,
+            claimed=self.claimed,
+        )
+
+    def _on_game(self, game: FinishedGame) -> None:
         self.focus.add(game)
         self.listener.on_game(game)
 
-    def on_void(self, voided: Voided) -> None:
-        self.listener.on_void(voided)
-
-    def on_probation(self, label: str, fault: str) -> None:
-        self.listener.on_probation(label, fault)
-
-
-async def play_round(league: League, listener: Listener, focus: Focus, executor: Executor) -> bool:
-    """One round; False when there are fewer bots than a game needs."""
-    prepared = open_league(league)
-    try:
-        if len(prepared.players) < prepared.tournament.players:
-            return False
-        labels = {player.label: player.entrant.name for player in prepared.players}
-        candidate, deals = focus.choose(labels, league.settings.batch)
-        prepared.tournament = msgspec.structs.replace(
-            prepared.tournament, candidate=candidate, deals=deals
-        )
-        await TournamentRun(prepared, executor, _Noting(listener, focus)).play()
-        return True
-    finally:
-        prepared.close()
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
 
 
 async def check_queued(league: League, on_checked: Callable[[], None]) -> None:
@@ -122,18 +188,24 @@ def noted(league: League) -> Focus:
         return Focus(store.games())
 
 
-async def run_ladder(league: League, listener: Listener, changes: Callable[[], trio.Event]) -> None:
+async def run_ladder(
+    league: League, listener: GameListener, changes: Callable[[], trio.Event]
+) -> None:
     """Play rounds until cancelled, on one executor kept open from round to round (its referee
     processes are not started again for each); with too few bots, wait for the next change (a
     version uploaded or playing). `changes` gives the event the next change sets, taken before
     the work so that a change during it is not missed."""
     focus = await trio.to_thread.run_sync(noted, league)  # the pages answer meanwhile
-    executor = executor_for(league.tournament)
+    executor = executor_for(league.tournament, nice=LADDER_NICE)
     async with executor.kept():
         while True:
             change = changes()
-            if not await play_round(league, listener, focus, executor):
-                await change.wait()
+            rounds = Rounds(league, listener, focus, changes)
+            try:
+                await executor.run(rounds.units(), rounds.deliver)
+            finally:
+                rounds.close()
+            await change.wait()
 
 
 async def run_checks(

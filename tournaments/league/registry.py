@@ -412,6 +412,16 @@ class Registry(SqliteFile):
         return [self._version_row(row) for row in rows]
 
     @guarded
+    def waiting(self) -> list[Version]:
+        """The versions queued, building or checking (the leaderboard lists them), in upload
+        order."""
+        rows = self._db.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions "
+            "WHERE status IN ('queued', 'building', 'checking') ORDER BY id"
+        )
+        return [self._version_row(row) for row in rows]
+
+    @guarded
     def playing(self) -> list[Version]:
         """The version each bot plays with (its newest playing one), by bot name."""
         rows = self._db.execute(

@@ -13,9 +13,11 @@ import hmac
 import secrets
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
@@ -29,7 +31,7 @@ from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
 from tournaments.exclusion import hidden
 from tournaments.league.league import League
-from tournaments.league.registry import Author, Taken
+from tournaments.league.registry import Author, Taken, Version
 from tournaments.league.submissions import RateLimited, TooLarge, submit
 from tournaments.report.page import game_page
 from tournaments.results import FinishedGame
@@ -53,7 +55,7 @@ REFRESH_S = 2 * int(MIN_REFRESH_S)
 
 
 class LeagueServer:
-    """The running league as the pages see it; also the ladder's `Listener` and the source of
+    """The running league as the pages see it; also the ladder's `GameListener` and the source of
     the change events the ladder and the checks wait on."""
 
     def __init__(self, league: League) -> None:
@@ -72,9 +74,6 @@ class LeagueServer:
     def notify(self) -> None:
         self._change.set()
         self._change = trio.Event()
-
-    def on_start(self, total: int, stored: int) -> None:
-        """A round begins (nothing to show: the pages read the store)."""
 
     def on_game(self, game: FinishedGame) -> None:
         self.board.on_game()
@@ -143,7 +142,9 @@ def make_app(server: LeagueServer) -> Starlette:
         text = templates.get_template(name).render(**common, **values)
         return HTMLResponse(text, status_code=status, headers=_SAFE_HEADERS)
 
-    async def leaderboard_page(request: Request) -> Response:
+    leaderboard_shown, leaderboard_sent = _Kept(), _Kept()
+
+    def leaderboard_text(waiting: list[Version]) -> str:
         board, previous = server.board.board, server.board.previous
         rows = [
             {
@@ -153,11 +154,8 @@ def make_app(server: LeagueServer) -> Starlette:
             }
             for row in board.standings
         ]
-        waiting = [
-            v for v in league.registry.versions() if v.status in ("queued", "building", "checking")
-        ]
-        return page(
-            "leaderboard.html",
+        return templates.get_template("leaderboard.html").render(
+            **common,
             rows=rows,
             games=board.games,
             made=_clock(board.made),
@@ -166,11 +164,21 @@ def make_app(server: LeagueServer) -> Starlette:
             waiting=waiting,
         )
 
-    async def leaderboard_api(request: Request) -> Response:
+    async def leaderboard_page(request: Request) -> Response:
+        waiting = league.registry.waiting()
+        shows = (server.board.generation, tuple((v.bot, v.status) for v in waiting))
+        body = leaderboard_shown.get(shows, lambda: leaderboard_text(waiting).encode())
+        return HTMLResponse(body, headers=_SAFE_HEADERS)
+
+    def leaderboard_json() -> bytes:
         board = server.board.board
-        return JSONResponse(
+        return msgspec.json.encode(
             {"games": board.games, "made": board.made, "standings": board.standings}
         )
+
+    async def leaderboard_api(request: Request) -> Response:
+        body = leaderboard_sent.get(server.board.generation, leaderboard_json)
+        return Response(body, media_type="application/json")
 
     async def bot_page(request: Request) -> Response:
         bot = request.path_params["bot"]
@@ -418,6 +426,22 @@ included); the game viewer (the report's, with its inline scripts) is served wit
 
 _EXPIRED = "the form expired or came from another site: reload this page and submit again"
 _NO_TOKEN = "no such token (or it was disabled): ask the organiser for yours"
+
+
+class _Kept:
+    """A page's last body and what it showed: the leaderboard is polled by every open browser
+    and script, and between two boards (and two changes of the versions being checked) it is
+    the same bytes, rendered once."""
+
+    def __init__(self) -> None:
+        self._shows: object = None
+        self._body = b""
+
+    def get(self, shows: object, render: Callable[[], bytes]) -> bytes:
+        """The body for what the page `shows` now, rendered only if that changed."""
+        if shows != self._shows:
+            self._body, self._shows = render(), shows
+        return self._body
 
 
 def _same_site(request: Request, form: Any) -> bool:

@@ -27,8 +27,11 @@ from tournaments.store import Store
 from tournaments.tables import standings
 
 MIN_REFRESH_S = 5.0
-"""The board is computed again at most this often (and at most a third of the time): a
-league that stores games all the time must not spend its cores on its own leaderboard."""
+"""The board is computed again at most this often, and at most a tenth of the time
+(`IDLE_FACTOR`): a league that stores games all the time must not spend its cores on its own
+leaderboard (at 10,000 games a board takes about 0.9 s of CPU, so it comes every 9 s or so)."""
+IDLE_FACTOR = 9
+"""After a refresh, the board waits at least this many times as long as the refresh took."""
 
 
 class History(msgspec.Struct, frozen=True):
@@ -87,6 +90,8 @@ class BoardKeeper:
         self.board = EMPTY
         self.previous: dict[str, float] = {}
         """Each bot's Elo on the board before this one: the leaderboard's "last change"."""
+        self.generation = 0
+        """Counts the boards made: what a page rendered from one may be kept under."""
         self._stored = trio.Event()
         self.refreshed = trio.Event()
         """Set (and replaced) each time a new board is in."""
@@ -114,18 +119,19 @@ class BoardKeeper:
         board = msgspec.json.decode(result.stdout, type=Board)
         self.previous = {str(row["bot"]): float(row["elo"]) for row in self.board.standings}
         self.board = board
+        self.generation += 1
         self.refreshed.set()
         self.refreshed = trio.Event()
 
     async def run(self) -> None:
         """Refresh after new games, until cancelled: at most every `MIN_REFRESH_S`, and idle
-        at least twice as long as a refresh took."""
+        at least `IDLE_FACTOR` times as long as a refresh took."""
         while True:
             began = time.monotonic()
             self._stored = trio.Event()
             await self.refresh()
             took = time.monotonic() - began
-            await trio.sleep(max(MIN_REFRESH_S - took, 2 * took))
+            await trio.sleep(max(MIN_REFRESH_S - took, IDLE_FACTOR * took))
             await self._stored.wait()
 
 
