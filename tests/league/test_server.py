@@ -491,6 +491,10 @@ def test_the_league_page_hands_out_the_rules_the_protocol_and_the_kits(
     assert code == 200 and "<code>azul</code>" in rules and "pattern line" in rules
     code, protocol = served.get("/docs/protocol")
     assert code == 200 and "The bot protocol" in protocol
+    code, page = served.get("/bots/nobody")
+    assert code == 404 and "No bot of this name" in page and "Versions" not in page
+    code, page = served.get("/bots/random")  # the league file's house bot
+    assert code == 200 and "a house bot of the league's file" in page
     assert served.get("/docs/nothing")[0] == 404
     assert served.get("/kits/starter-none.zip")[0] == 404
     with urllib.request.urlopen(served.url + "/kits/starter-node.zip", timeout=30) as response:

@@ -184,7 +184,7 @@ def make_app(server: LeagueServer) -> Starlette:
         bot = request.path_params["bot"]
         versions = league.registry.versions(bot)
         if not versions and bot not in league.tournament.participants:
-            return page("bot.html", status=404, bot=bot, versions=[], games=[])
+            return page("bot.html", status=404, bot=bot, missing=True)
         mine = [
             {
                 "id": game_id,
