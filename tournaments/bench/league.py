@@ -108,11 +108,21 @@ def copy_store(base: Path, db: Path) -> None:
 
 def stored(db: Path) -> int:
     """Games in the store `db` now (0 before it exists)."""
+    return _number(db, "SELECT count(*) FROM games")
+
+
+def newest(db: Path) -> int:
+    """The id of the newest game in the store `db` (0 before there is one)."""
+    return _number(db, "SELECT coalesce(max(id), 0) FROM games")
+
+
+def _number(db: Path, query: str) -> int:
+    """The number `query` gives on the store `db`, read-only; 0 before the store has games."""
     if not db.exists():
         return 0
     with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
         try:
-            return int(con.execute("SELECT count(*) FROM games").fetchone()[0])
+            return int(con.execute(query).fetchone()[0])
         except sqlite3.OperationalError:  # made a moment ago, its tables not yet
             return 0
 
@@ -254,17 +264,6 @@ class Window(NamedTuple):
     games_per_s: float
     games: list[tuple[str, float]]
     """Each game stored in the window: its seat-set and its wall time (ms)."""
-
-
-def newest(db: Path) -> int:
-    """The id of the newest game in the store `db` (0 before there is one)."""
-    if not db.exists():
-        return 0
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
-        try:
-            return int(con.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
-        except sqlite3.OperationalError:  # made a moment ago, its tables not yet
-            return 0
 
 
 def rate(db: Path, seconds: float, stop: Callable[[], bool] = lambda: False) -> Window:
