@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from tourhelp import ARENA
 
+from tournaments.bench.playouts import playouts
 from tournaments.bench.report import CLOCKS_SECTION, SECTIONS, Figure, markdown
 
 
@@ -35,3 +37,12 @@ def test_quick_bench_reports_every_section_and_writes_markdown(tmp_path: Path) -
 def test_markdown_marks_misses() -> None:
     text = markdown([Figure("match", "game", 45.0, "ms", "≤ 30 ms", False)], ["--quick"])
     assert "| match     | game     | 45.0 ms | ≤ 30 ms  | MISS     |" in text
+
+
+def test_playouts_run_as_a_file_play_whole_games() -> None:
+    script = Path(__file__).parents[2] / "tournaments" / "bench" / "playouts.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "azul", "2", "2"], capture_output=True, text=True, check=True
+    )
+    decisions = int(done.stdout)
+    assert decisions == playouts("azul", 2, 2) > 2 * 40  # an Azul game has dozens of decisions
