@@ -8,6 +8,7 @@ game — a 20,000-game store took minutes and left 20,000 files, however little 
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,10 @@ from reporthelp import MISSING, arena, chromium, console_errors, index_rows, pag
 from test_report_browser import BOARD_DRAWN, wait_for
 
 import tournaments.report.blocks as blocks
+import tournaments.report.viewer as viewer
+from referee.games import find_game, parse_options
 from tournaments.report.page import ASSETS, write_report
-from tournaments.report.viewer import delta, game_data
+from tournaments.report.viewer import OPEN_VIEWS, delta, game_data
 from tournaments.store import Store
 
 
@@ -180,3 +183,48 @@ def test_the_page_opens_every_game_of_every_block_as_the_engine_played_it(
             shown = browser.execute_script("return current.game;")
             assert shown == json.loads(msgspec.json.encode(game_data(record)))
         assert console_errors(browser) == []
+
+
+@pytest.mark.parametrize("game_id", sorted(game for game, _ in OPEN_VIEWS))
+def test_the_games_said_to_hide_nothing_from_a_spectator_show_each_seat_the_same(
+    game_id: str,
+) -> None:
+    """OPEN_VIEWS spares asking each seat's view at every step: it must hold, at every
+    position of random games of every variant and player count, for the rules version named."""
+    game = find_game(game_id)
+    assert (game.id, game.version) in OPEN_VIEWS
+    variants = [{}, {"variant": "grey"}] + (
+        [{"variant": "grey", "special_factories": True}] if game_id == "azul" else []
+    )
+    rng = random.Random(26)
+    for options in variants:
+        for players in range(game.min_players, game.max_players + 1):
+            state = game.new(players, rng.getrandbits(63), parse_options(game, options))
+            while True:
+                spectator = game.spectate(state)
+                for seat in range(players):
+                    view = game.observe(state, seat)
+                    assert msgspec.structs.replace(view, seat=spectator.seat) == spectator
+                if game.is_over(state):
+                    break
+                seats = game.to_act(state)
+                game.apply(state, {seat: rng.choice(game.legal(state, seat)) for seat in seats})
+
+
+def refuse_to_ask(*args: Any) -> Any:
+    raise AssertionError("each seat's view was asked")
+
+
+def test_a_game_of_open_views_is_packed_as_one_asked_seat_by_seat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The steps of an Azul game come out the same whether OPEN_VIEWS spares the seats' views
+    or each is asked (and found to show nothing more)."""
+    record = real_record(tmp_path, "azul", ["greedy", "random"], 5)
+    with monkeypatch.context() as patch:
+        patch.setattr(viewer, "_private", refuse_to_ask)
+        spared = game_data(record)
+    monkeypatch.setattr(viewer, "OPEN_VIEWS", frozenset())
+    asked = game_data(record)
+    assert msgspec.json.encode(spared) == msgspec.json.encode(asked)
+    assert all(step["private"] is None for step in asked["steps"])

@@ -31,10 +31,17 @@ DELTAS = ("state", "private")
 """The step fields held as changes from the step before; the others are held as they are."""
 FIELDS = ("n", "scores", "to_act", "actions", "ms", "fallback", *DELTAS)
 _ARRAYS = (list, tuple)
-_CONTAINERS = (dict, list, tuple)
 _START = object()
 """What the first step's fields change from: nothing, so the first step holds them whole."""
 _encode = msgspec.json.Encoder().encode
+LEVEL = 6
+"""zlib's level for a block: 7 made blocks 6% smaller for half as much compressing again, a
+tenth of packing a game."""
+OPEN_VIEWS = frozenset({("azul", 1), ("summer-pavilion", 1)})
+"""The games, by (id, rules version), whose every seat sees what a spectator sees (their
+observations differ in `seat` only): their steps have no `private`, found without asking each
+seat's view at every step (a fifth of packing such a game). tests/report/test_report_blocks.py
+plays them to check it; a game's new rules version is asked seat by seat until it is added."""
 
 
 def game_data(record: bytes) -> dict[str, Any]:
@@ -44,7 +51,8 @@ def game_data(record: bytes) -> dict[str, Any]:
     it. A record the engine cannot replay yields its steps up to there and an `error`."""
     parsed = parse_record(record)
     header = parsed.header
-    finished = parsed.result is not None  # only a finished game may show what seats hid
+    # Only a finished game may show what seats hid; a game of OPEN_VIEWS hides nothing.
+    hiding = parsed.result is not None and (header.game, header.rules) not in OPEN_VIEWS
     steps: list[dict[str, Any]] = []
     error = None
     previous = None
@@ -59,7 +67,7 @@ def game_data(record: bytes) -> dict[str, Any]:
                     "n": 0 if previous is None else previous.n,
                     "state": public,
                     "private": _private(game, state, spectator, public, len(scores))
-                    if finished
+                    if hiding
                     else None,
                     "scores": scores,
                     "to_act": list(game.to_act(state)),
@@ -126,22 +134,42 @@ def delta(old: Any, new: Any) -> Any:
     `patched` applies it. (`msgspec.to_builtins` leaves tuples: JSON lists too.) Values are
     compared as Python compares them, where 1 == True: an observation's fields are typed, and
     none turns from a number into a boolean."""
-    kind = type(new)
     # What changed is found by comparing whole values (in C); a changed scalar is taken as it is
-    # without a call: most of what changes in a step is a number or two deep in the state.
-    if kind is dict and type(old) is dict and old.keys() == new.keys():
-        return {
-            key: delta(old[key], value) if type(value) in _CONTAINERS else value
-            for key, value in new.items()
-            if old[key] != value
-        }
-    if kind in _ARRAYS and type(old) in _ARRAYS and len(old) == len(new):
-        return {
-            index: delta(a, b) if type(b) in _CONTAINERS else b
-            for index, (a, b) in enumerate(zip(old, new, strict=True))
-            if a != b
-        }
-    return [new] if kind in _CONTAINERS else new
+    # and a list whose length changed is taken whole, both without a call: most of what changes
+    # in a step is a number or two deep in the state, or a list grown by a tile. Plain loops,
+    # not comprehensions: on Python 3.11 a comprehension is a call of its own, and every step
+    # of every game comes through here.
+    kind = type(new)
+    changed: dict[Any, Any] = {}
+    if kind is dict:
+        if type(old) is not dict or old.keys() != new.keys():
+            return [new]
+        for key, value in new.items():
+            before = old[key]
+            if before != value:
+                changed[key] = _change(before, value)
+        return changed
+    if kind is list or kind is tuple:
+        if type(old) not in _ARRAYS or len(old) != len(new):
+            return [new]
+        index = 0  # counted by hand: enumerate and zip(strict=) cost a sixth of the time here
+        for before, value in zip(old, new):  # noqa: B905 (of one length; a keyword costs)
+            if before != value:
+                changed[index] = _change(before, value)
+            index += 1  # noqa: SIM113
+        return changed
+    return new
+
+
+def _change(before: Any, value: Any) -> Any:
+    """A changed item of a container as `delta` holds it: its own delta when it can be one (a
+    dict, or a list of the same length), else the new value (a container wrapped in a list)."""
+    kind = type(value)
+    if kind is dict or (
+        (kind is list or kind is tuple) and type(before) in _ARRAYS and len(before) == len(value)
+    ):
+        return delta(before, value)
+    return [value] if kind is list or kind is tuple else value
 
 
 def _deltas(values: list[Any]) -> list[Any]:
@@ -174,5 +202,5 @@ def block_data(ids: Sequence[int], games: Sequence[dict[str, msgspec.Raw]]) -> b
 def block_script(name: str, ids: Sequence[int], games: Sequence[dict[str, msgspec.Raw]]) -> str:
     """A block's script: one call handing the page its games, as base64 of zlib-compressed
     JSON (the browser's DecompressionStream('deflate') reads zlib's format)."""
-    packed = base64.b64encode(zlib.compress(block_data(ids, games), 7)).decode("ascii")
+    packed = base64.b64encode(zlib.compress(block_data(ids, games), LEVEL)).decode("ascii")
     return f"{CALLBACK}({json.dumps(name)},{json.dumps(packed)});\n"
