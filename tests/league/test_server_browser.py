@@ -83,8 +83,18 @@ def submit_form(
     browser: Any, url: str, secret: str, name: str, bot: Path, validate: bool = True
 ) -> None:
     """Fill /submit's form as a person does and send it; back once the next page loaded."""
-    from selenium.webdriver.support.expected_conditions import staleness_of
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
+
+    def replaced(_: Any) -> bool:
+        """Whether the form left the document: selenium's `staleness_of`, but chromedriver
+        sometimes reports the node that left as an inspector error ("Node with given id does
+        not belong to the document"), not as a stale element (the base class of both)."""
+        try:
+            form.is_enabled()
+        except WebDriverException:
+            return True
+        return False
 
     browser.get(url + "/submit")
     wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
@@ -97,7 +107,7 @@ def submit_form(
     css(browser, "input[type=file][name=file]")[0].send_keys(str(bot))
     form = css(browser, "form")[0]
     css(browser, "button[type=submit]")[0].click()
-    WebDriverWait(browser, DEADLINE).until(staleness_of(form))  # the answer replaced the page
+    WebDriverWait(browser, DEADLINE).until(replaced)  # the answer replaced the page
     wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
 
 
