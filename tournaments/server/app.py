@@ -138,9 +138,11 @@ def make_app(server: LeagueServer) -> Starlette:
     game = find_game(league.tournament.game)
     common = {"league_name": league.file.stem, "game_title": game.title}
 
+    def rendered(name: str, **values: Any) -> str:
+        return templates.get_template(name).render(**common, **values)
+
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        text = templates.get_template(name).render(**common, **values)
-        return HTMLResponse(text, status_code=status, headers=_SAFE_HEADERS)
+        return HTMLResponse(rendered(name, **values), status_code=status, headers=_SAFE_HEADERS)
 
     leaderboard_shown, leaderboard_sent = _Kept(), _Kept()
 
@@ -154,8 +156,8 @@ def make_app(server: LeagueServer) -> Starlette:
             }
             for row in board.standings
         ]
-        return templates.get_template("leaderboard.html").render(
-            **common,
+        return rendered(
+            "leaderboard.html",
             rows=rows,
             games=board.games,
             made=_clock(board.made),
