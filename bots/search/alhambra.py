@@ -16,7 +16,7 @@ are worth. Payments and placements are greedy's own choice (`width`).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bots.search.cache import Bounded
@@ -107,16 +107,33 @@ def heuristic(state: State, seat: int, action: Any) -> float:
     else `View.value`, except that every cell of a placement is worth the same (greedy values
     one by the walls of every building still to come: milliseconds a cell, too slow here), a
     swap out of the Alhambra excepted."""
+    return _valuation(state, seat)(action)
+
+
+def _valuation(state: State, seat: int) -> Callable[[Any], float]:
+    """`heuristic` of `seat`'s actions in `state`, what they share (the payment plan, the view)
+    computed once: `model` values every legal action."""
     if state.phase == "pay":
         price = PRICE[state.market[state.paying]]
         hand = [kind % 9 + 1 for kind in state.hands[seat] if kind // 9 == state.paying]
         wanted = greedy.next_payment(hand, price, [kind % 9 + 1 for kind in state.paid])
-        if type(action) is Pay:
-            return 1.0 if action.card.value == wanted else 0.0
-        return 1.0 if type(action) is End and wanted is None else 0.0
-    if type(action) is Place:
-        return greedy.OUT if (action.x, action.y) in state.alhambras[seat] else 0.0
-    return view(state, seat).value(action)
+
+        def paid(action: Any) -> float:
+            if type(action) is Pay:
+                return 1.0 if action.card.value == wanted else 0.0
+            return 1.0 if type(action) is End and wanted is None else 0.0
+
+        return paid
+    grid = state.alhambras[seat]
+    if state.phase != "action":  # a placement's: a cell, the reserve or Dirk
+
+        def placing(action: Any) -> float:
+            if type(action) is Place:
+                return greedy.OUT if (action.x, action.y) in grid else 0.0
+            return greedy.kept_out(action)
+
+        return placing
+    return view(state, seat).value  # an action phase offers no placement
 
 
 def horizon(state: State) -> int:
@@ -147,8 +164,7 @@ def evaluation(state: State) -> list[float]:
         state = state.copy()
         while state.phase == "pay":
             seat = state.current
-            legal = _GAME.legal(state, seat)
-            _GAME.apply(state, {seat: max(legal, key=lambda a: heuristic(state, seat, a))})
+            _GAME.apply(state, {seat: max(_GAME.legal(state, seat), key=_valuation(state, seat))})
     players = state.players
     counts = [[0] * len(TYPES) for _ in range(players + state.dirk)]
     for seat, grid in enumerate(state.alhambras):
@@ -216,7 +232,7 @@ def model(state: State, seat: int, legal: list[Any], rng: random.Random) -> Any:
 
         def placed(action: Any) -> float:
             if type(action) is not Place:
-                return view(state, seat).value(action)
+                return greedy.kept_out(action)
             cell = (action.x, action.y)
             if cell in grid:
                 return greedy.OUT
@@ -225,7 +241,8 @@ def model(state: State, seat: int, legal: list[Any], rng: random.Random) -> Any:
             return greedy.WALL * (_wall(grown) - before) * left
 
         return max(legal, key=lambda action: (placed(action), rng.random()))
-    return max(legal, key=lambda action: (heuristic(state, seat, action), rng.random()))
+    value = _valuation(state, seat)
+    return max(legal, key=lambda action: (value(action), rng.random()))
 
 
 WIDTH = 4

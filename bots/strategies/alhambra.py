@@ -32,6 +32,7 @@ Ties are broken with the bot's RNG.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections import Counter
@@ -83,9 +84,16 @@ def choose(observation: Observation, legal: list[Any], rng: random.Random) -> in
 
 def cheapest_payment(cards: Sequence[int], price: int) -> tuple[int, ...] | None:
     """The values (sorted) of a subset of `cards` reaching `price` with the least surplus, then
-    the fewest cards; None when even all of them fall short."""
+    the fewest cards; None when even all of them fall short. Remembered by the sorted values
+    (`_cheapest`): the search asks about the same few hands thousands of times a second."""
+    return _cheapest(tuple(sorted(cards)), price)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _cheapest(cards: tuple[int, ...], price: int) -> tuple[int, ...] | None:
+    """`cheapest_payment` of sorted values."""
     best: dict[int, tuple[int, ...]] = {0: ()}
-    for value in sorted(cards):
+    for value in cards:
         for total, chosen in list(best.items()):
             if total >= price:
                 continue  # a reached price needs no more cards
@@ -171,6 +179,8 @@ class View:
             self.counts[-1][TYPE[building]] += 1
         self.scorings_left = SCORINGS - scorings
         self._unseen_walls: Counter[int] | None = None
+        self._worths: dict[int, float] = {}
+        self._enabling: list[tuple[int, int, int]] | None = None
 
     @classmethod
     def of_observation(cls, obs: Observation) -> View:
@@ -202,23 +212,22 @@ class View:
             if (action.x, action.y) in self.grid:
                 return OUT  # a swap: the building swapped out stops counting
             return self._place(action)
-        if isinstance(action, Reserve):
-            return 2 * NO_SPOT
         if isinstance(action, End):
             return 0.0
-        return 4 * NO_SPOT  # dirk: only when nothing else is legal
+        return kept_out(action)
 
     def worth(self, building: int) -> float:
-        """Majority gain of one more building of its type, plus `NO_SPOT` without a cell."""
+        """Majority gain of one more building of its type, plus `NO_SPOT` without a cell
+        (remembered: a decision's takes and purchases ask about the same market buildings)."""
+        known = self._worths.get(building)
+        if known is None:
+            known = self._worths[building] = self._worth(building)
+        return known
+
+    def _worth(self, building: int) -> float:
         kind = TYPE[building]
-        column = [row[kind] for row in self.counts]
-        now = column[self.me]
-        gain = 0.0
-        for scoring in range(SCORINGS - self.scorings_left, SCORINGS):
-            weight = 1.0 if scoring == SCORINGS - self.scorings_left else LATER
-            table = POINTS[kind][scoring]
-            points = [_mine(column, self.me, now + extra, table) for extra in range(3)]
-            gain += weight * (points[1] - points[0] + HOPE * (points[2] - points[1]))
+        column = tuple(row[kind] for row in self.counts)
+        gain = _majority(kind, column, self.me, self.scorings_left)
         if not spots(self.grid, building):
             gain += NO_SPOT
         return gain + BASE
@@ -234,16 +243,30 @@ class View:
         return self.worth(building) - SURPLUS * surplus + (EXTRA if surplus == 0 else 0.0)
 
     def _take(self, cards: Sequence[Money]) -> float:
-        hand = self.hand
         value = MONEY * sum(card.value for card in cards)
-        for slot, building in enumerate(self.market):
-            if building is None or not any(card.currency == slot for card in cards):
-                continue
-            before = _values(hand, slot)
-            after = before + _values(cards, slot)
-            if _exact(after, PRICE[building]) and not _exact(before, PRICE[building]):
+        if self._enabling is None:
+            self._enabling = self._payable_later()
+        for slot, price, before in self._enabling:
+            reach = before
+            for card in cards:
+                if card.currency == slot:
+                    reach |= reach << card.value
+            if reach >> price & 1:
+                building = self.market[slot]
+                assert building is not None
                 value += ENABLE * max(0.0, self.worth(building))
         return value
+
+    def _payable_later(self) -> list[tuple[int, int, int]]:
+        """(slot, price, subset sums of my cards of its currency) of the market's buildings my
+        cards cannot pay exactly now: those a take may let me pay exactly (`_sums`)."""
+        found = []
+        for slot, building in enumerate(self.market):
+            if building is not None:
+                before = _sums(_values(self.hand, slot))
+                if not before >> PRICE[building] & 1:
+                    found.append((slot, PRICE[building], before))
+        return found
 
     def _place(self, action: Place) -> float:
         grid = dict(self.grid)
@@ -272,15 +295,41 @@ class View:
         return self._unseen_walls
 
 
-def _mine(column: list[int], me: int, count: int, table: Sequence[int]) -> int:
-    counts = column.copy()
+@functools.lru_cache(maxsize=1 << 14)
+def _majority(kind: int, column: tuple[int, ...], me: int, scorings_left: int) -> float:
+    """`View.worth`'s majority gain for a type's counts (mine, the others', Dirk's): the same
+    few columns recur over a search's playouts."""
+    now = column[me]
+    gain = 0.0
+    for scoring in range(SCORINGS - scorings_left, SCORINGS):
+        weight = 1.0 if scoring == SCORINGS - scorings_left else LATER
+        table = POINTS[kind][scoring]
+        points = [_mine(column, me, now + extra, table) for extra in range(3)]
+        gain += weight * (points[1] - points[0] + HOPE * (points[2] - points[1]))
+    return gain
+
+
+def kept_out(action: Any) -> float:
+    """A building kept out of the Alhambra: to the reserve, or to Dirk (only when nothing else
+    is legal: he scores majorities against me). Needs no `View`: the search's playouts value it
+    without building one."""
+    return 2 * NO_SPOT if isinstance(action, Reserve) else 4 * NO_SPOT
+
+
+def _mine(column: Sequence[int], me: int, count: int, table: Sequence[int]) -> int:
+    counts = list(column)
     counts[me] = count
     return rank_points(counts, table)[me]
 
 
-def _exact(values: Sequence[int], price: int) -> bool:
-    plan = cheapest_payment(values, price)
-    return plan is not None and sum(plan) == price
+def _sums(values: Iterable[int]) -> int:
+    """The sums of the subsets of `values` as bits (bit n set: some subset sums to n): a
+    payment can be exact when the price's bit is set, as `cheapest_payment` would find, without
+    building the plans."""
+    reach = 1
+    for value in values:
+        reach |= reach << value
+    return reach
 
 
 _SAMPLE: dict[int, int] = {}
