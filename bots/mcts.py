@@ -103,7 +103,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         "--depth",
         type=int,
         default=None,
-        help="rollout decisions before the leaf is evaluated (0: to the end; default: per game)",
+        help=(
+            "rollout decisions before the leaf is evaluated (0: to the end, in Azul of the"
+            " round; default: per game)"
+        ),
     )
     parser.add_argument(
         "--opponents",

@@ -1,5 +1,6 @@
-"""Search knowledge for Azul: a cheap heuristic, an evaluation of a state cut mid-round, a short
-horizon and little exploration (measurements at `PROFILE`)."""
+"""Search knowledge for Azul: a cheap heuristic, an evaluation of what the wall-tiling and the
+end bonuses will score, a search that stops at the round's end and little exploration
+(measurements at `PROFILE`)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from referee.games.azul import (
     AzulState,
     Place,
     Take,
-    end_bonus,
     tile_points,
     wall_column,
 )
@@ -22,13 +22,18 @@ _PROGRESS = 0.6
 """What filling a whole pattern line is worth before it completes."""
 _PENALTY, _FULL = FLOOR.totals, FLOOR.capacity
 """The summed floor penalty of the first k spaces, and the spaces there are."""
+_LATER = 0.5
+"""A partial pattern line: this share of its tile's points, by how full it is."""
+_SHARE = tuple(k * k / 25 for k in range(6))
+"""_SHARE[k]: the share of a bonus counted for a row, column or colour with k of its 5 tiles
+(whole at 5; the k-th tile adds (k² − (k − 1)²)/25, as greedy's `BONUS_SHARE`)."""
 _GREY_TILE = 1.5
 """Grey wall: what a complete line is worth before its wall space is chosen."""
 HORIZON = 12
-"""Decisions a rollout plays: about the rest of a 2-player round; the evaluation counts what the
-wall tiling will score, so longer rollouts mostly add the noise of random draws and cost
-iterations (measured against greedy, in-process, 45 ms of CPU a decision, 100 games each: 0.81
-of the points at 30 decisions, 0.96 at 12, 0.98 at 8; 55 points a game at 8 and 12)."""
+"""Decisions a rollout plays at most: about the rest of a 2-player round, whose end (`round_of`)
+mostly comes first. Chosen before the round's end stopped rollouts: longer ones added the noise
+of random draws and cost iterations (against greedy, in-process, 45 ms of CPU a decision, 100
+games each: 0.81 of the points at 30 decisions, 0.96 at 12, 0.98 at 8)."""
 
 
 def heuristic(state: AzulState, seat: int, action: Any) -> float:
@@ -61,26 +66,59 @@ def heuristic(state: AzulState, seat: int, action: Any) -> float:
 
 
 def evaluation(state: AzulState) -> list[float]:
-    """Score now, plus what the complete pattern lines will score at wall-tiling, the floor
-    penalty due then and the end bonuses already earned: Azul's score moves in jumps at the end
-    of a round, so the plain score of a state cut mid-round misleads."""
+    """Every seat's final score as it stands (the game over: the score itself): the score, what
+    the complete pattern lines will score at wall-tiling (tiled top to bottom, as the rules do),
+    the floor penalty due then, `_LATER` of a partial line's tile, and the end bonuses by the
+    share of each row, column and colour filled (`_SHARE`: a complete one counts whole). Azul's
+    score moves in jumps at the end of a round, so the plain score of a state misleads."""
+    if state.turn < 0:
+        return [float(score) for score in state.score]
     values = []
+    grey = state.grey
     for seat in range(state.players):
-        value = float(state.score[seat] + end_bonus(state, seat))
-        cells = state.wall[seat]
+        value = float(state.score[seat])
+        cells = state.wall[seat][:]
         counts = state.line_count[seat]
+        colours = state.line_colour[seat]
         for row in range(5):
-            if counts[row] == row + 1:
-                if state.grey:
-                    value += _GREY_TILE
-                else:
-                    column = wall_column(row, state.line_colour[seat][row])
-                    value += tile_points(cells, row, column)
-            elif counts[row]:
-                value += _PROGRESS * counts[row] / (row + 1)
-        value += FLOOR.penalty(len(state.floor[seat]))
+            count = counts[row]
+            if not count:
+                continue
+            if grey:
+                value += _GREY_TILE * (1.0 if count == row + 1 else _LATER * count / (row + 1))
+                continue
+            column = wall_column(row, colours[row])
+            if count == row + 1:
+                cells[row * 5 + column] = colours[row]
+                value += tile_points(cells, row, column)
+            else:
+                value += _LATER * tile_points(cells, row, column) * count / (row + 1)
+        value += FLOOR.penalty(len(state.floor[seat])) + _bonus_shares(cells)
         values.append(value)
     return values
+
+
+def _bonus_shares(cells: list[int]) -> float:
+    """The end bonuses (+2 a row, +7 a column, +10 a colour) by `_SHARE` of what each has."""
+    rows = [0] * 5
+    columns = [0] * 5
+    colours = [0] * 5
+    for index, colour in enumerate(cells):
+        if colour >= 0:
+            rows[index // 5] += 1
+            columns[index % 5] += 1
+            colours[colour] += 1
+    share = _SHARE
+    return (
+        2 * sum(share[k] for k in rows)
+        + 7 * sum(share[k] for k in columns)
+        + 10 * sum(share[k] for k in colours)
+    )
+
+
+def round_of(state: AzulState) -> int:
+    """The round: a search stops at its end (`SearchProfile.stage`)."""
+    return state.round
 
 
 def horizon(state: AzulState) -> int:
@@ -92,13 +130,21 @@ PROFILE = SearchProfile(
     heuristic=heuristic,
     evaluation=evaluation,
     horizon=horizon,
+    stage=round_of,
     scale=15.0,
-    exploration=0.3,
+    exploration=0.1,
 )
-"""Scale 15: wide enough that a few points still matter when one seat leads by many (against
-greedy at 200 iterations: 0.95 of the points and 52 points a game at 15, 0.90 and 45 at 6).
-Exploration 0.3: many actions of which few are good want little (0.95 of the points and 57
-points a game at 0.3, 0.85 and 45 at 1.2). The other seats stay searched: modelled, the search
-beat greedy more (1.00 of the points and 57.8 points a game against 0.96 and 55.4, 100 games,
-horizon 12) but random less (40 iterations a decision, 8 games: by 46 points a game against
-54), a sign that the model fits the heuristic's own kind of player and costs against others."""
+"""Stage: the round (`round_of`). Within a round Azul has no chance, so the search is exact up to
+the wall-tiling, and the next deal, a sampled seed's, is not searched. Exploration 0.1: the
+values of a round's takes differ by a few points, a few hundredths of a leaf's value, and at
+0.3 a search of a few hundred iterations spread them almost evenly over its actions.
+Measured with `arena compare` at 100 ms a decision, 2 players, against the mcts of 0794120
+(docs/strategies.md, "Azul's search, issue 28"): this evaluation alone +101 Elo [+32, +171],
+with the round's end +88 [+24, +152]; exploration 0.1 against 0.3 +83 [+22, +144]; all three
++280 [+156, +404]. At 1 s a decision all three showed no gain (−60 [−164, +44], 40 games).
+Scale 15: wide enough that a few points still matter when one seat leads by
+many (against greedy at 200 iterations: 0.95 of the points and 52 points a game at 15, 0.90
+and 45 at 6). The other seats stay searched: modelled, the search beat greedy more (1.00 of the
+points and 57.8 points a game against 0.96 and 55.4, 100 games, horizon 12) but random less
+(40 iterations a decision, 8 games: by 46 points a game against 54), a sign that the model fits
+the heuristic's own kind of player and costs against others."""

@@ -130,6 +130,9 @@ class Search:
         """The game's cap on a decision's iterations (`SearchProfile.iterations`), or None."""
         self.playout = known.playout
         self.width = known.width
+        self.stage = known.stage
+        self.root_stage = 0
+        """The root's stage (`SearchProfile.stage`) in the current `run`."""
 
     def run(
         self,
@@ -152,6 +155,8 @@ class Search:
         self.points = [] if self.prior is None else self.prior[0](root, seat, self.legal)
         if self.playout is not None and self.modelled:
             return self._flat(root, seat, rng, deadline, iterations)
+        if self.stage is not None:
+            self.root_stage = self.stage(root)
         tree = Node()
         done = 0
         clock = time.perf_counter
@@ -250,9 +255,10 @@ class Search:
         game = self.game
         path: list[tuple[Node, dict[int, Any]]] = []
         node = tree
+        stage, root_stage = self.stage, self.root_stage
         while True:
             seats = game.to_act(world)
-            if not seats:
+            if not seats or (stage is not None and stage(world) != root_stage):
                 break
             choices = {}
             searched = {}
@@ -341,16 +347,19 @@ class Search:
         return order[:width]
 
     def _rollout(self, world: Any, rng: random.Random, deadline: float) -> int:
-        """Play `world` on to the horizon, by `ROLLOUT_STEP` decisions at a time so that a long
-        rollout (a game without a horizon, played to its end) stops at the deadline; the leaf
-        is then valued where it stopped. Returns the decisions played."""
+        """Play `world` on to the horizon (or the root's stage's end), by `ROLLOUT_STEP`
+        decisions at a time so that a long rollout (a game without a horizon, played to its end)
+        stops at the deadline; the leaf is then valued where it stopped. Returns the decisions
+        played."""
         limit = self.horizon(world)
         policy = self._policy(rng)
         game, clock = self.game, time.perf_counter
+        stage, root_stage = self.stage, self.root_stage
+        until = None if stage is None else (lambda state: stage(state) != root_stage)
         done = 0
         while True:
             step = min(ROLLOUT_STEP, limit - done) if limit else ROLLOUT_STEP
-            played = simulate(game, world, rng, policy, step)
+            played = simulate(game, world, rng, policy, step, until)
             done += played
             if played < step or done == limit or clock() > deadline:
                 return done

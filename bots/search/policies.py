@@ -27,6 +27,8 @@ Model = Callable[[Any, int, list[Any], random.Random], Any]
 """(world, seat, legal, rng) -> the action a modelled seat plays there."""
 Prior = Callable[[Any, int, list[Any]], list[float]]
 """(root, seat, legal) -> an estimate of each action's points, on the evaluation's scale."""
+Stage = Callable[[Any], int]
+"""state -> a count the game advances where its sampled worlds part and its scores settle."""
 Opponents = Literal["search", "heuristic"]
 """How the search treats the other seats (`ismcts.Params.opponents`)."""
 
@@ -42,6 +44,10 @@ class SearchProfile:
     """Values a leaf; None: `Game.scores`."""
     horizon: Horizon | None = None
     """Decisions a rollout plays; None: to the end (`ismcts.Params.depth` overrides it)."""
+    stage: Stage | None = None
+    """Set: the tree grows no deeper, and a rollout plays no further, than the point where the
+    stage passes the root's (Azul: the round's end, whose wall-tiling settles what the round
+    built and after which the deal is chance); the leaf is valued there."""
     scale: float = 10.0
     """A score margin of one scale is worth 73% (a logistic curve) at a leaf."""
     exploration: float = 0.7

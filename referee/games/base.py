@@ -232,8 +232,10 @@ def simulate(
     rng: random.Random,
     policy: Policy[StateT, ActionT] | None = None,
     limit: int | None = None,
+    until: Callable[[StateT], bool] | None = None,
 ) -> int:
-    """Play `state` on to the end (or `limit` decisions): the decisions played.
+    """Play `state` on to the end (or `limit` decisions, or a state where `until` holds): the
+    decisions played.
 
     Every seat asked picks with `policy`, or uniformly at random from `rng` without one; the
     actions of a simultaneous decision are applied together. The one playout loop of the
@@ -241,7 +243,11 @@ def simulate(
     """
     to_act, legal, apply, uniform = game.to_act, game.legal, game.apply, rng.random
     decisions = 0
-    while (limit is None or decisions < limit) and (seats := to_act(state)):
+    while (
+        (limit is None or decisions < limit)
+        and (seats := to_act(state))
+        and (until is None or not until(state))
+    ):
         choices: dict[int, ActionT] = {}
         for seat in seats:
             actions = legal(state, seat)

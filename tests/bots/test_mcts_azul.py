@@ -1,0 +1,102 @@
+"""Azul's search: it looks no further than the round's end and values a leaf as the wall-tiling
+and the end bonuses will."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from bots.search import azul as knowledge
+from bots.search.ismcts import Params, Search
+from referee.games import simulate
+from referee.games.azul import Azul, AzulOptions, AzulState, wall_column
+
+GAME = Azul()
+FAR = 600.0
+"""A deadline no test reaches: the searches here stop at their iteration counts."""
+
+
+def _blank(players: int = 2) -> AzulState:
+    """A fresh game with every factory and the centre emptied (tiles placed by hand after)."""
+    state = GAME.new(players, 1)
+    for group in state.offer.factories:
+        group[:] = [0] * 5
+    state.offer.centre[:] = [0] * 5
+    state.sync()
+    return state
+
+
+def _mid_round(seed: int, takes: int) -> AzulState:
+    state = GAME.new(2, seed)
+    simulate(GAME, state, random.Random(seed), limit=takes)
+    return state
+
+
+def test_a_finished_game_is_valued_at_its_scores() -> None:
+    state = GAME.new(2, 3)
+    simulate(GAME, state, random.Random(3))
+    assert knowledge.evaluation(state) == [float(score) for score in state.score]
+
+
+def test_a_complete_line_counts_its_tile_and_its_shares_of_the_bonuses() -> None:
+    """One tile on an empty wall: 1 point, and 1/25 of a row's 2, a column's 7 and a colour's
+    10 bonus points; a full floor space costs its penalty."""
+    state = _blank()
+    state.line_colour[0][0], state.line_count[0][0] = 2, 1
+    state.floor[0].append(4)
+    state.sync()
+    values = knowledge.evaluation(state)
+    assert values[0] == pytest.approx(1 + (2 + 7 + 10) / 25 - 1)
+    assert values[1] == 0.0
+
+
+def test_a_partial_line_counts_part_of_its_tiles_points() -> None:
+    """Half of what its tile would score on the wall now, by how full the line is: 2 of 4 tiles
+    whose wall space touches one tile (2 points there) are worth half a point."""
+    state = _blank()
+    column = wall_column(3, 1)
+    beside = column - 1 if column else 1
+    state.wall[0][3 * 5 + beside] = (beside + 3) % 5  # any colour: only the run counts
+    state.line_colour[0][3], state.line_count[0][3] = 1, 2
+    state.sync()
+    one_tile_shares = (2 + 7 + 10) / 25
+    assert knowledge.evaluation(state)[0] == pytest.approx(0.5 * 2 * 2 / 4 + one_tile_shares)
+
+
+def test_the_tree_and_its_rollouts_stop_at_the_rounds_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every leaf is valued in the root's round or right after its wall-tiling, before a take
+    of the next round: the next deal is chance that the search does not sample."""
+    state = _mid_round(4, 3)
+    search = Search(GAME, Params())
+    seen: list[tuple[int, int]] = []
+    evaluation = search.evaluation
+
+    def recording(world: AzulState) -> list[float]:
+        seen.append((world.round, world.offer.table))
+        return evaluation(world)
+
+    monkeypatch.setattr(search, "evaluation", recording)
+    search.run(state, GAME.to_act(state)[0], random.Random(0), time.perf_counter() + FAR, 300)
+    assert len(seen) == 300
+    fresh = GAME.new(2, 4).offer.table  # a full deal: 4 tiles on each factory
+    assert {round_ for round_, _ in seen} <= {state.round, state.round + 1}
+    after = [table for round_, table in seen if round_ == state.round + 1]
+    assert len(after) > 150  # most rollouts reach the round's end within the horizon
+    assert all(table == fresh for table in after)
+
+
+def test_a_search_over_a_grey_wall_with_special_factories_answers_legally() -> None:
+    """Place and split decisions come within a round too: with the round-end cut every answer
+    is legal, decision after decision."""
+    state = GAME.new(2, 9, AzulOptions(variant="grey", special_factories=True))
+    searches = [Search(GAME, Params()), Search(GAME, Params())]
+    rng = random.Random(9)
+    while seats := GAME.to_act(state):
+        seat = seats[0]
+        root = GAME.from_observation(GAME.observe(state, seat), rng)
+        action = searches[seat].run(root, seat, rng, time.perf_counter() + FAR, 30)
+        assert action in GAME.legal(state, seat)
+        GAME.apply(state, {seat: action})
+    assert GAME.is_over(state)
