@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -131,8 +131,9 @@ class Search:
         self.playout = known.playout
         self.width = known.width
         self.stage = known.stage
-        self.root_stage = 0
-        """The root's stage (`SearchProfile.stage`) in the current `run`."""
+        self.past_stage: Callable[[Any], bool] | None = None
+        """Whether a state is past the root's stage (`SearchProfile.stage`) in the current
+        `run`; None without a stage."""
 
     def run(
         self,
@@ -155,8 +156,10 @@ class Search:
         self.points = [] if self.prior is None else self.prior[0](root, seat, self.legal)
         if self.playout is not None and self.modelled:
             return self._flat(root, seat, rng, deadline, iterations)
-        if self.stage is not None:
-            self.root_stage = self.stage(root)
+        stage = self.stage
+        if stage is not None:
+            root_stage = stage(root)
+            self.past_stage = lambda state: stage(state) != root_stage
         tree = Node()
         done = 0
         clock = time.perf_counter
@@ -255,10 +258,10 @@ class Search:
         game = self.game
         path: list[tuple[Node, dict[int, Any]]] = []
         node = tree
-        stage, root_stage = self.stage, self.root_stage
+        past_stage = self.past_stage
         while True:
             seats = game.to_act(world)
-            if not seats or (stage is not None and stage(world) != root_stage):
+            if not seats or (past_stage is not None and past_stage(world)):
                 break
             choices = {}
             searched = {}
@@ -354,8 +357,7 @@ class Search:
         limit = self.horizon(world)
         policy = self._policy(rng)
         game, clock = self.game, time.perf_counter
-        stage, root_stage = self.stage, self.root_stage
-        until = None if stage is None else (lambda state: stage(state) != root_stage)
+        until = self.past_stage
         done = 0
         while True:
             step = min(ROLLOUT_STEP, limit - done) if limit else ROLLOUT_STEP
