@@ -8,7 +8,16 @@ import pytest
 
 from protocol import TimeControl
 from referee import ResourceLimits
-from tournaments.config import ConfigError, db_path, decode, fixed_settings, load, override
+from referee.games import GAME_IDS
+from tournaments.config import (
+    ConfigError,
+    check,
+    db_path,
+    decode,
+    fixed_settings,
+    load,
+    override,
+)
 from tournaments.entrants import entrant
 
 EXAMPLE = """
@@ -48,6 +57,24 @@ def test_decode_example() -> None:
 def test_demo_file_is_valid() -> None:
     tournament = load(EXAMPLES / "demo.toml")
     assert len(tournament.participants) >= 3
+
+
+STRATEGIES = sorted((EXAMPLES.parent / "docs" / "strategies").rglob("*.toml"))
+
+
+@pytest.mark.parametrize("path", STRATEGIES, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_documented_tournament_files_are_valid(path: Path) -> None:
+    """docs/strategies.md tells readers to run these: each must load and pass every check."""
+    tournament = load(path)
+    check(tournament, str(path))
+    assert len(tournament.participants) >= tournament.players
+
+
+def test_clock_files_cover_every_game_at_50_ms() -> None:
+    """The 50 ms clock check plays every game, one match per core."""
+    clock = [load(path) for path in STRATEGIES if path.parent.name == "clock-50ms"]
+    assert sorted(t.game for t in clock) == sorted(GAME_IDS)
+    assert all(t.time.move_ms == 50 and t.concurrency == 0 for t in clock)
 
 
 @pytest.mark.parametrize(
