@@ -104,8 +104,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         type=int,
         default=None,
         help=(
-            "rollout decisions before the leaf is evaluated (0: to the end, in Azul of the"
-            " round; default: per game)"
+            "rollout decisions before the leaf is evaluated (0: to the end, in Azul's searches"
+            " under 200 ms of the round; default: per game)"
         ),
     )
     parser.add_argument(

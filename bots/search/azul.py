@@ -1,6 +1,6 @@
 """Search knowledge for Azul: a cheap heuristic, an evaluation of what the wall-tiling and the
-end bonuses will score, a search that stops at the round's end and little exploration
-(measurements at `PROFILE`)."""
+end bonuses will score, a short horizon that a short search cuts at the round's end, and little
+exploration (measurements at `PROFILE`)."""
 
 from __future__ import annotations
 
@@ -30,10 +30,14 @@ _SHARE = tuple(k * k / 25 for k in range(6))
 _GREY_TILE = 1.5
 """Grey wall: what a complete line is worth before its wall space is chosen."""
 HORIZON = 12
-"""Decisions a rollout plays at most: about the rest of a 2-player round, whose end (`round_of`)
-mostly comes first. Chosen before the round's end stopped rollouts: longer ones added the noise
-of random draws and cost iterations (against greedy, in-process, 45 ms of CPU a decision, 100
-games each: 0.81 of the points at 30 decisions, 0.96 at 12, 0.98 at 8)."""
+"""Decisions a rollout plays at most: about the rest of a 2-player round, often into the next
+one, dealt from the world's seed (a short search stops at the round's end: `STAGE_MS`). Longer
+rollouts added the noise of random draws and cost iterations (against greedy, in-process, 45 ms
+of CPU a decision, 100 games each: 0.81 of the points at 30 decisions, 0.96 at 12, 0.98 at 8)."""
+STAGE_MS = 200.0
+"""A search shorter than this stops its tree and its rollouts at the round's end (`round_of`);
+a longer one runs on into the next round. Measured at 45 ms (the round's end better) and at
+585 ms (running on better), see `PROFILE`; the threshold between them is not tuned."""
 
 
 def heuristic(state: AzulState, seat: int, action: Any) -> float:
@@ -117,7 +121,7 @@ def _bonus_shares(cells: list[int]) -> float:
 
 
 def round_of(state: AzulState) -> int:
-    """The round: a search stops at its end (`SearchProfile.stage`)."""
+    """The round: a short search stops at its end (`SearchProfile.stage`)."""
     return state.round
 
 
@@ -131,17 +135,21 @@ PROFILE = SearchProfile(
     evaluation=evaluation,
     horizon=horizon,
     stage=round_of,
+    stage_ms=STAGE_MS,
     scale=15.0,
     exploration=0.1,
 )
-"""Stage: the round (`round_of`). Within a round Azul has no chance, so the search is exact up to
-the wall-tiling, and the next deal, a sampled seed's, is not searched. Exploration 0.1: the
-values of a round's takes differ by a few points, a few hundredths of a leaf's value, and at
-0.3 a search of a few hundred iterations spread them almost evenly over its actions.
-Measured with `arena compare` at 100 ms a decision, 2 players, against the mcts of 0794120
-(docs/strategies.md, "Azul's search, issue 28"): this evaluation alone +101 Elo [+32, +171],
-with the round's end +88 [+24, +152]; exploration 0.1 against 0.3 +83 [+22, +144]; all three
-+280 [+156, +404]. At 1 s a decision all three showed no gain (−60 [−164, +44], 40 games).
+"""Stage: the round (`round_of`), for searches under `STAGE_MS`. Exploration 0.1: the values of
+a take's alternatives differ by a few points, a few hundredths of a leaf's value, and at 0.3 a
+search of a few hundred iterations spread them almost evenly over its actions. Measured with
+`arena compare` (docs/strategies.md, "Azul's search, issue 28"), against the mcts of 0794120 at
+100 ms a decision: this evaluation alone +101 Elo [+32, +171], with the round's end +88 [+24,
++152]; exploration 0.1 against 0.3 +83 [+22, +144]; all three +280 [+156, +404]. At 1 s a
+decision, against that mcts at 1 s: all three 41.2% of 40 games, −60 [−164, +44]; the same
+without the round's end 77.5%, +208 [+100, +316]. Without against with the round's end at 100
+ms: −90 [−167, −14] (62 games). Why the round's end costs a long search was not measured (a
+guess: with thousands of iterations, rollouts through the first takes of many sampled next
+deals tell more than this evaluation of a round's end).
 Scale 15: wide enough that a few points still matter when one seat leads by
 many (against greedy at 200 iterations: 0.95 of the points and 52 points a game at 15, 0.90
 and 45 at 6). The other seats stay searched: modelled, the search beat greedy more (1.00 of the

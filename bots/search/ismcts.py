@@ -131,9 +131,10 @@ class Search:
         self.playout = known.playout
         self.width = known.width
         self.stage = known.stage
+        self.stage_seconds = known.stage_ms / 1000
         self.past_stage: Callable[[Any], bool] | None = None
         """Whether a state is past the root's stage (`SearchProfile.stage`) in the current
-        `run`; None without a stage."""
+        `run`; None without a stage, or in a search too long for it (`SearchProfile.stage_ms`)."""
 
     def run(
         self,
@@ -156,14 +157,15 @@ class Search:
         self.points = [] if self.prior is None else self.prior[0](root, seat, self.legal)
         if self.playout is not None and self.modelled:
             return self._flat(root, seat, rng, deadline, iterations)
-        stage = self.stage
-        if stage is not None:
-            root_stage = stage(root)
-            self.past_stage = lambda state: stage(state) != root_stage
         tree = Node()
         done = 0
         clock = time.perf_counter
         now = clock()
+        stage = self.stage
+        self.past_stage = None
+        if stage is not None and deadline - now < self.stage_seconds:
+            root_stage = stage(root)
+            self.past_stage = lambda state: stage(state) != root_stage
         slowest = 0.0
         # An iteration starts only if the slowest one so far would still end by the deadline,
         # and a rollout stops at the deadline: a late iteration cannot push the answer past it.

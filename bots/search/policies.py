@@ -10,6 +10,7 @@ state, so a rollout cut short still has a value.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -45,9 +46,13 @@ class SearchProfile:
     horizon: Horizon | None = None
     """Decisions a rollout plays; None: to the end (`ismcts.Params.depth` overrides it)."""
     stage: Stage | None = None
-    """Set: the tree grows no deeper, and a rollout plays no further, than the point where the
-    stage passes the root's (Azul: the round's end, whose wall-tiling settles what the round
-    built and after which the deal is chance); the leaf is valued there."""
+    """Set: in a search shorter than `stage_ms`, the tree grows no deeper, and a rollout plays
+    no further, than the point where the stage passes the root's (Azul: the round's end, whose
+    wall-tiling settles what the round built and after which the deal is chance); the leaf is
+    valued there."""
+    stage_ms: float = math.inf
+    """Searches of this many milliseconds or more ignore the stage: with many iterations,
+    rollouts that run past it can tell more than the evaluation there (Azul)."""
     scale: float = 10.0
     """A score margin of one scale is worth 73% (a logistic curve) at a leaf."""
     exploration: float = 0.7

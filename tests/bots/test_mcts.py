@@ -178,7 +178,6 @@ def test_a_long_rollout_looks_at_the_clock() -> None:
     not at the end: one slow iteration cannot make the answer late."""
     game = find_game("azul")
     search = Search(game, Params(rollout="random", depth=0))
-    search.stage = None  # Azul's search stops at the round's end; here, no stage
     rng = random.Random(3)
     world = game.new(2, 3)
     assert search._rollout(game.clone(world), rng, deadline=0.0) == ROLLOUT_STEP

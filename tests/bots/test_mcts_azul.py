@@ -1,5 +1,5 @@
-"""Azul's search: it looks no further than the round's end and values a leaf as the wall-tiling
-and the end bonuses will."""
+"""Azul's search: it values a leaf as the wall-tiling and the end bonuses will, and its rollouts
+run on into the next round."""
 
 from __future__ import annotations
 
@@ -65,31 +65,54 @@ def test_a_partial_line_counts_part_of_its_tiles_points() -> None:
     assert knowledge.evaluation(state)[0] == pytest.approx(0.5 * 2 * 2 / 4 + one_tile_shares)
 
 
-def test_the_tree_and_its_rollouts_stop_at_the_rounds_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every leaf is valued in the root's round or right after its wall-tiling, before a take
-    of the next round: the next deal is chance that the search does not sample."""
-    state = _mid_round(4, 3)
-    search = Search(GAME, Params())
+def _leaves(
+    monkeypatch: pytest.MonkeyPatch, search: Search, state: AzulState
+) -> list[tuple[int, int]]:
+    """The round and the tiles on the table of every leaf a 300-iteration search values."""
     seen: list[tuple[int, int]] = []
     evaluation = search.evaluation
 
     def recording(world: AzulState) -> list[float]:
         seen.append((world.round, world.offer.table))
-        return evaluation(world)
+        return [float(value) for value in evaluation(world)]
 
     monkeypatch.setattr(search, "evaluation", recording)
     search.run(state, GAME.to_act(state)[0], random.Random(0), time.perf_counter() + FAR, 300)
     assert len(seen) == 300
-    fresh = GAME.new(2, 4).offer.table  # a full deal: 4 tiles on each factory
-    assert {round_ for round_, _ in seen} <= {state.round, state.round + 1}
-    after = [table for round_, table in seen if round_ == state.round + 1]
+    return seen
+
+
+FRESH = GAME.new(2, 4).offer.table
+"""The tiles of a full deal: 4 on each factory."""
+
+
+def test_a_long_search_runs_on_into_the_next_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Late in a round, most leaves lie in the next round, after takes from its deal (each
+    world's own): a search of `STAGE_MS` or more does not stop at the wall-tiling."""
+    state = _mid_round(4, 3)
+    leaves = _leaves(monkeypatch, Search(GAME, Params()), state)
+    after = [table for round_, table in leaves if round_ == state.round + 1]
+    assert len(after) > 150  # most rollouts pass the round's end within the horizon
+    assert sum(table < FRESH for table in after) > 100  # and take from the next deal
+
+
+def test_a_short_search_stops_at_the_rounds_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under `STAGE_MS` every leaf lies in the root's round or right after its wall-tiling,
+    before a take of the next round, whose deal is chance the search does not sample."""
+    state = _mid_round(4, 3)
+    search = Search(GAME, Params())
+    assert search.stage_seconds == knowledge.STAGE_MS / 1000
+    search.stage_seconds = 2 * FAR  # the test's far deadline counts as a short search
+    leaves = _leaves(monkeypatch, search, state)
+    assert {round_ for round_, _ in leaves} <= {state.round, state.round + 1}
+    after = [table for round_, table in leaves if round_ == state.round + 1]
     assert len(after) > 150  # most rollouts reach the round's end within the horizon
-    assert all(table == fresh for table in after)
+    assert all(table == FRESH for table in after)
 
 
 def test_a_search_over_a_grey_wall_with_special_factories_answers_legally() -> None:
-    """Place and split decisions come within a round too: with the round-end cut every answer
-    is legal, decision after decision."""
+    """Place and split decisions come in the tree and the rollouts too: every answer is legal,
+    decision after decision."""
     state = GAME.new(2, 9, AzulOptions(variant="grey", special_factories=True))
     searches = [Search(GAME, Params()), Search(GAME, Params())]
     rng = random.Random(9)
