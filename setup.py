@@ -7,16 +7,17 @@ and `examples/starter-*` into `tournaments/server/shipped/`, so they come with t
 editable install reads them in the checkout.
 
 A regular install (`pip install .`) compiles the modules listed under `[tool.tile-arena] mypyc`
-in pyproject.toml (the rules engines, and Alhambra's greedy valuation and search knowledge,
-which its search calls at every decision of every playout) to C extensions with mypyc — about
-twice the engines' pure-Python speed (docs/benchmarks.md) — when it can: mypy comes with the
-build requirements, so it needs only a C compiler and Python's headers. When it cannot, it says
-so in one line and installs the pure-Python engines, the same sources. `TILE_ARENA_MYPYC=0` asks
-for pure Python; `TILE_ARENA_MYPYC=1` for the compiled engines or a failed install. An editable
-install (`pip install -e`) is never compiled: its extensions would sit next to the sources and
-shadow every later edit. Compiled classes cannot be subclassed or monkeypatched from Python
-code: the tests that do so (the referee's engine-bug tests) run on the pure-Python build (CI's
-editable install), and CI runs the engines' tests on both.
+in pyproject.toml (the rules engines, Alhambra's greedy valuation and search knowledge, and
+Azul's search knowledge, which their searches call at every decision of every playout) to C
+extensions with mypyc — about twice the engines' pure-Python speed (docs/benchmarks.md) — when
+it can: mypy comes with the build requirements, so it needs only a C compiler and Python's
+headers. When it cannot, it says so in one line and installs the pure-Python engines, the same
+sources. `TILE_ARENA_MYPYC=0` asks for pure Python; `TILE_ARENA_MYPYC=1` for the compiled
+engines or a failed install. An editable install (`pip install -e`) is never compiled: its
+extensions would sit next to the sources and shadow every later edit. Compiled classes cannot be
+subclassed or monkeypatched from Python code: the tests that do so (the referee's engine-bug
+tests) run on the pure-Python build (CI's editable install), and CI runs the engines' tests on
+both.
 """
 
 import os

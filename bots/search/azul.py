@@ -113,11 +113,14 @@ def _bonus_shares(cells: list[int]) -> float:
             columns[index % 5] += 1
             colours[colour] += 1
     share = _SHARE
-    return (
-        2 * sum(share[k] for k in rows)
-        + 7 * sum(share[k] for k in columns)
-        + 10 * sum(share[k] for k in colours)
-    )
+    total = 0.0
+    for k in rows:
+        total += 2.0 * share[k]
+    for k in columns:
+        total += 7.0 * share[k]
+    for k in colours:
+        total += 10.0 * share[k]
+    return total
 
 
 def round_of(state: AzulState) -> int:

@@ -88,8 +88,9 @@ class Node:
     def __init__(self) -> None:
         self.children: dict[Any, Node] = {}
         self.stats: dict[int, dict[Any, list[float]]] = {}
-        self.order: dict[int, dict[Any, None]] = {}
-        """Per seat, the actions of the first world here by heuristic value, best first."""
+        self.order: dict[int, tuple[list[Any], list[Any]]] = {}
+        """Per seat, the legal actions of the first world here, and those by heuristic value,
+        best first."""
         self.visits = 0
 
 
@@ -333,21 +334,22 @@ class Search:
     ) -> Sequence[Any]:
         """The actions a node considers now: all of them without a heuristic; with one, the best
         few by heuristic value, more as the node's visits grow. The ranking is kept while the
-        worlds reaching the node offer the same actions (Azul within a round), and made afresh
-        when they do not (another seat's hand in 5211 differs from world to world)."""
+        worlds reaching the node offer the same actions, in the same order (Azul within a round:
+        one comparison of lists), and made afresh when they do not (another seat's hand in 5211
+        differs from world to world)."""
         heuristic = self.heuristic
         if heuristic is None:
             return legal
         cached = node.order.get(seat)
-        if cached is not None and len(cached) == len(legal) and all(a in cached for a in legal):
-            order = list(cached)
+        if cached is not None and cached[0] == legal:
+            order = cached[1]
         else:
             keyed = sorted(
                 ((heuristic(world, seat, a), rng.random(), a) for a in legal), reverse=True
             )
             order = [action for _, _, action in keyed]
             if cached is None:
-                node.order[seat] = dict.fromkeys(order)
+                node.order[seat] = (legal, order)
         width = 2 + int(self.params.widen * math.sqrt(node.visits))
         return order[:width]
 
