@@ -51,7 +51,19 @@ move_ms = 1000
 RUN_DEALS = 2000
 """Deals `arena run` may add in a window: more than it can play in one (6 games a deal)."""
 LEAGUE = "\n[league]\nuploads_per_hour = 1000\n"  # batch: the default
-UPLOADED = "from bots.sdk import run\nrun(lambda observation, legal, context: 0, name='up')\n"
+UPLOADED = """import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready", "name": "up"}), flush=True)
+    elif message["type"] == "act":
+        print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+"""The uploaded bot: the protocol by hand with the standard library, as an author's bot may be
+(the league runs an uploaded `.py` with the `python3` on its PATH, which need not have this
+framework installed)."""
 Progress = Callable[[str], None]
 
 
