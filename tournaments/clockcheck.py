@@ -24,7 +24,8 @@ from referee import BotSpec, Limits, TimeMode, open_bots, play_match
 
 THINKER = """\
 import json, sys, time
-think_s, sleep = float(sys.argv[1]) / 1000, sys.argv[2] == "sleep"
+think_s = float(sys.argv[1]) / 1000 if len(sys.argv) > 1 else 0.0
+sleep = sys.argv[2:] == ["sleep"]
 for raw in sys.stdin:
     message = json.loads(raw)
     if message["type"] == "start":
@@ -40,7 +41,9 @@ for raw in sys.stdin:
     elif message["type"] == "quit":
         break
 """
-"""A bot that takes `think_ms` per decision, by the wall clock (its own clock, not ours)."""
+"""A bot that takes `think_ms` per decision (0 without arguments), by the wall clock (its own
+clock, not ours), and answers the first legal action: the standard library only, so any
+`python3` runs it (the league bench uploads it too)."""
 
 
 class ClockReport(msgspec.Struct):

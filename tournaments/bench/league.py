@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from tournaments.clockcheck import THINKER
+
 ARENA = [sys.executable, "-m", "tournaments"]
 BOTS = {"greedy": "greedy", "random": "random", "random-twin": "random"}
 TOURNAMENT = """game = "azul"
@@ -51,19 +53,6 @@ move_ms = 1000
 RUN_DEALS = 2000
 """Deals `arena run` may add in a window: more than it can play in one (6 games a deal)."""
 LEAGUE = "\n[league]\nuploads_per_hour = 1000\n"  # batch: the default
-UPLOADED = """import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "start":
-        print(json.dumps({"type": "ready", "name": "up"}), flush=True)
-    elif message["type"] == "act":
-        print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
-    elif message["type"] == "quit":
-        break
-"""
-"""The uploaded bot: the protocol by hand with the standard library, as an author's bot may be
-(the league runs an uploaded `.py` with the `python3` on its PATH, which need not have this
-framework installed)."""
 Progress = Callable[[str], None]
 
 
@@ -238,7 +227,9 @@ def upload_to_playing(folder: Path, uploads: int, progress: Progress) -> list[Up
         for n in range(uploads):
             progress(f"league: upload {n + 1} of {uploads}")
             began = time.perf_counter()
-            status, body = upload(server.url, token, "up", UPLOADED + f"# version {n}\n")
+            # The standard library only, as an author's bot may be: the league runs an uploaded
+            # `.py` with the `python3` on its PATH, which need not have this framework.
+            status, body = upload(server.url, token, "up", THINKER + f"# version {n}\n")
             if status != 201:
                 raise RuntimeError(f"the upload was refused ({status}): {body!r}")
             version = json.loads(body)["version"]
