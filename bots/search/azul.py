@@ -1,6 +1,6 @@
-"""Search knowledge for Azul: a cheap heuristic, an evaluation of what the wall-tiling and the
-end bonuses will score, a short horizon that a short search cuts at the round's end, and little
-exploration (measurements at `PROFILE`)."""
+"""Search knowledge for Azul: a cheap heuristic, an evaluation of what the wall-tiling will
+score and of the points still to come (fitted to self-play), a short horizon that a short search
+cuts at the round's end, and little exploration (measurements at `PROFILE`)."""
 
 from __future__ import annotations
 
@@ -23,10 +23,11 @@ _PROGRESS = 0.6
 _PENALTY, _FULL = FLOOR.totals, FLOOR.capacity
 """The summed floor penalty of the first k spaces, and the spaces there are."""
 _LATER = 0.5
-"""A partial pattern line: this share of its tile's points, by how full it is."""
+"""A partial pattern line on a grey wall: this share of a complete one, by how full it is."""
 _SHARE = tuple(k * k / 25 for k in range(6))
 """_SHARE[k]: the share of a bonus counted for a row, column or colour with k of its 5 tiles
-(whole at 5; the k-th tile adds (k² − (k − 1)²)/25, as greedy's `BONUS_SHARE`)."""
+(whole at 5; the k-th tile adds (k² − (k − 1)²)/25, as greedy's `BONUS_SHARE`): a feature of
+the fitted evaluation, and the grey wall's estimate."""
 _GREY_TILE = 1.5
 """Grey wall: what a complete line is worth before its wall space is chosen."""
 HORIZON = 12
@@ -69,57 +70,202 @@ def heuristic(state: AzulState, seat: int, action: Any) -> float:
     return 0.0  # a split: no cheap way to tell one from another
 
 
+FEATURES = (
+    "constant",
+    "line points",
+    "line fill",
+    "line gaps",
+    "partial lines",
+    "row shares",
+    "column shares",
+    "colour shares",
+    "rows of 4",
+    "columns of 4",
+    "colours of 4",
+    "columns of 3",
+    "colours of 3",
+    "wall tiles",
+    "reach",
+    "first player",
+    "longest row",
+    "others' longest row",
+)
+"""What `board_features` measures of a seat's board, its wall tiled: 1; over its partial pattern
+lines, the points each tile would score on the wall now times how full the line is, the
+fullness, the tiles missing and the lines; the end bonuses by `_SHARE` of each row (2), column
+(7) and colour (10); the rows, columns and colours with 4 tiles, the columns and colours with
+3; the tiles on the wall; the mean of what a tile would score on each free space; whether the
+seat holds the first-player marker (starts the round, the marker unclaimed); the most tiles in
+one of its wall rows, and in one of another seat's."""
+WEIGHTS = (
+    (  # phase 0
+        19.728, 0.886, 4.952, 0.521, -5.810, -3.433, 1.313, 1.058, 0.960,
+        -3.717, -3.864, -1.817, -1.536, -0.018, 10.492, 1.030, -2.617, -5.526,
+    ),
+    (  # phase 1
+        1.327, 1.495, 6.088, 0.512, -5.652, 0.104, -1.844, 0.933, 0.000,
+        10.360, 0.000, 2.109, -4.036, 1.301, 14.445, 0.673, 1.327, 1.327,
+    ),
+    (  # phase 2
+        -11.573, 1.289, 4.876, 0.296, -6.084, -4.179, 0.207, 0.860, 0.000,
+        -0.857, -3.327, -0.490, -1.736, 0.114, 14.747, 1.067, 9.752, -3.230,
+    ),
+    (  # phase 3
+        0.014, 1.296, 4.026, 0.539, -5.927, -2.536, 1.366, 0.349, 0.000,
+        -3.913, -1.721, -1.799, -0.635, 0.424, 10.759, 0.521, 0.976, -2.888,
+    ),
+    (  # phase 4
+        7.809, 0.964, 1.149, 0.357, -4.255, -3.258, 1.308, 1.714, 1.314,
+        -3.487, -5.118, -1.739, -1.884, -0.836, 5.816, 1.677, -0.513, -2.069,
+    ),
+)  # fmt: skip
+"""The points a seat will still score, by `FEATURES`, per phase of the game: the most tiles in
+any seat's wall row (0 to 4; 0 pools all phases). Fitted by least squares to 2-player self-play
+(`python -m bots.research.azul_fit`, docs/strategies.md)."""
+
+
 def evaluation(state: AzulState) -> list[float]:
     """Every seat's final score as it stands (the game over: the score itself): the score, what
-    the complete pattern lines will score at wall-tiling (tiled top to bottom, as the rules do),
-    the floor penalty due then, `_LATER` of a partial line's tile, and the end bonuses by the
-    share of each row, column and colour filled (`_SHARE`: a complete one counts whole). Azul's
-    score moves in jumps at the end of a round, so the plain score of a state misleads."""
+    the complete pattern lines will score at wall-tiling (tiled top to bottom, as the rules do)
+    and the floor penalty due then; then the points to come on the wall as tiled: the end
+    bonuses if a row is complete (the game ends with the round), else `WEIGHTS`' estimate. Azul's
+    score moves in jumps at the end of a round, so the plain score of a state misleads. A grey
+    wall is valued by `grey_evaluation` (no fitted estimate: its spaces are chosen later)."""
     if state.turn < 0:
         return [float(score) for score in state.score]
-    values = []
-    grey = state.grey
+    if state.grey:
+        return grey_evaluation(state)
+    boards = board_features(state)
+    values = boards.values
+    if boards.phase == 5:
+        return [value + bonus for value, bonus in zip(values, boards.bonuses, strict=True)]
+    weights = WEIGHTS[boards.phase]
+    for seat, features in enumerate(boards.features):
+        estimate = 0.0
+        for weight, feature in zip(weights, features, strict=True):
+            estimate += weight * feature
+        values[seat] += estimate
+    return values
+
+
+class Boards:
+    """Every seat's board, its wall tiled (`board_features`)."""
+
+    def __init__(
+        self, values: list[float], bonuses: list[float], features: list[list[float]], phase: int
+    ) -> None:
+        self.values = values
+        """The score, with what the wall-tiling will add and the floor will cost."""
+        self.bonuses = bonuses
+        """The end bonuses the tiled wall earns now."""
+        self.features = features
+        """`FEATURES`, per seat."""
+        self.phase = phase
+        """The most tiles in any seat's wall row (5: the game ends with this round)."""
+
+
+def board_features(state: AzulState) -> Boards:
+    """Every seat's board as the wall-tiling will leave it (complete lines tiled top to bottom,
+    the floor scored), measured by `FEATURES`: the evaluation, and `bots.research.azul_fit` at
+    a round's start, where the tiling is done."""
+    marker = state.offer.marker
+    first = marker if marker >= 0 else state.start
+    values: list[float] = []
+    bonuses: list[float] = []
+    features: list[list[float]] = []
+    longest: list[int] = []
     for seat in range(state.players):
-        value = float(state.score[seat])
         cells = state.wall[seat][:]
         counts = state.line_count[seat]
         colours = state.line_colour[seat]
+        value = float(state.score[seat] + FLOOR.penalty(len(state.floor[seat])))
         for row in range(5):
-            count = counts[row]
-            if not count:
-                continue
-            if grey:
-                value += _GREY_TILE * (1.0 if count == row + 1 else _LATER * count / (row + 1))
-                continue
-            column = wall_column(row, colours[row])
-            if count == row + 1:
+            if counts[row] == row + 1:
+                column = wall_column(row, colours[row])
                 cells[row * 5 + column] = colours[row]
                 value += tile_points(cells, row, column)
-            else:
-                value += _LATER * tile_points(cells, row, column) * count / (row + 1)
-        value += FLOOR.penalty(len(state.floor[seat])) + _bonus_shares(cells)
+        line_points = fill = gaps = partial = 0.0
+        for row in range(5):
+            count = counts[row]
+            if count and count <= row:
+                line_points += (
+                    tile_points(cells, row, wall_column(row, colours[row])) * count / (row + 1)
+                )
+                fill += count / (row + 1)
+                gaps += row + 1 - count
+                partial += 1.0
+        rows, columns, of_colour = _tiles(cells)
+        reach = 0.0
+        for index, colour in enumerate(cells):
+            if colour < 0:
+                reach += tile_points(cells, index // 5, index % 5)
+        values.append(value)
+        bonuses.append(2.0 * rows.count(5) + 7.0 * columns.count(5) + 10.0 * of_colour.count(5))
+        longest.append(max(rows))
+        features.append(
+            [
+                1.0,
+                line_points,
+                fill,
+                gaps,
+                partial,
+                _shares(rows, 2.0),
+                _shares(columns, 7.0),
+                _shares(of_colour, 10.0),
+                float(rows.count(4)),
+                float(columns.count(4)),
+                float(of_colour.count(4)),
+                float(columns.count(3)),
+                float(of_colour.count(3)),
+                float(sum(rows)),
+                reach / 25,
+                1.0 if first == seat else 0.0,
+                float(longest[seat]),
+                0.0,
+            ]
+        )
+    for seat, seat_features in enumerate(features):
+        seat_features[-1] = float(max(k for other, k in enumerate(longest) if other != seat))
+    return Boards(values, bonuses, features, max(longest))
+
+
+def grey_evaluation(state: AzulState) -> list[float]:
+    """A grey wall: the score, `_GREY_TILE` for a complete line and `_LATER` of it by how full a
+    partial one is, the floor penalty, and the end bonuses by `_SHARE` of what each row, column
+    and colour has."""
+    values = []
+    for seat in range(state.players):
+        value = float(state.score[seat])
+        counts = state.line_count[seat]
+        for row in range(5):
+            count = counts[row]
+            if count:
+                value += _GREY_TILE * (1.0 if count == row + 1 else _LATER * count / (row + 1))
+        rows, columns, of_colour = _tiles(state.wall[seat])
+        value += FLOOR.penalty(len(state.floor[seat]))
+        value += _shares(rows, 2.0) + _shares(columns, 7.0) + _shares(of_colour, 10.0)
         values.append(value)
     return values
 
 
-def _bonus_shares(cells: list[int]) -> float:
-    """The end bonuses (+2 a row, +7 a column, +10 a colour) by `_SHARE` of what each has."""
+def _tiles(cells: list[int]) -> tuple[list[int], list[int], list[int]]:
+    """The tiles in each row, each column and of each colour of a wall."""
     rows = [0] * 5
     columns = [0] * 5
-    colours = [0] * 5
+    of_colour = [0] * 5
     for index, colour in enumerate(cells):
         if colour >= 0:
             rows[index // 5] += 1
             columns[index % 5] += 1
-            colours[colour] += 1
-    share = _SHARE
+            of_colour[colour] += 1
+    return rows, columns, of_colour
+
+
+def _shares(counts: list[int], bonus: float) -> float:
+    """A bonus by `_SHARE` of each of the rows, columns or colours counted."""
     total = 0.0
-    for k in rows:
-        total += 2.0 * share[k]
-    for k in columns:
-        total += 7.0 * share[k]
-    for k in colours:
-        total += 10.0 * share[k]
+    for k in counts:
+        total += bonus * _SHARE[k]
     return total
 
 
@@ -152,7 +298,11 @@ decision, against that mcts at 1 s: all three 41.2% of 40 games, −60 [−164, 
 without the round's end 77.5%, +208 [+100, +316]. Without against with the round's end at 100
 ms: −90 [−167, −14] (62 games). Why the round's end costs a long search was not measured (a
 guess: with thousands of iterations, rollouts through the first takes of many sampled next
-deals tell more than this evaluation of a round's end).
+deals tell more than this evaluation of a round's end). The fitted evaluation (`WEIGHTS`)
+instead of the bonus shares: at 45 ms a decision, both sides, +305 [+160, +451] (50 games, H1);
+at 100 ms against that previous mcts at 1 s, 60.0% and 52.5% in 60 games on each of two deal
+sets where the bonus shares had scored 20.0% (docs/strategies.md, "At 100 ms, a fitted
+evaluation").
 Scale 15: wide enough that a few points still matter when one seat leads by
 many (against greedy at 200 iterations: 0.95 of the points and 52 points a game at 15, 0.90
 and 45 at 6). The other seats stay searched: modelled, the search beat greedy more (1.00 of the

@@ -40,29 +40,82 @@ def test_a_finished_game_is_valued_at_its_scores() -> None:
     assert knowledge.evaluation(state) == [float(score) for score in state.score]
 
 
-def test_a_complete_line_counts_its_tile_and_its_shares_of_the_bonuses() -> None:
-    """One tile on an empty wall: 1 point, and 1/25 of a row's 2, a column's 7 and a colour's
-    10 bonus points; a full floor space costs its penalty."""
+def test_a_complete_line_is_tiled_and_the_floor_scored_before_the_estimate() -> None:
+    """One tile on an empty wall: its point now, less a floor space's penalty; the estimate of
+    what is still to come is `WEIGHTS` of the phase (1: one tile in a row) on the features."""
     state = _blank()
     state.line_colour[0][0], state.line_count[0][0] = 2, 1
     state.floor[0].append(4)
     state.sync()
-    values = knowledge.evaluation(state)
-    assert values[0] == pytest.approx(1 + (2 + 7 + 10) / 25 - 1)
-    assert values[1] == 0.0
+    boards = knowledge.board_features(state)
+    assert boards.values == [1 - 1, 0.0]
+    assert boards.phase == 1
+    feature = dict(zip(knowledge.FEATURES, boards.features[0], strict=True))
+    assert feature["wall tiles"] == 1
+    assert feature["row shares"] == pytest.approx(2 / 25)
+    assert feature["longest row"] == 1 and feature["others' longest row"] == 0
+    assert boards.features[1][knowledge.FEATURES.index("others' longest row")] == 1
+    weights = knowledge.WEIGHTS[1]
+    expected = [
+        value + sum(w * f for w, f in zip(weights, features, strict=True))
+        for value, features in zip(boards.values, boards.features, strict=True)
+    ]
+    assert knowledge.evaluation(state) == pytest.approx(expected)
 
 
-def test_a_partial_line_counts_part_of_its_tiles_points() -> None:
-    """Half of what its tile would score on the wall now, by how full the line is: 2 of 4 tiles
-    whose wall space touches one tile (2 points there) are worth half a point."""
+def test_a_partial_line_is_measured_on_the_wall_as_tiled() -> None:
+    """2 of 4 tiles whose wall space touches one tile (2 points there): half of those 2 points,
+    half full, 2 tiles missing, one partial line."""
     state = _blank()
     column = wall_column(3, 1)
     beside = column - 1 if column else 1
     state.wall[0][3 * 5 + beside] = (beside + 3) % 5  # any colour: only the run counts
     state.line_colour[0][3], state.line_count[0][3] = 1, 2
     state.sync()
-    one_tile_shares = (2 + 7 + 10) / 25
-    assert knowledge.evaluation(state)[0] == pytest.approx(0.5 * 2 * 2 / 4 + one_tile_shares)
+    feature = dict(
+        zip(knowledge.FEATURES, knowledge.board_features(state).features[0], strict=True)
+    )
+    assert feature["line points"] == pytest.approx(2 * 2 / 4)
+    assert feature["line fill"] == pytest.approx(0.5)
+    assert feature["line gaps"] == 2
+    assert feature["partial lines"] == 1
+
+
+def test_a_row_completed_by_the_tiling_ends_the_game_with_its_exact_bonuses() -> None:
+    """A wall row of 4 tiles and the line that fills it: the game ends with the round, so the
+    evaluation is the final score: 5 points for the tile, 2 for the row, no estimate."""
+    state = _blank()
+    colours = [0, 1, 2, 3, 4]
+    missing = colours.pop()
+    for colour in colours:
+        state.wall[0][wall_column(0, colour)] = colour
+    state.line_colour[0][0], state.line_count[0][0] = missing, 1
+    state.score[0] = 10
+    state.sync()
+    assert knowledge.board_features(state).phase == 5
+    assert knowledge.evaluation(state) == [10 + 5 + 2, 0.0]
+
+
+def test_the_first_player_marker_counts_for_its_holder() -> None:
+    """The marker taken from the centre: its holder starts the next round."""
+    state = _blank()
+    state.offer.marker = 1
+    first = knowledge.FEATURES.index("first player")
+    assert [board[first] for board in knowledge.board_features(state).features] == [0.0, 1.0]
+    state.offer.marker = -1
+    state.start = 0
+    assert [board[first] for board in knowledge.board_features(state).features] == [1.0, 0.0]
+
+
+def test_a_grey_wall_is_valued_by_its_shares() -> None:
+    """A complete line on a grey wall, its space not chosen yet: `_GREY_TILE`, no bonus share."""
+    state = GAME.new(2, 1, AzulOptions(variant="grey"))
+    for group in state.offer.factories:
+        group[:] = [0] * 5
+    state.offer.centre[:] = [0] * 5
+    state.line_colour[0][1], state.line_count[0][1] = 3, 2
+    state.sync()
+    assert knowledge.evaluation(state) == [knowledge._GREY_TILE, 0.0]
 
 
 def _leaves(
