@@ -67,14 +67,16 @@ def fit(samples: Sequence[Sample], holdout: Sequence[bool]) -> tuple[list[list[f
     """The weights of every phase, and a line per phase on its samples and held-out R²."""
     import numpy as np
 
+    def arrays(rows: list[int]) -> tuple[Any, Any]:
+        """The features and the points to come of these samples."""
+        return np.array([samples[i][1] for i in rows]), np.array([samples[i][2] for i in rows])
+
     def solve(rows: list[int]) -> Any:
-        x = np.array([samples[i][1] for i in rows])
-        y = np.array([samples[i][2] for i in rows])
+        x, y = arrays(rows)
         return np.linalg.lstsq(x, y, rcond=None)[0]
 
     def r2(weights: Any, rows: list[int]) -> float:
-        x = np.array([samples[i][1] for i in rows])
-        y = np.array([samples[i][2] for i in rows])
+        x, y = arrays(rows)
         return float(1 - ((y - x @ weights) ** 2).mean() / y.var())
 
     everything = list(range(len(samples)))
