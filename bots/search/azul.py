@@ -40,6 +40,13 @@ STAGE_MS = 200.0
 a longer one runs on into the next round. Measured at 45 ms (the round's end better) and at
 585 ms (running on better), see `PROFILE`; the threshold between them is not tuned."""
 
+OWN_POINTS = 0.003
+"""What a leaf's value gains for each point of the seat's own score, beside the margin's
+logistic (about a sixth of what a point of margin is worth at an even margin, 1 / (4 · 15)):
+ahead of greedy by 30 points and more, that logistic is flat and a point counted for little.
+Against greedy at 1 s, 5–6 points a game more; against the previous mcts no loss shown
+(docs/strategies.md, "Points of its own")."""
+
 
 def heuristic(state: AzulState, seat: int, action: Any) -> float:
     """Points a take or a wall space earns now, less the floor penalty of the tiles it drops."""
@@ -286,6 +293,7 @@ PROFILE = SearchProfile(
     stage=round_of,
     stage_ms=STAGE_MS,
     scale=15.0,
+    own_points=OWN_POINTS,
     exploration=0.1,
 )
 """Stage: the round (`round_of`), for searches under `STAGE_MS`. Exploration 0.1: the values of

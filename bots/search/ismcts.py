@@ -29,7 +29,7 @@ One search for every game, through the engine interface only (`determinize`, `to
   heuristic's best of a few random legal actions. Rollouts stop at the game's horizon (or
   `depth` decisions) and are valued by the game's evaluation (or its scores): every seat gets
   the mean, over the other seats, of a logistic of its score margin, mixed with `Game.returns`
-  once the game is over.
+  once the game is over, and, where the game asks for it, a little for every point of its own.
 - A game whose other seats are modelled may ask for a flat search with common worlds instead
   (`SearchProfile.playout`, 5211 and Alhambra): no tree; every root action is played in each
   sampled world, against the same modelled actions of the other seats, and followed to the
@@ -58,8 +58,8 @@ class Params:
     """What a user may tune per participant (`python -m bots.mcts --help` lists them)."""
 
     c: float | None = None
-    """UCB exploration constant (values are in [0, 1]); None: the game's
-    (`SearchProfile.exploration`)."""
+    """UCB exploration constant (values are in [0, 1], plus a game's `own_points`); None: the
+    game's (`SearchProfile.exploration`)."""
     rollout: Rollout = "greedy"
     """"greedy": the heuristic's best of `sample` random legal actions; "random": uniform (also
     what "greedy" means for a game without a heuristic)."""
@@ -104,6 +104,7 @@ class Search:
         self.heuristic = known.heuristic
         self.evaluation = game.scores if known.evaluation is None else known.evaluation
         self.scale = known.scale
+        self.own_points = known.own_points
         self.c = known.exploration if params.c is None else params.c
         self.sample = known.sample if params.sample is None else params.sample
         horizon = known.horizon
@@ -394,12 +395,14 @@ class Search:
         return greedy
 
     def _values(self, world: Any) -> list[float]:
-        """Per seat in [0, 1]: the mean over the others of a logistic of the score margin,
-        averaged with the rank-based `returns` once the game is over."""
+        """Per seat: the mean over the others of a logistic of the score margin, averaged with
+        the rank-based `returns` once the game is over (in [0, 1]), plus the game's value of a
+        point times the seat's own score (`SearchProfile.own_points`)."""
         game = self.game
         scores = self.evaluation(world)
         others = len(scores) - 1
         scale = self.scale
+        own_points = self.own_points
         values = [
             sum(
                 1.0 / (1.0 + math.exp((other - mine) / scale))
@@ -412,6 +415,8 @@ class Search:
         if game.is_over(world):
             returns = game.returns(world)
             values = [(v + r) / 2 for v, r in zip(values, returns, strict=True)]
+        if own_points:
+            values = [v + own_points * mine for v, mine in zip(values, scores, strict=True)]
         return values
 
     def _best(self, tree: Node, root: Any, seat: int, rng: random.Random) -> Any:

@@ -55,6 +55,9 @@ class SearchProfile:
     rollouts that run past it can tell more than the evaluation there (Azul)."""
     scale: float = 10.0
     """A score margin of one scale is worth 73% (a logistic curve) at a leaf."""
+    own_points: float = 0.0
+    """Value a leaf adds per point of the seat's own evaluated score, beside the margin's
+    logistic: where the margin is decided and its logistic flat, the search still scores."""
     exploration: float = 0.7
     """The UCB constant (`ismcts.Params.c` overrides it)."""
     opponents: Opponents = "search"

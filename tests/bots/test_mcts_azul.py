@@ -176,3 +176,18 @@ def test_a_search_over_a_grey_wall_with_special_factories_answers_legally() -> N
         assert action in GAME.legal(state, seat)
         GAME.apply(state, {seat: action})
     assert GAME.is_over(state)
+
+
+def test_a_leaf_is_worth_more_for_more_points_of_ones_own_at_the_same_margin() -> None:
+    """Azul's leaf adds `own_points` a point of the seat's own score to the margin's logistic:
+    of two leaves with the same margin, the higher-scoring one is worth more to its leader,
+    so a search far ahead (the logistic flat) still scores; at an equal margin, equal value."""
+    search = Search(GAME, Params())
+    state = _mid_round(5, 4)
+    margins = iter([[40.0, 10.0], [70.0, 40.0], [20.0, 20.0]])
+    search.evaluation = lambda world: next(margins)
+    low, high, even = (search._values(state) for _ in range(3))
+    assert knowledge.PROFILE.own_points > 0
+    assert high[0] - low[0] == pytest.approx(30 * knowledge.PROFILE.own_points)
+    assert high[0] - high[1] == pytest.approx(low[0] - low[1])
+    assert even[0] == even[1]
