@@ -44,8 +44,8 @@ OWN_POINTS = 0.003
 """What a leaf's value gains for each point of the seat's own score, beside the margin's
 logistic (about a sixth of what a point of margin is worth at an even margin, 1 / (4 · 15)):
 ahead of greedy by 30 points and more, that logistic is flat and a point counted for little.
-Against greedy at 1 s, 5–6 points a game more; against the previous mcts no loss shown
-(docs/strategies.md, "Points of its own")."""
+Against greedy at 1 s, 3–6 points a game more; against the search without it, at equal time,
+neither gain nor loss shown (docs/strategies.md, "Points of its own")."""
 
 
 def heuristic(state: AzulState, seat: int, action: Any) -> float:
