@@ -9,8 +9,11 @@ from typing import Any
 from bots.search.policies import SearchProfile
 from referee.games.azul import (
     CENTRE,
+    COLOUR_BONUS,
+    COLUMN_BONUS,
     FLOOR,
     FLOOR_LINE,
+    ROW_BONUS,
     AzulState,
     Place,
     Take,
@@ -207,7 +210,13 @@ def board_features(state: AzulState) -> Boards:
             if colour < 0:
                 reach += tile_points(cells, index // 5, index % 5)
         values.append(value)
-        bonuses.append(2.0 * rows.count(5) + 7.0 * columns.count(5) + 10.0 * of_colour.count(5))
+        bonuses.append(
+            float(
+                ROW_BONUS * rows.count(5)
+                + COLUMN_BONUS * columns.count(5)
+                + COLOUR_BONUS * of_colour.count(5)
+            )
+        )
         longest.append(max(rows))
         features.append(
             [
@@ -216,9 +225,9 @@ def board_features(state: AzulState) -> Boards:
                 fill,
                 gaps,
                 partial,
-                _shares(rows, 2.0),
-                _shares(columns, 7.0),
-                _shares(of_colour, 10.0),
+                _shares(rows, ROW_BONUS),
+                _shares(columns, COLUMN_BONUS),
+                _shares(of_colour, COLOUR_BONUS),
                 float(rows.count(4)),
                 float(columns.count(4)),
                 float(of_colour.count(4)),
@@ -250,7 +259,11 @@ def grey_evaluation(state: AzulState) -> list[float]:
                 value += _GREY_TILE * (1.0 if count == row + 1 else _LATER * count / (row + 1))
         rows, columns, of_colour = _tiles(state.wall[seat])
         value += FLOOR.penalty(len(state.floor[seat]))
-        value += _shares(rows, 2.0) + _shares(columns, 7.0) + _shares(of_colour, 10.0)
+        value += (
+            _shares(rows, ROW_BONUS)
+            + _shares(columns, COLUMN_BONUS)
+            + _shares(of_colour, COLOUR_BONUS)
+        )
         values.append(value)
     return values
 

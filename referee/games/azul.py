@@ -99,6 +99,8 @@ FLOOR_LINE = 5
 MARKER = 5
 """The first-player marker as it appears in a floor list (tiles are 0..4)."""
 FLOOR = FloorLine((-1, -1, -2, -2, -2, -3, -3))
+ROW_BONUS, COLUMN_BONUS, COLOUR_BONUS = 2, 7, 10
+"""The end bonuses: a complete row, a complete column, a colour with all 5 tiles on the wall."""
 FACTORY_SIZE = 4
 MAX_ROUNDS = 100
 _ALL_COLOURS = (1 << COLOURS) - 1
@@ -338,7 +340,7 @@ def end_bonus(state: AzulState, seat: int) -> int:
     cells = state.wall[seat]
     columns = sum(1 for mask in state.column_colours[seat] if mask == _ALL_COLOURS)
     colours = sum(1 for colour in range(COLOURS) if cells.count(colour) == 5)
-    return 2 * complete_rows(state, seat) + 7 * columns + 10 * colours
+    return ROW_BONUS * complete_rows(state, seat) + COLUMN_BONUS * columns + COLOUR_BONUS * colours
 
 
 def _tile_counts(state: AzulState) -> list[int]:
