@@ -1,5 +1,7 @@
-"""An uploaded bot's build step (`build` in its `bot.toml`): `sh -c BUILD` in the bot's own
-folder, with the bot's resource limits and a wall-clock time limit, its output kept.
+"""An uploaded bot's build step (`build` in its `bot.toml`): `sh -c BUILD` in a copy of the
+uploaded files, with the bot's resource limits and a wall-clock time limit, its output kept, and
+the built folder packed into one file that the league unpacks (with its upload rules) as the
+version's folder.
 
 A build is started as a bot process is (`referee.process`): from the spawner thread, in a
 session and cgroups of its own with the resource limits' pre-exec (`process.limited`: total
@@ -8,18 +10,14 @@ and cgroup are killed and waited for (`process.end_group`): nothing it started o
 Its stdin is empty; its stdout and stderr go into one pipe, in the order written, of which the
 last `OUTPUT_BYTES` are kept.
 
-In the sandbox (`Limits.sandbox` resolving to bwrap) the build sees what a bot sees
-(`sandbox.wrap`): the system read-only, a private `/tmp` of `disk_mb` (its HOME and TMPDIR),
-no network (a network namespace of its own: `--unshare-net`), nothing of the league (other
-bots' folders are not bound; the `hidden` paths — store, registry — are masked wherever they
-would show) — and its own folder bound read-write, the only host path it can write. A root
-referee runs it as a fresh unprivileged uid (`spawn.bot_uid`) that owns the folder for the
-build only. Unsandboxed (`sandbox = "none"`, for trusted authors) it runs plainly in the
-folder, with the same limits and time limit.
-
-Before the build every entry of the folder is made writable by its owner; after it, whatever
-the outcome, every entry is the referee's again and read-only for all: files 0o444 (0o555 when
-executable), folders 0o555. Links the build made are never followed.
+In the sandbox (`Limits.sandbox` resolving to bwrap: `sandbox.wrap_build`) the build sees the
+system read-only, the upload read-only, no network and nothing of the league or of the host's
+paths; it builds in a tmpfs at `sandbox.BOT_FOLDER` (the path its bot runs at later) of
+`disk_mb`, beside a private `/tmp` of `disk_mb`, both charged to its memory: whatever it
+writes stays in memory within those bounds, never on the host's disk, and the one host file it
+can write (the packed folder) is bounded by `file_mb`. A root referee runs it as a fresh
+unprivileged uid (`spawn.bot_uid`). Unsandboxed (`sandbox = "none"`, trusted authors only) it
+runs in a temporary copy on the host, with the same limits and time limit.
 
 For authors: `build = "g++ -O2 -o bot bot.cpp"` beside `command` in `bot.toml` runs once, as
 `sh -c` in the bot's folder, before the version's check. It has no network (bring every
@@ -33,16 +31,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import stat
 import subprocess
 import tempfile
 import time
-from typing import Literal, NoReturn
+from typing import Literal
 
 import msgspec
 import trio
 
-from protocol.errors import RequestError
 from referee import spawn as spawner
 from referee.cgroups import BotCgroup
 from referee.faults import describe_exit
@@ -56,7 +52,14 @@ from referee.process import (
     limited,
     resolve_sandbox,
 )
-from referee.sandbox import SANDBOX_HOME, STDIO_FDS, not_own, wrap
+from referee.sandbox import (
+    BOT_FOLDER,
+    BUILD_OUTPUT,
+    BUILD_SOURCE,
+    SANDBOX_HOME,
+    STDIO_FDS,
+    wrap_build,
+)
 
 OUTPUT_BYTES = 64 * 1024
 """The build's output kept: its last 64 KiB (stdout and stderr together)."""
@@ -92,51 +95,57 @@ class BuildResult(msgspec.Struct, frozen=True):
         return self.outcome == 0
 
 
+BUILD_SCRIPT = """\
+cp -R "$1/." "$2/" || { echo "arena: cannot copy the upload" >&2; exit 125; }
+find "$2" -mindepth 1 ! -type l -exec chmod u+w {} +
+cd "$2" && sh -c "$4" </dev/null
+code=$?
+[ "$code" = 0 ] || exit "$code"
+tar -C "$2" -cf "$3" . || { echo "arena: could not pack the built folder" >&2; exit 125; }
+"""
+"""Run as `sh -c BUILD_SCRIPT build SOURCE FOLDER OUTPUT COMMAND`: copy the upload into the
+build's folder, build there, and pack the folder into OUTPUT only if the build succeeded."""
+
+
 async def run_build(
     command: str,
-    folder: str,
+    source: str,
+    output: str,
     limits: Limits,
     timeout_s: float,
     hidden: tuple[str, ...] = (),
 ) -> BuildResult:
-    """Run `sh -c command` in `folder` with `limits` (their resources and sandbox; their
-    `hidden` paths and `hidden` masked) for `timeout_s` seconds at most; how it ended.
+    """Build the bot uploaded as the folder `source`: `sh -c command` in a copy of it, with
+    `limits` (their resources and sandbox; their `hidden` paths and `hidden` masked) for
+    `timeout_s` seconds at most; when it succeeds the built folder is packed, as a tar, into
+    the host file `output` (which must exist). `source` is never written.
 
-    `folder` is writable during the build only: read-only when this returns or raises.
-    `RequestError` if the folder cannot be a sandboxed build's (it holds a hidden path),
-    `OSError` if the build cannot start or the folder cannot be set."""
+    `OSError` if the build cannot start."""
     spawner.become_subreaper()
-    folder = os.path.realpath(folder)
     masked = (*limits.hidden, *hidden)
     sandboxed = resolve_sandbox(limits.sandbox).kind == "bwrap"
-    argv = ["/bin/sh", "-c", command]
-    uid: int | None = None
+    resources = limits.resources
+    uid = spawner.bot_uid() if sandboxed else None
+    if uid is not None:
+        os.chown(output, uid, uid)  # the build's uid packs its folder there
+    folder = BOT_FOLDER
+    if not sandboxed:
+        folder = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-build-")
+    inside = (BUILD_SOURCE, folder, BUILD_OUTPUT) if sandboxed else (source, folder, output)
+    argv = ["/bin/sh", "-c", BUILD_SCRIPT, "build", *inside, command]
     if sandboxed:
-        refused = not_own((), folder, masked)
-        if refused is not None:
-            raise RequestError(f"cannot build in {folder}: {refused}")
-        uid = spawner.bot_uid()
-        argv = wrap(
-            argv,
-            (),
-            masked,
-            cwd=folder,
-            disk_mb=limits.resources.disk_mb,
-            uid=uid,
-            writable_cwd=True,
-        )
-    builder = None if uid is None else (uid, uid)
-    referee = None if uid is None else (os.getuid(), os.getgid())
+        argv = wrap_build(argv, source, output, masked, disk_mb=resources.disk_mb, uid=uid)
     try:
-        await trio.to_thread.run_sync(_settle, folder, builder, True)
-        return await _run(argv, folder, limits.resources, sandboxed, timeout_s)
+        return await _run(argv, resources, sandboxed, timeout_s)
     finally:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(_settle, folder, referee, False)
+        if not sandboxed:
+            shutil.rmtree(folder, ignore_errors=True)
+        if uid is not None:
+            os.chown(output, os.getuid(), os.getgid())
 
 
 async def _run(
-    argv: list[str], folder: str, resources: ResourceLimits, sandboxed: bool, timeout_s: float
+    argv: list[str], resources: ResourceLimits, sandboxed: bool, timeout_s: float
 ) -> BuildResult:
     """Start the build and see it to its end (its host HOME removed, when it had one)."""
     workdir = None if sandboxed else tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
@@ -146,7 +155,7 @@ async def _run(
         try:
             child = await spawner.start(
                 argv,
-                "/" if sandboxed else folder,
+                "/",
                 bot_environment(workdir or SANDBOX_HOME),
                 setup,
                 stdio_at=STDIO_FDS if sandboxed else None,
@@ -259,31 +268,3 @@ class _Output:
                 start += 1
             data, dropped = data[start:], dropped + start
         return data.decode("utf-8", "replace"), dropped
-
-
-def _settle(folder: str, owner: tuple[int, int] | None, writable: bool) -> None:
-    """Give every entry of `folder`, itself included, to `owner` (uid, gid; None: leave them)
-    and make it writable by its owner for a build — folders 0o755, files 0o644 (0o755 when any
-    x bit is set) — or read-only for all after it: 0o555, 0o444 (0o555). Links are never
-    followed: a link the build made to a host path changes nothing there. A folder is set
-    before it is listed, so that a subfolder the build locked (chmod 000) is entered."""
-
-    def one(path: str) -> None:
-        mode = os.lstat(path).st_mode
-        if owner is not None:
-            os.chown(path, *owner, follow_symlinks=False)
-        if stat.S_ISLNK(mode):
-            return
-        executable = stat.S_ISDIR(mode) or mode & 0o111
-        os.chmod(path, (0o555 if executable else 0o444) | (0o200 if writable else 0))
-
-    if not stat.S_ISDIR(os.lstat(folder).st_mode):
-        raise NotADirectoryError(f"{folder} is not a folder")
-    one(folder)
-    for top, folders, files in os.walk(folder, onerror=_raise):
-        for name in (*folders, *files):
-            one(os.path.join(top, name))
-
-
-def _raise(error: OSError) -> NoReturn:
-    raise error

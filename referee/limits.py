@@ -83,7 +83,10 @@ DISK_SIGNS = ("No space left on device", "ENOSPC")
 
 
 def disk_full(limits: ResourceLimits) -> str:
-    return f"disk: filled its {limits.disk_mb} MB of writable space (the sandbox's /tmp)"
+    return (
+        f"disk: filled its {limits.disk_mb} MB of writable space (the sandbox's /tmp, or a "
+        "build's folder)"
+    )
 
 
 def memory_total(limits: ResourceLimits) -> str:

@@ -77,8 +77,10 @@ from referee.sandbox import (
     SandboxRequest,
     choose,
     not_own,
+    system_program,
     unreadable,
     wrap,
+    wrap_confined,
 )
 from referee.stderr import StderrLog, drain
 
@@ -124,6 +126,11 @@ class BotSpec(msgspec.Struct, frozen=True):
     name_given: bool = True
     """False when `name` was only derived from the command: the name the bot gives itself in
     `ready` is then shown instead."""
+    folder: str | None = None
+    """An uploaded bot's own folder: it runs there, its command as written (nothing of it is
+    resolved on the host), and in the sandbox sees nothing of the host but that folder (at
+    `sandbox.BOT_FOLDER`) and the system (`sandbox.wrap_confined`). `files` and `cwd` are
+    then unused."""
 
 
 def _doing(doing: str, decision: int | None) -> str:
@@ -640,20 +647,40 @@ def _sweep_workdirs() -> None:
                 shutil.rmtree(os.path.join(top, name), ignore_errors=True)
 
 
+def _program_found(spec: BotSpec) -> bool:
+    """Whether a sandboxed bot's program is there to start: an uploaded bot's path in its
+    folder, or its name on the system's part of PATH (what its sandbox holds); else as the
+    host finds it."""
+    program = spec.command[0]
+    if spec.folder is None:
+        return shutil.which(program) is not None
+    if "/" not in program:
+        return system_program(program) is not None
+    return os.path.isfile(os.path.join(spec.folder, program))
+
+
+def _refused_folders(spec: BotSpec, hidden: Sequence[str]) -> str | None:
+    """Why the sandbox cannot give the bot its files (they hold the tournament's own, or a
+    root referee's bot could not read them), else None."""
+    root = os.geteuid() == 0
+    if spec.folder is not None:
+        return unreadable((), spec.folder) if root else None
+    return not_own(spec.files, spec.cwd, hidden) or (
+        unreadable(spec.files, spec.cwd, hidden) if root else None
+    )
+
+
 async def spawn(
     spec: BotSpec, limits: Limits, stderr_log: StderrLog, nursery: trio.Nursery
 ) -> BotProcess:
     """Start one bot process; its stderr drainer runs in `nursery`. `BotFault` if it cannot."""
     sandboxed = resolve_sandbox(limits.sandbox).kind == "bwrap"
-    if sandboxed and shutil.which(spec.command[0]) is None:  # bwrap would start, then fail
+    if sandboxed and not _program_found(spec):  # bwrap would start, then fail
         raise BotFault(
             "spawn", f"could not start `{shlex.join(spec.command)}`: No such file or directory"
         )
     if sandboxed:
-        root = os.geteuid() == 0
-        refused = not_own(spec.files, spec.cwd, limits.hidden) or (
-            unreadable(spec.files, spec.cwd, limits.hidden) if root else None
-        )
+        refused = _refused_folders(spec, limits.hidden)
         if refused is not None:
             raise BotFault("spawn", f"could not start `{shlex.join(spec.command)}`: {refused}")
     resources = spec.resources or limits.resources
@@ -663,18 +690,23 @@ async def spawn(
         await trio.to_thread.run_sync(_sweep_workdirs)
     if sandboxed:
         uid = spawner.bot_uid()
-        command = wrap(
-            spec.command,
-            spec.files,
-            limits.hidden,
-            cwd=spec.cwd,
-            disk_mb=resources.disk_mb,
-            uid=uid,
-        )
+        if spec.folder is not None:
+            command = wrap_confined(
+                spec.command, spec.folder, limits.hidden, disk_mb=resources.disk_mb, uid=uid
+            )
+        else:
+            command = wrap(
+                spec.command,
+                spec.files,
+                limits.hidden,
+                cwd=spec.cwd,
+                disk_mb=resources.disk_mb,
+                uid=uid,
+            )
         home, cwd = SANDBOX_HOME, "/"
     else:
         workdir = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
-        command, home, cwd = spec.command, workdir, spec.cwd or workdir
+        command, home, cwd = spec.command, workdir, spec.folder or spec.cwd or workdir
     try:
         process = await spawner.start(
             command,

@@ -14,8 +14,7 @@ not bound in does not exist for the bot. What is bound:
   directory (`SANDBOX_HOME`, also its HOME and TMPDIR), and a small `/dev/shm` tmpfs; `/dev`
   itself is remounted read-only. Nothing a bot writes reaches the host's disk, and all of it
   vanishes with the sandbox. The memory cgroup (`referee.cgroups`) charges these files to the
-  bot's memory. (One exception: a build step writes its bot's folder, bound read-write for it
-  alone — `wrap(writable_cwd=True)`, `referee.build`.);
+  bot's memory;
 - a fresh `/proc` (own pid namespace: other processes are invisible, and when the sandbox's
   first process dies the kernel kills every process left in it) and a minimal `/dev`.
 
@@ -37,6 +36,14 @@ Who the bot is depends on the referee:
   the referee's uid on the host. The user and pid namespaces keep it away from the referee's
   and the other bots' processes (it cannot see them, and has no capability outside its
   namespace), but files of the referee's user that are bound in (read-only) are readable.
+
+An uploaded bot (a league's: `wrap_confined`) is bound differently: nothing but the system and
+its own folder, at `BOT_FOLDER` rather than at its host path — no Python installation, no
+framework, no file its command names (nothing of its command is resolved on the host) — so it
+cannot reach the league's files or another author's whatever folder the league lives in, and
+learns none of the server's paths. The league's files under a system folder (a league in
+`/opt`) are masked. Its build (`wrap_build`) writes into a tmpfs at that same path, bounded
+like `/tmp`, and can write only one host file: its folder packed when it ends.
 
 `choose` decides whether the sandbox is used: "auto" (the default) uses it wherever it works.
 
@@ -74,6 +81,13 @@ FRAMEWORK_PACKAGES = ("bots", "protocol", "referee")
 NOBODY = "65534"
 SANDBOX_HOME = "/tmp/bot"
 """The bot's working directory inside the sandbox (in the `/tmp` tmpfs)."""
+BOT_FOLDER = "/bot"
+"""Where an uploaded bot's own folder is bound, read-only, as its working directory: the same
+path at its build and in its games, and no host path in sight."""
+BUILD_SOURCE = "/upload"
+"""Where a build sees the files uploaded (read-only); it copies them into `BOT_FOLDER`."""
+BUILD_OUTPUT = "/built.tar"
+"""The one host file a build can write: the bot's folder, packed when the build ends."""
 STDIO_FDS = (3, 4)
 """Where bwrap gets the bot's stdin and stdout pipes (its own 0 and 1 are /dev/null): bwrap's
 processes close every fd above 2, and a shell moves them to 0 and 1 for the bot alone, so the
@@ -122,6 +136,17 @@ def setpriv_path() -> str:
             "a root referee starts sandboxed bots through setpriv: install util-linux"
         )
     return path
+
+
+def system_program(name: str) -> str | None:
+    """Where `name` is found on the part of PATH that a sandbox holds (the system folders),
+    or None: what an uploaded bot's command finds there."""
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if folder and any(_inside(os.path.realpath(folder), top) for top in SYSTEM_DIRS):
+            found = shutil.which(name, path=folder)
+            if found is not None:
+                return found
+    return None
 
 
 @functools.cache
@@ -293,21 +318,9 @@ def _parents(paths: Sequence[str]) -> list[str]:
     return sorted(parents - set(paths))
 
 
-def wrap(
-    command: Sequence[str],
-    files: Sequence[str] = (),
-    hidden: Sequence[str] = (),
-    *,
-    cwd: str | None = None,
-    disk_mb: int = 0,
-    uid: int | None = None,
-    writable_cwd: bool = False,
-) -> list[str]:
-    """The argv that runs `command` inside the sandbox, in `cwd` (default `SANDBOX_HOME`).
-
-    `disk_mb` bounds the `/tmp` tmpfs (0: the kernel's default, half the RAM); `uid` (a root
-    referee's only) is the host uid the bot runs as; `writable_cwd` binds `cwd` read-write
-    (a build step writing its bot's folder: `referee.build`), the only host path that is."""
+def _system(uid: int | None, disk_mb: int) -> list[str]:
+    """The start of every sandbox's argv: who the bot is, the system read-only, a fresh `/proc`
+    and `/dev`, and the `/tmp` tmpfs of `disk_mb` holding `SANDBOX_HOME`."""
     argv = [bwrap_path(), "--die-with-parent", *_identity(uid)]
     for path in SYSTEM_DIRS:
         argv += ["--ro-bind-try", path, path]
@@ -317,19 +330,87 @@ def wrap(
     if disk_mb:
         argv += ["--size", str(disk_mb * MB)]
     argv += ["--tmpfs", "/tmp", "--perms", "0777", "--dir", SANDBOX_HOME]
-    readable = _readable(files, cwd, hidden)
-    for path in _parents(readable):
-        argv += ["--perms", "0755", "--dir", path]
-    writable = os.path.realpath(cwd) if writable_cwd and cwd is not None else None
-    for path in readable:
-        argv += ["--bind" if path == writable else "--ro-bind", path, path]
+    return argv
+
+
+def _masks(hidden: Sequence[str], bound: Sequence[str]) -> list[str]:
+    """Mask each `hidden` path that lies under the system or under one of `bound`: an empty
+    read-only tmpfs over a folder, `/dev/null` over a file."""
+    argv: list[str] = []
     for path in hidden:
         real = os.path.realpath(path)
-        if not any(_inside(real, top) for top in (*readable, *SYSTEM_DIRS)):
+        if not any(_inside(real, top) for top in (*bound, *SYSTEM_DIRS)):
             continue  # not reachable in the sandbox anyway
         if os.path.isdir(real):
             argv += ["--tmpfs", real, "--remount-ro", real]
         elif os.path.exists(real):
             argv += ["--ro-bind", "/dev/null", real]
+    return argv
+
+
+def wrap(
+    command: Sequence[str],
+    files: Sequence[str] = (),
+    hidden: Sequence[str] = (),
+    *,
+    cwd: str | None = None,
+    disk_mb: int = 0,
+    uid: int | None = None,
+) -> list[str]:
+    """The argv that runs an organiser's bot `command` inside the sandbox, in `cwd` (default
+    `SANDBOX_HOME`), its `files` and `cwd` bound read-only at their own paths.
+
+    `disk_mb` bounds the `/tmp` tmpfs (0: the kernel's default, half the RAM); `uid` (a root
+    referee's only) is the host uid the bot runs as."""
+    argv = _system(uid, disk_mb)
+    readable = _readable(files, cwd, hidden)
+    for path in _parents(readable):
+        argv += ["--perms", "0755", "--dir", path]
+    for path in readable:
+        argv += ["--ro-bind", path, path]
+    argv += _masks(hidden, readable)
     argv += ["--chdir", cwd or SANDBOX_HOME, "--", *SHIM, *_drop_to(uid), *command]
+    return argv
+
+
+def wrap_confined(
+    command: Sequence[str],
+    folder: str,
+    hidden: Sequence[str] = (),
+    *,
+    disk_mb: int = 0,
+    uid: int | None = None,
+) -> list[str]:
+    """The argv that runs an uploaded bot's `command` as written, in its `folder` bound
+    read-only at `BOT_FOLDER`: the only path of the host it sees beyond the system (where the
+    `hidden` paths, the league's files, are masked), whatever folder the league lives in."""
+    argv = _system(uid, disk_mb)
+    argv += _masks(hidden, ())
+    argv += ["--ro-bind", os.path.realpath(folder), BOT_FOLDER]
+    argv += ["--chdir", BOT_FOLDER, "--", *SHIM, *_drop_to(uid), *command]
+    return argv
+
+
+def wrap_build(
+    command: Sequence[str],
+    source: str,
+    output: str,
+    hidden: Sequence[str] = (),
+    *,
+    disk_mb: int = 0,
+    uid: int | None = None,
+) -> list[str]:
+    """The argv of an uploaded bot's build (`referee.build`): the upload's files (`source`)
+    read-only at `BUILD_SOURCE`, a tmpfs of `disk_mb` at `BOT_FOLDER` for the build to write
+    its bot in (what it writes stays in memory and within the size), and the host file
+    `output` writable at `BUILD_OUTPUT`, where the bot's folder is packed when the build ends;
+    the system as for a bot, the `hidden` paths masked, and no other host path."""
+    argv = _system(uid, disk_mb)
+    argv += _masks(hidden, ())
+    argv += ["--ro-bind", os.path.realpath(source), BUILD_SOURCE]
+    if disk_mb:
+        argv += ["--size", str(disk_mb * MB)]
+    argv += ["--perms", "0777", "--tmpfs", BOT_FOLDER]
+    argv += ["--bind", os.path.realpath(output), BUILD_OUTPUT]
+    argv += ["--chdir", BOT_FOLDER, "--", *SHIM, *_drop_to(uid), *command]
     return argv

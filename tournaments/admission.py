@@ -15,24 +15,39 @@ from collections.abc import Sequence
 import trio
 
 from protocol.errors import ArenaError
-from referee import FAULT_KINDS, Fault, Limits, run_match
+from referee import FAULT_KINDS, Fault, Limits, MatchOutcome, run_match
 from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
 
 
 class Rejected(ArenaError):
-    """The bot failed its check; the message is the reason, in the bot author's terms."""
+    """The bot failed its check; the message is the reason, in the bot author's terms (with
+    the fault's reason, which may quote the bot's own output)."""
+
+    def __init__(self, message: str, fault: Fault, outcome: MatchOutcome) -> None:
+        super().__init__(message)
+        self.fault = fault
+        self.outcome = outcome
+
+    @property
+    def summary(self) -> str:
+        """What failed and where, without the bot's words: for everyone to read."""
+        return f"{self.fault.kind} {when(self.fault)} in its check game against random"
+
+
+def when(fault: Fault) -> str:
+    return "during the handshake" if fault.decision < 0 else f"at decision {fault.decision}"
 
 
 def explain(fault: Fault) -> str:
-    when = "during the handshake" if fault.decision < 0 else f"at decision {fault.decision}"
     meaning = FAULT_KINDS.get(fault.kind, "")
-    return f"{fault.kind} {when} ({meaning}): {fault.reason}"
+    return f"{fault.kind} {when(fault)} ({meaning}): {fault.reason}"
 
 
-async def check_bot(tournament: Tournament, candidate: Entrant, limits: Limits) -> None:
-    """Play one game, the candidate in seat 0 and `random` in the others; raise Rejected.
+async def check_bot(tournament: Tournament, candidate: Entrant, limits: Limits) -> MatchOutcome:
+    """Play one game, the candidate in seat 0 and `random` in the others; its outcome, or
+    Rejected.
 
     The deal is random (not one of the tournament's, whose seeds are secret); a rejection names
     its seed so that `arena match --seed` can play it again.
@@ -51,8 +66,11 @@ async def check_bot(tournament: Tournament, candidate: Entrant, limits: Limits) 
     if faults:
         raise Rejected(
             f"{candidate.name} rejected: {explain(faults[0])} "
-            f"(check game against random, seed {seed})"
+            f"(check game against random, seed {seed})",
+            faults[0],
+            outcome,
         )
+    return outcome
 
 
 async def check_all(

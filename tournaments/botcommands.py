@@ -104,7 +104,7 @@ def _no_shell_hint(text: str, construct: str) -> str:
     )
 
 
-def _split(text: str) -> list[str]:
+def split_command(text: str) -> list[str]:
     """The words of a one-string command; BotCommandError for an empty, unparsable or shell one."""
     construct = shell_syntax(text)
     if construct is not None:
@@ -172,7 +172,7 @@ def parse_bot(text: str, name: str | None = None, base: Path | None = None) -> B
         raise BotCommandError(
             f"empty bot command: give a built-in bot name ({BUILTIN_NAMES}) or a command"
         )
-    words = _split(text)
+    words = split_command(text)
     builtin = builtin_command(text)
     if builtin is not None:
         return BotSpec(name=name or text, command=builtin)

@@ -140,6 +140,11 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     build_s: Positive = 300
     """Wall-clock seconds a version's build step (`build` in its bot.toml) may take: it is
     killed beyond, and the version rejected."""
+    log_kb: Positive = 64
+    """A bot's stderr kept per game (what is beyond is cut, and the log says so)."""
+    logs_mb: Positive = 20
+    """A version's stderr kept over all its games: past it, its logs are no longer written
+    (each game notes that its log was dropped)."""
 
 
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -288,7 +293,7 @@ MAX_FILE_BYTES = 1 << 20
 anything, endless as /dev/zero)."""
 
 
-def load(path: Path) -> Tournament:
+def _read(path: Path) -> bytes:
     try:
         with path.open("rb") as file:
             data = file.read(MAX_FILE_BYTES + 1)
@@ -296,6 +301,26 @@ def load(path: Path) -> Tournament:
         raise ConfigError(f"cannot read tournament file: {exc}") from None
     if len(data) > MAX_FILE_BYTES:
         raise ConfigError(f"{path}: over {MAX_FILE_BYTES} bytes, which no tournament file is")
+    return data
+
+
+def load(path: Path) -> Tournament:
+    return decode(_read(path), str(path))
+
+
+def load_league(path: Path) -> Tournament:
+    """A league file: a tournament file with a `[league]` table, which is looked for first (a
+    tournament file without one is no league, whatever else is wrong with it)."""
+    data = _read(path)
+    try:
+        table = msgspec.toml.decode(data)
+    except msgspec.DecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    if not isinstance(table, dict) or "league" not in table:
+        raise ConfigError(
+            f"{path} has no [league] table: it is a tournament file (`arena run {path}`); a "
+            "league file is a tournament file with a [league] table (docs/server.md)"
+        )
     return decode(data, str(path))
 
 

@@ -5,7 +5,8 @@ bytes of every file the command names (for a built-in, every source file of the 
 its strategies and the SDK change its play too). Editing a bot's script therefore makes it a new
 entry in the store, whose games are played afresh, while the old version keeps its games under
 its own label: results of different code are never mixed.
-(A bot run as `python -m package` is hashed by its command only.)
+(A bot run as `python -m package` is hashed by its command only.) An uploaded bot
+(`BotSpec.folder`) is hashed by its command and its whole folder, links by their targets.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import hashlib
 import importlib.util
 import os
 import shlex
+import stat
 from pathlib import Path
 
 import msgspec
 
 from bots import BUILTIN_BOTS
 from protocol import TimeControl
+from protocol.errors import RequestError
 from referee import BotSpec, ResourceLimits
 from tournaments.botcommands import BotCommand, parse_bot, participant_spec, written
 
@@ -63,10 +66,57 @@ def _first_word(command: str) -> str:
     return words[0] if words else ""
 
 
-def content_hash(command: str, spec: BotSpec, odds: bytes = b"") -> str:
+class Bounds(msgspec.Struct, frozen=True):
+    """The most entries and bytes an uploaded bot's folder may hold when it is hashed."""
+
+    entries: int = 1_000_000
+    bytes: int = 1 << 40
+
+
+UNBOUNDED = Bounds()
+"""A folder made by the organiser (or already bounded when the league unpacked it)."""
+
+
+def folder_hash(digest: hashlib._Hash, root: str, bounds: Bounds) -> None:
+    """Add every entry of the folder `root` to `digest` in path order — a file's relative
+    path, x bit and bytes, a link's target (never followed) — reading at most `bounds`
+    (`RequestError` beyond), and refusing anything but files, folders and links."""
+    entries: list[tuple[str, str]] = []
+    for folder, folders, files in os.walk(root):
+        for name in (*folders, *files):
+            path = os.path.join(folder, name)
+            entries.append((os.path.relpath(path, root).replace(os.sep, "/"), path))
+            if len(entries) > bounds.entries:
+                raise RequestError(f"the bot's folder holds more than {bounds.entries} entries")
+    left = bounds.bytes
+    for relative, path in sorted(entries):
+        mode = os.lstat(path).st_mode
+        if stat.S_ISDIR(mode):
+            continue
+        if stat.S_ISLNK(mode):
+            digest.update(f"{relative}\0l\0{os.readlink(path)}\0".encode("utf-8", "replace"))
+            continue
+        if not stat.S_ISREG(mode):
+            raise RequestError(f"'{relative}' in the bot's folder is not a file, folder or link")
+        executable = int(bool(mode & stat.S_IXUSR))
+        digest.update(f"{relative}\0{executable}\0".encode("utf-8", "replace"))
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC), "rb") as file:
+            while chunk := file.read(1 << 20):
+                left -= len(chunk)
+                if left < 0:
+                    raise RequestError(f"the bot's folder holds more than {bounds.bytes} bytes")
+                digest.update(chunk)
+        digest.update(b"\0")
+
+
+def content_hash(command: str, spec: BotSpec, odds: bytes = b"", bounds: Bounds = UNBOUNDED) -> str:
     """16 hex digits of SHA-256 over the command text and the contents of the files it runs
-    (and the bot's own time control, if it has one: other odds, other games)."""
+    (and the bot's own time control, if it has one: other odds, other games); an uploaded
+    bot's folder whole, within `bounds`."""
     digest = hashlib.sha256(command.strip().encode() + b"\0" + odds)
+    if spec.folder is not None:
+        folder_hash(digest, spec.folder, bounds)
+        return digest.hexdigest()[:16]
     module = BUILTIN_BOTS.get(_first_word(command))  # a built-in, maybe with its arguments
     named = [(p, os.path.basename(p)) for p in _builtin_files(module)] if module else _files(spec)
     for path, name in named:

@@ -6,6 +6,7 @@ Shared by `arena run` and `arena add`, so both agree on where the store is, whic
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,10 +93,16 @@ def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared
     return opened(file, tournament, db)
 
 
-def opened(file: Path, tournament: Tournament, db: Path | None = None) -> Prepared:
+def opened(
+    file: Path,
+    tournament: Tournament,
+    db: Path | None = None,
+    entrants: Sequence[Entrant] | None = None,
+) -> Prepared:
     """`tournament` (of `file`, whose directory its relative paths start from) with its store
     open and its bots registered; what `prepare` does after reading the file, and what a
-    league's ladder does for each of its rounds."""
+    league's ladder does for each of its rounds, with its `entrants` resolved already (its house
+    bots and uploaded versions: then the tournament's participants are not resolved again)."""
     # Everything the file decides first (sandbox, store path and binding, the participants
     # resolved and hashed), then the store once: one pass through each, no back and forth.
     try:
@@ -103,10 +110,14 @@ def opened(file: Path, tournament: Tournament, db: Path | None = None) -> Prepar
     except SandboxUnavailable as exc:
         raise ConfigError(f'sandbox = "bwrap": {exc}') from None
     path, settings = db or db_path(tournament, file), fixed_settings(tournament)
-    entrants = [
-        resolve(name, entry, file.parent, tournament.resources(name), own_time(tournament, name))
-        for name, entry in tournament.participants.items()
-    ]
+    if entrants is None:
+        entrants = [
+            resolve(
+                name, entry, file.parent, tournament.resources(name), own_time(tournament, name)
+            )
+            for name, entry in tournament.participants.items()
+        ]
+    named = {entrant.name for entrant in entrants}
     store = Store(path)
     try:
         store.bind(settings, carried=CARRIED_DEALING)
@@ -114,7 +125,7 @@ def opened(file: Path, tournament: Tournament, db: Path | None = None) -> Prepar
         added = [
             resolve(row.name, row.command, None)
             for row in store.added_bots()
-            if row.name not in tournament.participants
+            if row.name not in named
         ]
         rows = [store.bot(e.name, e.command, e.hash) for e in entrants]
         rows += [store.bot(e.name, e.command, e.hash, added=True) for e in added]
@@ -125,7 +136,7 @@ def opened(file: Path, tournament: Tournament, db: Path | None = None) -> Prepar
     gone = store.excluded()
     players = [
         Player(row.id, labels[row.id], e)
-        for row, e in zip(rows, entrants + added, strict=True)
+        for row, e in zip(rows, [*entrants, *added], strict=True)
         if row.id not in gone
     ]
     removed = [labels[row.id] for row in rows if row.id in gone]

@@ -25,6 +25,7 @@ on, and `Voided.command` is a one-line `arena match` that plays the same game ag
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -57,7 +58,7 @@ from tournaments.schedule import (
     seating,
     units,
 )
-from tournaments.store import Store, seat_set_key
+from tournaments.store import LogRow, Store, log_file, seat_set_key
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -150,6 +151,31 @@ async def play_game(
     return outcome, (time.perf_counter() - began) * 1000
 
 
+class LogBudget:
+    """The bytes of stderr kept per bot label over all its games (a league's `logs_mb` per
+    version): a log past it is not written, its game records it as dropped."""
+
+    def __init__(self, limit: int, used: dict[str, int]) -> None:
+        self.limit = limit
+        self.used = used
+        """Bytes kept so far per label (`Store.log_bytes` when the budget is made)."""
+
+    def take(self, label: str, size: int) -> bool:
+        """Whether a log of `size` bytes of `label` is kept (and counted)."""
+        if self.used.get(label, 0) + size > self.limit:
+            return False
+        self.used[label] = self.used.get(label, 0) + size
+        return True
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _safe(label: str) -> str:
+    """A label as a part of a log's file name (for people; the store records whose it is)."""
+    return _UNSAFE.sub("_", label)[:40] or "bot"
+
+
 class Runner:
     """One run of one tournament: the schedule, the store, the bots, the executor and the
     callbacks. The executor defaults to `InProcess` with the tournament's concurrency."""
@@ -167,6 +193,7 @@ class Runner:
         on_void: OnVoid | None = None,
         on_probation: OnProbation | None = None,
         claimed: set[tuple[str, int, int]] | None = None,
+        log_budget: LogBudget | None = None,
     ) -> None:
         self.tournament = tournament
         self.store = store
@@ -186,6 +213,7 @@ class Runner:
         """The games (seat-set key, deal, rotation) handed to the executor and not yet back:
         left out of the units made meanwhile. Shared by runs on one store that overlap (a
         league's rounds), so that none plays a game another has in hand."""
+        self.log_budget = log_budget
         self._seats = {bot: self._seat(player) for bot, player in self.players.items()}
 
     def _seat(self, player: Player) -> Seat:
@@ -277,18 +305,31 @@ class Runner:
         if isinstance(result, GameVoided):
             self._void(work, result)
             return
-        self._keep_logs(result)
         self._store(work.seat_set, result)
 
-    def _keep_logs(self, game: GameDone) -> None:
-        """Write the stderr each seat wrote in `game` to the log directory (if there is one)."""
-        directory = self.limits.log_dir
-        if directory is None or not game.logs:
-            return
-        os.makedirs(directory, exist_ok=True)
-        for name, text in game.logs:
-            with open(os.path.join(directory, os.path.basename(name)), "w") as file:
-                file.write(text)
+    def _logs(self, seated: Sequence[int], game: GameDone) -> list[tuple[LogRow, str]]:
+        """Each seat's log of `game` as it will be recorded, with the text to write (none for a
+        bot whose logs are over their budget: recorded as dropped)."""
+        if self.limits.log_dir is None:
+            return []
+        kept = []
+        for seat, text in game.logs:
+            label = self.players[seated[seat]].label
+            size = len(text.encode("utf-8", "replace"))
+            dropped = self.log_budget is not None and not self.log_budget.take(label, size)
+            row = LogRow(seat, f"seat{seat}-{_safe(label)}.log", size, dropped)
+            kept.append((row, "" if dropped else text))
+        return kept
+
+    def _write_logs(self, game_id: int, logs: list[tuple[LogRow, str]]) -> None:
+        """Write the kept logs of the stored game `game_id` to the log directory."""
+        assert self.limits.log_dir is not None
+        os.makedirs(self.limits.log_dir, exist_ok=True)
+        for row, text in logs:
+            if not row.dropped:
+                path = os.path.join(self.limits.log_dir, log_file(game_id, row.file))
+                with open(path, "w", encoding="utf-8", errors="replace") as file:
+                    file.write(text)
 
     def _void(self, work: UnitWork, game: GameVoided) -> None:
         seated = seating(work.seat_set, game.rotation)
@@ -321,6 +362,7 @@ class Runner:
 
     def _store(self, ids: tuple[int, ...], game: GameDone) -> None:
         seated = seating(ids, game.rotation)
+        logs = self._logs(seated, game)
         stored = self.store.add_game(
             seat_set=seat_set_key(ids),
             deal=game.deal,
@@ -330,9 +372,12 @@ class Runner:
             played=game.played,
             decisions=game.decisions,
             record=game.record,
+            logs=[row for row, _ in logs],
         )
-        if not stored:  # delivered again by a re-run unit: counted and reported once
+        if stored is None:  # delivered again by a re-run unit: counted and reported once
             return
+        if logs:
+            self._write_logs(stored, logs)
         self.played += 1
         self.on_game(
             FinishedGame(

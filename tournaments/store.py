@@ -31,6 +31,10 @@ Schema (version 1)::
                                           --   record: zlib-compressed game record
     seats(game, seat, bot, score, rank, moves, think_ms, PRIMARY KEY(game, seat))
     faults(game, seat, kind, reason, decision)
+    excluded(bot PRIMARY KEY, since)      -- made at the first `arena remove`
+    logs(game, seat, file, bytes, dropped, PRIMARY KEY(game, seat))
+                                          -- made at the first stderr log kept: whose log
+                                          --   each file of `<store>.logs/` is
 """
 
 from __future__ import annotations
@@ -104,6 +108,13 @@ EXCLUDED_SCHEMA = (
 )
 """The removed bots (`Store.exclude`), a table made at the first `arena remove`: a store no bot
 was removed from keeps the schema older arenas read."""
+LOGS_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS logs (game INTEGER NOT NULL REFERENCES games(id), "
+    "seat INTEGER NOT NULL, file TEXT NOT NULL, bytes INTEGER NOT NULL, "
+    "dropped INTEGER NOT NULL CHECK (dropped IN (0, 1)), PRIMARY KEY (game, seat))"
+)
+"""The bots' stderr logs of each game (`LogRow`), recorded with the game when it is stored, made
+at the first game with a log: which file is whose is read from here, never from file names."""
 STORE_TABLES = frozenset({"meta", "bots", "games", "seats", "faults"})
 
 SECRET_BYTES = 32
@@ -136,6 +147,22 @@ class BotRow(msgspec.Struct, frozen=True):
     command: str
     hash: str
     added: bool
+
+
+class LogRow(msgspec.Struct, frozen=True):
+    """A seat's stderr log of a game: its file in the store's log folder, its size, and whether
+    it was dropped (the bot's logs over their total cap: no file was written)."""
+
+    seat: int
+    file: str
+    bytes: int
+    dropped: bool = False
+
+
+def log_file(game: int, name: str) -> str:
+    """A game's log file name: the game's id first, then `name` (seat and bot, for people
+    looking at the folder; nothing reads it back)."""
+    return f"{game}-{name}"
 
 
 def seat_set_key(bot_ids: Sequence[int]) -> str:
@@ -208,7 +235,8 @@ class Store(SqliteFile):
         if "meta" not in objects:
             what = "an empty file" if self.path.stat().st_size == 0 else "another SQLite database"
             raise StoreError(f"{self.path} is not a tournament store ({what}); nothing was changed")
-        self._check_tables(objects, _SCHEMA + ";" + EXCLUDED_SCHEMA, STORE_TABLES)
+        schema = ";".join((_SCHEMA, EXCLUDED_SCHEMA, LOGS_SCHEMA))
+        self._check_tables(objects, schema, STORE_TABLES)
 
     def _check_version(self) -> None:
         version = self._meta("schema")
@@ -398,8 +426,11 @@ class Store(SqliteFile):
         played: Played,
         decisions: int,
         record: bytes,
-    ) -> bool:
-        """Store one finished game atomically; False (and nothing written) if already stored."""
+        logs: Sequence[LogRow] = (),
+    ) -> int | None:
+        """Store one finished game atomically, with the record of its seats' logs (their `file`
+        names made `log_file(id, file)`); its id, or None (and nothing written) if already
+        stored."""
         with self._transaction():
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO games (seat_set, deal, rotation, seed, finished, wall_ms, "
@@ -416,9 +447,9 @@ class Store(SqliteFile):
                     zlib.compress(record),
                 ),
             )
-            if cursor.rowcount == 0:
-                return False
             game = cursor.lastrowid
+            if cursor.rowcount == 0 or game is None:
+                return None
             self._db.executemany(
                 "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -439,7 +470,54 @@ class Store(SqliteFile):
                 "INSERT INTO faults VALUES (?, ?, ?, ?, ?)",
                 [(game, f.seat, f.kind, f.reason, f.decision) for f in played.faults],
             )
-        return True
+            if logs:
+                self._db.execute(LOGS_SCHEMA)
+                self._db.executemany(
+                    "INSERT INTO logs VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (game, log.seat, log_file(game, log.file), log.bytes, int(log.dropped))
+                        for log in logs
+                    ],
+                )
+        return game
+
+    def _has_logs(self) -> bool:
+        made = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'logs'"
+        ).fetchone()
+        return made is not None
+
+    @_read_back
+    def log_bytes(self) -> dict[str, int]:
+        """The bytes of stderr kept so far per bot label (a league's cap per version)."""
+        if not self._has_logs():
+            return {}
+        labels = self.labels()
+        rows = self._db.execute(
+            "SELECT seats.bot, sum(logs.bytes) FROM logs JOIN seats "
+            "ON seats.game = logs.game AND seats.seat = logs.seat "
+            "WHERE NOT logs.dropped GROUP BY seats.bot"
+        )
+        return {labels[int(bot)]: int(total) for bot, total in rows}
+
+    @_read_back
+    def logs_of(self, name: str, count: int) -> list[tuple[int, str, LogRow]]:
+        """The newest `count` logs of any version of the bot `name` (game id, label, row),
+        newest first: the record made with each game, whatever the files are called."""
+        if not self._has_logs():
+            return []
+        labels = self.labels()
+        rows = self._db.execute(
+            "SELECT logs.game, seats.bot, logs.seat, logs.file, logs.bytes, logs.dropped "
+            "FROM logs JOIN seats ON seats.game = logs.game AND seats.seat = logs.seat "
+            "WHERE seats.bot IN (SELECT id FROM bots WHERE name = ?) "
+            "ORDER BY logs.game DESC, logs.seat LIMIT ?",
+            (name, count),
+        )
+        return [
+            (int(game), labels[int(bot)], LogRow(int(seat), str(file), int(size), bool(dropped)))
+            for game, bot, seat, file, size, dropped in rows
+        ]
 
     @_read_back
     def games(self) -> list[FinishedGame]:

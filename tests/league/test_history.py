@@ -7,7 +7,7 @@ import re
 
 from tourhelp_league import finished
 
-from tournaments.server.board import history, rating_histories
+from tournaments.league.board import history, rating_histories
 from tournaments.server.history import svg_line
 
 

@@ -16,7 +16,7 @@ from tournaments.executors.work import Result, UnitWork
 from tournaments.league.ladder import Focus, Rounds
 from tournaments.league.league import League
 from tournaments.results import FinishedGame
-from tournaments.runner import Voided
+from tournaments.runner import LogBudget, Voided
 from tournaments.store import Store
 
 
@@ -72,7 +72,7 @@ async def test_rounds_of_a_three_player_league_play_every_rotation_of_each_new_d
     handed: list[tuple[str | None, frozenset[str], int, int]] = []  # round's bot, game
     delivered: list[tuple[frozenset[str], int, int]] = []
     with League(file) as league:
-        rounds = Rounds(league, Quiet(), Focus([]), trio.Event)  # no change comes
+        rounds = Rounds(league, Quiet(), Focus([]), trio.Event, LogBudget(1 << 20, {}))  # no change
 
         def units() -> Iterator[UnitWork]:
             for work in rounds.units():
@@ -127,7 +127,7 @@ def test_a_change_ends_the_round_at_its_next_unit(tmp_path: Path) -> None:
     file.write_text(MULTI)
     change = trio.Event()
     with League(file) as league:
-        rounds = Rounds(league, Quiet(), Focus([]), lambda: change)
+        rounds = Rounds(league, Quiet(), Focus([]), lambda: change, LogBudget(1 << 20, {}))
         units = rounds.units()
         first = next(units)
         same = next(units)  # no change: the round goes on (3 seat-sets × 3 rotations of "a")

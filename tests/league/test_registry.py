@@ -14,6 +14,7 @@ from protocol.errors import RequestError
 from tournaments.league.registry import (
     LOG_BYTES,
     TOKEN_PREFIX,
+    NotFound,
     Registry,
     Taken,
     token_hash,
@@ -66,17 +67,22 @@ def test_a_token_signs_its_author_in_and_nothing_else_does(registry: Registry) -
     assert registry.author_for("arena_é") is None
 
 
-def test_a_disabled_author_is_not_signed_in(registry: Registry) -> None:
+def test_a_disabled_author_is_not_signed_in_until_enabled(registry: Registry) -> None:
     alice = registry.new_token("alice")
     bob = registry.new_token("bob")
-    registry.disable_author("alice")
+    sessions = registry.authors()[0].sessions
+    registry.set_author_disabled("alice", True)
     assert registry.author_for(alice) is None
     assert registry.author_for(bob) is not None
     assert [a.disabled for a in registry.authors()] == [True, False]
-    registry.new_token("alice")  # a new token does not undo an organiser's decision
-    assert registry.authors()[0].disabled
-    with pytest.raises(RequestError, match="no author named 'carol'"):
-        registry.disable_author("carol")
+    assert registry.authors()[0].sessions == sessions + 1  # her sessions end
+    newer = registry.new_token("alice")  # a new token does not undo an organiser's decision
+    assert registry.authors()[0].disabled and registry.author_for(newer) is None
+    enabled = registry.set_author_disabled("alice", False)
+    assert not enabled.disabled and registry.author_for(newer) is not None
+    assert registry.author_for(alice) is None  # the re-issued token is the one that works
+    with pytest.raises(NotFound, match="no author named 'carol'"):
+        registry.set_author_disabled("carol", True)
 
 
 def test_reissuing_a_token_replaces_the_old_one(registry: Registry) -> None:
@@ -88,6 +94,7 @@ def test_reissuing_a_token_replaces_the_old_one(registry: Registry) -> None:
     again = registry.author_for(new)
     assert again is not None and first is not None and again.id == first.id
     assert [a.name for a in registry.authors()] == ["alice"]
+    assert again.sessions == first.sessions + 1  # the sessions the old token signed in end
 
 
 @pytest.mark.parametrize("name", ["", " alice", "alice\n", "x" * 101])
@@ -202,22 +209,106 @@ def test_another_authors_bot_name_is_refused(registry: Registry) -> None:
         registry.add_version(99, "fresh", "h1", "./bot", None)
 
 
-def test_a_disabled_bot_stays_disabled(registry: Registry) -> None:
+def test_a_disabled_bot_stays_out_whatever_is_uploaded_until_enabled(
+    registry: Registry,
+) -> None:
     alice = author(registry, "alice")
     v1 = registry.add_version(alice, "greedy", "h1", "./bot", None)
     registry.set_status(v1.id, "checking")
     registry.set_status(v1.id, "playing")
     v2 = registry.add_version(alice, "greedy", "h2", "./bot", None)
     registry.set_status(v2.id, "checking")
-    assert registry.disable_bot("greedy") == 2
-    assert {v.status for v in registry.versions("greedy")} == {"disabled"}
+    assert registry.set_bot_disabled("greedy", True).disabled
     assert registry.playing() == [] and registry.queued() == []
-    after = registry.set_status(v2.id, "playing")  # its check ends after the organiser's word
-    assert after.status == "disabled"
+    registry.set_status(v2.id, "playing")  # its check ends after the organiser's word
     assert registry.playing() == []
+    v3 = registry.add_version(alice, "greedy", "h3", "./bot", None)  # a new upload
+    assert registry.queued() == [] and registry.playing() == []
     assert registry.owner("greedy") == alice  # the name stays hers
-    with pytest.raises(RequestError, match="no bot named 'nobody'"):
-        registry.disable_bot("nobody")
+    assert not registry.set_bot_disabled("greedy", False).disabled
+    assert [v.id for v in registry.playing()] == [v2.id]
+    assert [v.id for v in registry.queued()] == [v3.id]
+    with pytest.raises(NotFound, match="no uploaded bot named 'nobody'"):
+        registry.set_bot_disabled("nobody", True)
+
+
+@pytest.mark.parametrize("alike", ["AliceBot", "alicebot.", "alice_bot", "ALICE-BOT-", "Alicebot"])
+def test_a_name_like_another_bots_is_refused_naming_it(registry: Registry, alike: str) -> None:
+    alice, bob = author(registry, "alice"), author(registry, "bob")
+    registry.add_version(alice, "alicebot", "h1", "./bot", None)
+    with pytest.raises(Taken, match=f"{alike!r} is too close to the league's bot 'alicebot'"):
+        registry.add_version(bob, alike, "h1", "./bot", None)
+    with pytest.raises(Taken):  # its own author cannot make a twin either
+        registry.add_version(alice, alike, "h1", "./bot", None)
+    assert registry.look_alike(alike) == "alicebot"
+    assert [v.bot for v in registry.versions()] == ["alicebot"]
+
+
+def test_versions_are_numbered_per_bot_and_a_rejected_one_uploaded_again_is_queued(
+    registry: Registry,
+) -> None:
+    alice = author(registry, "alice")
+    numbers = [
+        registry.add_version(alice, bot, content, "./bot", None).number
+        for bot, content in (("a", "h1"), ("b", "h1"), ("a", "h2"), ("a", "h3"))
+    ]
+    assert numbers == [1, 1, 2, 3]
+    (first, *_) = registry.versions("a")
+    registry.set_status(first.id, "rejected", "crash during the handshake")
+    again = registry.add_version(alice, "a", "h1", "./bot", None)
+    assert (again.id, again.number, again.status) == (first.id, 1, "queued")
+    assert registry.set_identity(first.id, "abc").identity == "abc"
+
+
+def test_a_version_1_registry_is_brought_up_with_its_disabled_bots(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(VERSION_1)
+    db.close()
+    registry = Registry(path)
+    try:
+        (alice,) = registry.authors()
+        assert (alice.name, alice.sessions) == ("alice", 0)
+        bots = {name: registry.bot(name) for name in ("x", "y")}
+        assert bots["x"] is not None and bots["x"].disabled and bots["x"].author == alice.id
+        assert bots["y"] is not None and not bots["y"].disabled
+        versions = registry.versions()
+        assert [(v.bot, v.number, v.status) for v in versions] == [
+            ("x", 1, "rejected"), ("y", 1, "playing"), ("x", 2, "rejected")
+        ]  # fmt: skip
+        assert versions[0].reason == "disabled by an organiser"
+        assert registry.playing() == [versions[1]]
+    finally:
+        registry.close()
+    assert Registry(path).authors() == [alice]  # opened again: nothing more to do
+
+
+VERSION_1 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema', '1');
+CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL UNIQUE, organiser INTEGER NOT NULL CHECK (organiser IN (0, 1)),
+    disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)), created TEXT NOT NULL);
+CREATE TABLE versions (id INTEGER PRIMARY KEY, author INTEGER NOT NULL REFERENCES authors(id),
+    bot TEXT NOT NULL, hash TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('queued',
+    'building', 'checking', 'playing', 'rejected', 'superseded', 'disabled')), reason TEXT,
+    command TEXT NOT NULL, build TEXT, created TEXT NOT NULL, updated TEXT NOT NULL,
+    UNIQUE (author, bot, hash));
+CREATE INDEX versions_bot ON versions (bot, status);
+CREATE INDEX versions_status ON versions (status);
+CREATE TABLE logs (version INTEGER NOT NULL REFERENCES versions(id),
+    kind TEXT NOT NULL CHECK (kind IN ('build', 'check')), text TEXT NOT NULL,
+    dropped INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (version, kind));
+CREATE TABLE uploads (author INTEGER NOT NULL REFERENCES authors(id), at REAL NOT NULL);
+CREATE INDEX uploads_author ON uploads (author, at);
+INSERT INTO authors VALUES (1, 'alice', 'ab', 0, 0, '2026-01-01');
+INSERT INTO versions VALUES (1, 1, 'x', 'h1', 'disabled', 'disabled by an organiser',
+    './bot', NULL, '2026-01-01', '2026-01-01');
+INSERT INTO versions VALUES (2, 1, 'y', 'h1', 'playing', NULL, './bot', NULL, '2026-01-01',
+    '2026-01-01');
+INSERT INTO versions VALUES (3, 1, 'x', 'h2', 'disabled', 'disabled by an organiser',
+    './bot', NULL, '2026-01-01', '2026-01-01');
+"""
 
 
 # ---- restart ----------------------------------------------------------------------------------

@@ -97,11 +97,15 @@ def test_no_bot_process_plays_two_games_of_a_deal_5211(tmp_path: Path) -> None:
     assert faults(store) == []
     with sqlite3.connect(store) as db:
         seeds = {deal: seed for deal, seed in db.execute("SELECT deal, seed FROM games")}
+        logs = db.execute(  # whose log each file is: the store's record, not its name
+            "SELECT games.deal, logs.file FROM logs JOIN games ON games.id = logs.game "
+            "JOIN seats ON seats.game = logs.game AND seats.seat = logs.seat "
+            "JOIN bots ON bots.id = seats.bot WHERE bots.name = 'memory'"
+        ).fetchall()
     processes: dict[int, list[str]] = {}
     match_ids = set()
-    for log in store.with_suffix(".logs").glob("*memory.log"):
-        deal = int(find(r"\.(\d+)\.(\d+)-seat", log.name))
-        text = log.read_text()
+    for deal, file in logs:
+        text = (store.with_suffix(".logs") / file).read_text()
         processes.setdefault(deal, []).append(find(r"process=(\w+)", text))
         start = find(r"start=(.*)", text)
         match_ids.add(find(r'"match": "(\w*)"', start))

@@ -84,8 +84,8 @@ class GameDone(msgspec.Struct, frozen=True, tag=True):
     played: Played
     decisions: int
     record: bytes
-    logs: list[tuple[str, str]]
-    """(log file name, text) of each seat that wrote to stderr, capped like the referee's."""
+    logs: list[tuple[int, str]]
+    """(seat, text) of each seat that wrote to stderr, capped like the referee's."""
 
 
 class GameVoided(msgspec.Struct, frozen=True, tag=True):
@@ -166,10 +166,10 @@ def finished(work: UnitWork, deal: int, outcome: MatchOutcome, wall_ms: float) -
     """The game as data, with the stderr each seat wrote (its log files read and removed)."""
     cap = work.limits.stderr_cap_bytes
     logs = []
-    for path in outcome.logs:
+    for seat, path in enumerate(outcome.logs):
         text = read_log(path, cap)
         if text is not None:
-            logs.append((os.path.basename(path), text))
+            logs.append((seat, text))
     return GameDone(
         deal=deal,
         rotation=work.rotation,

@@ -1,69 +1,117 @@
-"""A queued version's check: its build step first if it has one (in its folder, sandboxed and
-limited as the league's bots are: `referee.run_build`), then the handshake and one game against
-random (as `arena add` checks a bot), then playing — or rejected with the reason in the
-author's terms."""
+"""A queued version's check: its build step first if it has one (`referee.run_build`: in the
+sandbox, in memory, with the league's limits), then its identity (the hash of its folder as it
+will run, made once), then the handshake and one game against random (as `arena add` checks a
+bot), then playing — or rejected, its files removed and its log kept.
+
+What is public and what is private: a version's status and `reason` are on its public page,
+so the reason says only what kind of failure it was and where (the build's exit, the fault and
+its decision); the build's output, the check game's stderr and the fault's own words (which can
+quote the bot, and paths) go to the version's logs, which only its author and the organisers
+see.
+"""
 
 from __future__ import annotations
 
+import os
+import secrets
+import tempfile
 import time
+from pathlib import Path
 
-from protocol.errors import ArenaError
-from referee import BuildResult, run_build
+import msgspec
+import trio
+
+from protocol.errors import ArenaError, RequestError
+from referee import BuildResult, Limits, run_build
 from tournaments.admission import Rejected, check_bot
-from tournaments.entrants import entrant
+from tournaments.league.folders import identity, remove
 from tournaments.league.league import League
 from tournaments.league.registry import Version
-from tournaments.prepare import Prepared
+from tournaments.league.unpack import Refused, unpack_built
+
+CHECK_LOG_BYTES = 16 * 1024
+"""The check game's stderr kept in the check log: its last 16 KiB."""
 
 
-async def check_version(league: League, prepared: Prepared, version: Version) -> Version:
+async def check_version(league: League, limits: Limits, version: Version) -> Version:
     """Build `version` if it has a build step, then check it, with the league's settings and
-    limits (`prepared`: the league's open tournament); its new status."""
+    `limits` (the league's referee limits: `League.limits`); its new status."""
+    folder = league.version_dir(version)
+    if not folder.is_dir():
+        return await reject(league, version, "its files are gone: upload them again")
     if version.build is not None:
-        failed = await build_version(league, prepared, version, version.build)
+        failed = await build_version(league, limits, version, version.build)
         if failed is not None:
             return failed
     league.registry.set_status(version.id, "checking")
-    began = time.monotonic()
     try:
-        candidate = entrant(version.bot, league.participant(version), league.file.parent)
-        await check_bot(league.tournament, candidate, prepared.limits)
-    except (Rejected, ArenaError, OSError) as exc:
-        league.registry.append_log(version.id, "check", str(exc))
-        return league.registry.set_status(version.id, "rejected", str(exc))
+        made = await trio.to_thread.run_sync(
+            identity, version.command, folder, league.upload_limits
+        )
+    except (RequestError, OSError) as exc:
+        league.registry.append_log(version.id, "check", f"{exc}\n")
+        return await reject(league, version, "its folder could not be read (see its check log)")
+    version = league.registry.set_identity(version.id, made)
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="arena-check-") as logs:
+        checked = msgspec.structs.replace(limits, log_dir=logs, hidden=(*limits.hidden, logs))
+        try:
+            await check_bot(league.tournament, league.entrant(version), checked)
+        except Rejected as rejected:
+            league.registry.append_log(version.id, "check", f"{rejected}\n")
+            league.registry.append_log(version.id, "check", _stderr(rejected.outcome.logs[0]))
+            return await reject(league, version, f"rejected: {rejected.summary}")
+        except (ArenaError, OSError) as exc:
+            league.registry.append_log(version.id, "check", f"the check could not run: {exc}\n")
+            return await reject(league, version, "the check could not run (see its check log)")
     took = time.monotonic() - began
     league.registry.append_log(
-        version.id, "check", f"passed in {took:.2f} s: the handshake and a game against random"
+        version.id, "check", f"passed in {took:.2f} s: the handshake and a game against random\n"
     )
     return league.registry.set_status(version.id, "playing")
 
 
+async def reject(league: League, version: Version, reason: str) -> Version:
+    """Reject `version` with the public `reason`; its files are removed (its logs stay)."""
+    await trio.to_thread.run_sync(remove, league.version_dir(version))
+    return league.registry.set_status(version.id, "rejected", reason)
+
+
 async def build_version(
-    league: League, prepared: Prepared, version: Version, build: str
+    league: League, limits: Limits, version: Version, build: str
 ) -> Version | None:
-    """Run the version's build step `build` in its folder — the league's sandbox and resource
-    limits, `build_s` seconds at most; the league's file, store and registry masked, other bots'
-    folders never bound — its output kept as the version's build log. None when it built; else
-    the version, rejected with the reason (or disabled meanwhile: then it is not built)."""
-    building = league.registry.set_status(version.id, "building")
-    if building.status != "building":
-        return building
-    registry = league.registry.path
-    hidden = tuple(str(registry.with_name(registry.name + end)) for end in ("", "-wal", "-shm"))
-    folder = str(league.version_dir(version))
+    """Run the version's build step `build` on a copy of its upload (in the sandbox, in
+    memory, with the league's limits and `build_s`), its output kept as the version's build
+    log, and the built folder, unpacked by the upload rules, put in place of the upload. None
+    when it built; else the version, rejected with the reason."""
+    league.registry.set_status(version.id, "building")
+    folder = league.version_dir(version)
+    staging = league.bots_dir / ".staging"
+    staging.mkdir(parents=True, exist_ok=True)
+    packed = staging / f"{secrets.token_hex(8)}.tar"
+    built = staging / secrets.token_hex(8)
     try:
-        result = await run_build(build, folder, prepared.limits, league.settings.build_s, hidden)
-    except (ArenaError, OSError) as exc:
-        league.registry.append_log(version.id, "build", f"$ {build}\n{exc}\n")
-        return league.registry.set_status(
-            version.id, "rejected", f"the build could not run: {exc}; see the build log"
-        )
-    league.registry.append_log(version.id, "build", build_log(build, result))
-    if result.ok:
+        os.close(os.open(packed, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        try:
+            result = await run_build(
+                build, str(folder), str(packed), limits, league.settings.build_s, league.hidden
+            )
+        except (ArenaError, OSError) as exc:
+            league.registry.append_log(version.id, "build", f"$ {build}\n{exc}\n")
+            return await reject(league, version, "the build could not run (see its build log)")
+        league.registry.append_log(version.id, "build", build_log(build, result))
+        if not result.ok:
+            return await reject(league, version, f"the build failed: {result.detail}")
+        built.mkdir()
+        try:
+            await trio.to_thread.run_sync(unpack_built, packed, built, league.upload_limits)
+        except Refused as refused:
+            league.registry.append_log(version.id, "build", f"the built folder: {refused}\n")
+            return await reject(league, version, "the built folder broke the upload rules")
+        await trio.to_thread.run_sync(_replace, folder, built)
         return None
-    return league.registry.set_status(
-        version.id, "rejected", f"the build failed: {result.detail}; see the build log"
-    )
+    finally:
+        await trio.to_thread.run_sync(_discard, packed, built)
 
 
 def build_log(build: str, result: BuildResult) -> str:
@@ -73,3 +121,31 @@ def build_log(build: str, result: BuildResult) -> str:
     if output and not output.endswith("\n"):
         output += "\n"
     return f"$ {build}\n{dropped}{output}[build: {result.detail} after {result.elapsed_s:.1f} s]\n"
+
+
+def _stderr(path: str) -> str:
+    """The check game's stderr of the version (the last `CHECK_LOG_BYTES`), for its log."""
+    try:
+        with open(path, "rb") as file:
+            size = file.seek(0, os.SEEK_END)
+            file.seek(max(0, size - CHECK_LOG_BYTES))
+            text = file.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+    return f"--- its stderr in the check game (the last {CHECK_LOG_BYTES // 1024} KiB) ---\n{text}"
+
+
+def _replace(folder: Path, built: Path) -> None:
+    """Put the built folder where the upload was (the upload removed)."""
+    old = built.with_name(built.name + ".old")
+    folder.rename(old)
+    built.rename(folder)
+    remove(old)
+
+
+def _discard(*paths: Path) -> None:
+    for path in paths:
+        if path.is_dir():
+            remove(path)
+        else:
+            path.unlink(missing_ok=True)

@@ -23,7 +23,7 @@ from tournaments.league.league import League
 from tournaments.prepare import Prepared, opened
 from tournaments.ratings import OnlinePlackettLuce
 from tournaments.results import FinishedGame
-from tournaments.runner import Runner
+from tournaments.runner import LogBudget, Runner
 from tournaments.running import GameListener
 from tournaments.store import Store
 
@@ -36,10 +36,10 @@ clocks are as fair as in a tournament."""
 
 def open_league(league: League) -> Prepared:
     """The league as an open tournament of its house bots and playing versions (a gauntlet of
-    the first of them until `focus` chooses)."""
-    versions = league.registry.playing()
-    names = [*league.tournament.participants, *(version.bot for version in versions)]
-    return opened(league.file, league.tournament_for(versions, names[0] if names else "", 1))
+    the first of them until `focus` chooses), none of them hashed again."""
+    entrants = [*league.house(), *map(league.entrant, league.registry.playing())]
+    first = entrants[0].name if entrants else ""
+    return opened(league.file, league.tournament_for(first, 1), entrants=entrants)
 
 
 class Focus:
@@ -98,8 +98,10 @@ class Rounds:
         listener: GameListener,
         focus: Focus,
         changes: Callable[[], trio.Event],
+        log_budget: LogBudget,
     ) -> None:
         self.league, self.listener, self.focus = league, listener, focus
+        self.log_budget = log_budget
         self.changes = changes
         self.claimed: set[tuple[str, int, int]] = set()
         self._store: Store | None = None
@@ -139,7 +141,8 @@ class Rounds:
         bots for a game."""
         prepared = open_league(self.league)  # registers new versions in the store
         try:
-            tournament, players, limits = prepared.tournament, prepared.players, prepared.limits
+            tournament, players = prepared.tournament, prepared.players
+            limits = self.league.limits(prepared.limits)
         finally:
             prepared.close()
         if len(players) < tournament.players:
@@ -158,6 +161,7 @@ class Rounds:
             on_void=self.listener.on_void,
             on_probation=self.listener.on_probation,
             claimed=self.claimed,
+            log_budget=self.log_budget,
         )
 
     def _on_game(self, game: FinishedGame) -> None:
@@ -171,21 +175,24 @@ class Rounds:
 
 async def check_queued(league: League, on_checked: Callable[[], None]) -> None:
     """Check every queued version, oldest first, calling `on_checked` after each."""
-    for version in league.registry.queued():
+    while queued := league.registry.queued():
         prepared = open_league(league)  # the league's limits, sandbox and hidden files
         try:
-            await check_version(league, prepared, version)
+            limits = league.limits(prepared.limits)
         finally:
             prepared.close()
+        await check_version(league, limits, queued[0])
         on_checked()
 
 
-def noted(league: League) -> Focus:
-    """A `Focus` of the league's stored games (read once, when the ladder starts)."""
+def noted(league: League) -> tuple[Focus, LogBudget]:
+    """A `Focus` of the league's stored games and the bytes of stderr each version has kept
+    (read once, when the ladder starts)."""
+    budget = league.settings.logs_mb * 1024 * 1024
     if not league.store_path.exists():
-        return Focus([])
+        return Focus([]), LogBudget(budget, {})
     with Store(league.store_path, readonly=True) as store:
-        return Focus(store.games())
+        return Focus(store.games()), LogBudget(budget, store.log_bytes())
 
 
 async def run_ladder(
@@ -195,12 +202,12 @@ async def run_ladder(
     processes are not started again for each); with too few bots, wait for the next change (a
     version uploaded or playing). `changes` gives the event the next change sets, taken before
     the work so that a change during it is not missed."""
-    focus = await trio.to_thread.run_sync(noted, league)  # the pages answer meanwhile
+    focus, log_budget = await trio.to_thread.run_sync(noted, league)  # pages answer meanwhile
     executor = executor_for(league.tournament, nice=LADDER_NICE)
     async with executor.kept():
         while True:
             change = changes()
-            rounds = Rounds(league, listener, focus, changes)
+            rounds = Rounds(league, listener, focus, changes, log_budget)
             try:
                 await executor.run(rounds.units(), rounds.deliver)
             finally:

@@ -4,40 +4,52 @@ and the folder of its uploaded bots — and the tournament each ladder round pla
 A league is a tournament file with a `[league]` table: the same settings, store, schedule,
 runner, ratings and tables; its participants are its house bots (the file's `[participants]`)
 and the playing version of every uploaded bot.
+
+An uploaded version runs confined to its own folder (`referee.BotSpec.folder`): its command is
+an argument list run there, nothing of it resolved on the host, and its identity is the hash
+its check made of that folder, so the ladder never reads a version's files.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 from pathlib import Path
 
 import msgspec
 
+from bots import BUILTIN_BOTS
 from protocol.errors import RequestError
-from tournaments.config import LeagueSettings, Participant, Tournament, db_path, load
-from tournaments.league.registry import Registry, Version
+from referee import BotSpec, Limits
+from tournaments.botcommands import split_command
+from tournaments.config import ConfigError, LeagueSettings, Tournament, db_path, load_league
+from tournaments.entrants import Entrant
+from tournaments.errors import BotCommandError
+from tournaments.league.registry import Registry, Taken, Version, name_key
 from tournaments.league.unpack import UploadLimits
+from tournaments.prepare import own_time, resolve
 
-BOT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """An uploaded bot's name: safe in tables, URLs, paths and pages (no `@`, which marks older
 versions' labels in the store)."""
+MIB = 1024 * 1024
 
 
 class League:
     """The league of `file`, its registry open (close it, or use `with`)."""
 
     def __init__(self, file: Path) -> None:
-        tournament = load(file)
-        if tournament.league is None:
-            raise RequestError(
-                f"{file} has no [league] table: it is a tournament file (`arena run {file}`)"
-            )
+        tournament = load_league(file)
+        assert tournament.league is not None
         self.file = file
         self.tournament = tournament
         self.settings: LeagueSettings = tournament.league
         self.store_path = db_path(tournament, file)
         self.registry = Registry(self.store_path.with_suffix(".league.sqlite"))
         self.bots_dir = self.store_path.with_suffix(".bots")
+        self.logs_dir = self.store_path.with_suffix(".logs")
+        self._house: list[Entrant] | None = None
 
     def close(self) -> None:
         self.registry.close()
@@ -53,32 +65,115 @@ class League:
         s = self.settings
         return UploadLimits(archive_mb=s.upload_mb, unpacked_mb=s.unpacked_mb, files=s.files)
 
+    @property
+    def hidden(self) -> tuple[str, ...]:
+        """The league's own files, which no bot and no build may see wherever the league lives
+        (masked where a sandbox would show them: under `/opt`, say)."""
+        registry = self.registry.path.resolve()
+        ends = ("", "-wal", "-shm")
+        return (
+            *(str(registry.with_name(registry.name + end)) for end in ends),
+            str(self.bots_dir.resolve()),
+            str(self.logs_dir.resolve()),
+        )
+
+    def limits(self, base: Limits) -> Limits:
+        """The tournament's referee limits (`base`) with the league's files hidden too and the
+        league's cap on a bot's stderr in one game."""
+        return msgspec.structs.replace(
+            base,
+            hidden=(*base.hidden, *self.hidden),
+            stderr_cap_bytes=self.settings.log_kb * 1024,
+        )
+
     def version_dir(self, version: Version) -> Path:
         """Where a version's files live: one folder per bot and content hash, never reused."""
         return self.bots_dir / version.bot / version.hash
 
-    def participant(self, version: Version) -> Participant:
-        """A version as a tournament participant: its command, run in its own folder."""
-        return Participant(command=version.command, cwd=str(self.version_dir(version)))
+    def entrant(self, version: Version) -> Entrant:
+        """A version as a tournament entrant: its command as written, run in its own folder
+        and nowhere else, known by the identity its check made (never hashed again here)."""
+        spec = BotSpec(
+            name=version.bot,
+            command=split_command(version.command),
+            folder=str(self.version_dir(version)),
+        )
+        return Entrant(version.bot, version.command, version.identity or version.hash, spec)
 
-    def tournament_for(self, versions: list[Version], candidate: str, deals: int) -> Tournament:
-        """The tournament one ladder round plays: the house bots and these versions, every
-        seat-set holding `candidate` (a gauntlet), deals 0 to `deals - 1` (the store already
-        holds the earlier ones, so only the new deals and new opponents are played)."""
-        uploaded = {version.bot: self.participant(version) for version in versions}
+    def house(self) -> list[Entrant]:
+        """The house bots (the file's participants), resolved and hashed once per server."""
+        if self._house is None:
+            t = self.tournament
+            self._house = [
+                resolve(name, entry, self.file.parent, t.resources(name), own_time(t, name))
+                for name, entry in t.participants.items()
+            ]
+        return self._house
+
+    def tournament_for(self, candidate: str, deals: int) -> Tournament:
+        """The tournament one ladder round plays: every seat-set holding `candidate` (a
+        gauntlet), deals 0 to `deals - 1` (the store already holds the earlier ones, so only
+        the new deals and new opponents are played)."""
         return msgspec.structs.replace(
-            self.tournament,
-            participants={**self.tournament.participants, **uploaded},
-            schedule="gauntlet",
-            candidate=candidate,
-            deals=deals,
+            self.tournament, schedule="gauntlet", candidate=candidate, deals=deals
         )
 
+    def check_bot_name(self, name: str) -> None:
+        """RequestError unless `name` may name an uploaded bot: its characters, and no house
+        or built-in bot's name however written (`Taken`)."""
+        if not BOT_NAME.fullmatch(name):
+            raise RequestError(
+                f"bot name {name!r}: use 1-64 letters, digits, '_', '.' or '-', starting with "
+                "a letter or digit"
+            )
+        reserved = [*self.tournament.participants, *BUILTIN_BOTS]
+        for house in reserved:
+            if name_key(house) == name_key(name):
+                raise Taken(
+                    f"the bot name {name!r} is too close to the league's house bot {house!r}: "
+                    "choose another"
+                )
 
-def check_bot_name(name: str) -> None:
-    """RequestError unless `name` may name an uploaded bot."""
-    if not BOT_NAME.match(name):
-        raise RequestError(
-            f"bot name {name!r}: use 1-64 letters, digits, '_', '.' or '-', starting with a "
-            "letter or digit"
-        )
+
+def confined_command(command: str) -> list[str]:
+    """An uploaded bot's command as the argument list it runs as (in its own folder), or
+    `RequestError` saying what is wrong with it."""
+    try:
+        return split_command(command)
+    except BotCommandError as exc:
+        raise RequestError(str(exc)) from None
+
+
+class ServeLock:
+    """The league's lock: one `arena serve` per league, the second refused with the first
+    one's PID. A lock file beside the store, held (flock) as long as the server runs; the
+    kernel lets go of it when the process ends, however it ends."""
+
+    def __init__(self, league: League) -> None:
+        self.path = league.store_path.with_suffix(".serve.lock")
+        self._fd: int | None = None
+
+    def __enter__(self) -> ServeLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise ConfigError(
+                f"another `arena serve` (PID {holder}) serves this league ({self.path}): stop "
+                "it first; two servers on one league would check its uploads twice"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def megabytes(count: int) -> int:
+    return count * MIB

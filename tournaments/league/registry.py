@@ -15,24 +15,35 @@ stored (see `new_token`). Nothing here logs.
 A version's status flows (`NEXT`)::
 
     queued -> building -> checking -> playing -> superseded
-         \\__________\\__________\\-> rejected (-> queued, to check it again)
-    any -> disabled (an organiser's, final)
+         \\__________\\__________\\-> rejected (-> queued: uploaded again)
 
 A version reaching `playing` supersedes the bot's older playing version in the same
-transaction, so a bot plays with one version at most. A server killed while building or
-checking leaves its versions in `building` or `checking`: opening the registry queues them
-again (their partial logs dropped), and `queued()` is what is left to check, in upload order. So
-one server serves a registry: a second one opening it would queue the first one's checks again.
+transaction, so a bot plays with one version at most. An organiser disables a bot or an author,
+and enables them again: a disabled bot's versions are neither checked nor played, whatever its
+author uploads, until it is enabled; a disabled author's token signs nothing in. Disabling an
+author or re-issuing their token ends their browser sessions (`Author.sessions` counts up).
 
-Schema (version 1)::
+Bot names are unique up to case and punctuation (`name_key`): `AliceBot`, `alicebot.` and
+`alice_bot` are one name, owned by the first author who uploads it.
 
-    meta(key PRIMARY KEY, value)          -- 'schema' = '1'
-    authors(id PRIMARY KEY, name UNIQUE, token_hash UNIQUE, organiser, disabled, created)
-                                          -- token_hash: hex SHA-256 of the token
+A server killed while building or checking leaves its versions in `building` or `checking`:
+opening the registry queues them again (their partial logs dropped), and `queued()` is what is
+left to check, in upload order. So one server serves a registry (`arena serve` holds the
+league's lock: `tournaments.league.league.ServeLock`): a second one opening it would queue the
+first one's checks again.
+
+Schema (version 2; a version 1 file is brought up when it is opened)::
+
+    meta(key PRIMARY KEY, value)          -- 'schema' = '2'
+    authors(id PRIMARY KEY, name UNIQUE, token_hash UNIQUE, organiser, disabled, created,
+            sessions)                     -- token_hash: hex SHA-256 of the token
+    bots(name PRIMARY KEY, key UNIQUE, author, disabled, created)
+                                          -- key: `name_key(name)`; author: its owner
     versions(id PRIMARY KEY, author, bot, hash, status, reason, command, build, created,
-             updated, UNIQUE(author, bot, hash))
-                                          -- bot: the bot's name, owned by the author of its
-                                          --   first version; hash: of the unpacked files
+             updated, number, identity, UNIQUE(author, bot, hash), UNIQUE(bot, number))
+                                          -- hash: of the uploaded files; number: the bot's
+                                          --   1, 2, ...; identity: of its folder once built;
+                                          --   reason: public (what and where, no output)
     logs(version, kind, text, dropped, PRIMARY KEY(version, kind))
                                           -- kind: build | check; text: the last 64 KiB at
                                           --   most; dropped: bytes cut from its start
@@ -44,6 +55,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
@@ -53,21 +65,20 @@ import msgspec
 from protocol.errors import RequestError
 from tournaments.sqlitefile import SqliteFile, StoreError, guarded
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
-Status = Literal["queued", "building", "checking", "playing", "rejected", "superseded", "disabled"]
+Status = Literal["queued", "building", "checking", "playing", "rejected", "superseded"]
 STATUSES: frozenset[str] = frozenset(get_args(Status))
 LogKind = Literal["build", "check"]
 LOG_KINDS: tuple[str, ...] = get_args(LogKind)
 
 NEXT: Mapping[str, frozenset[str]] = {
-    "queued": frozenset({"building", "checking", "rejected", "disabled"}),
-    "building": frozenset({"checking", "rejected", "queued", "disabled"}),
-    "checking": frozenset({"playing", "rejected", "queued", "disabled"}),
-    "playing": frozenset({"superseded", "rejected", "disabled"}),
-    "superseded": frozenset({"disabled"}),
-    "rejected": frozenset({"queued", "disabled"}),
-    "disabled": frozenset(),
+    "queued": frozenset({"building", "checking", "rejected"}),
+    "building": frozenset({"checking", "rejected", "queued"}),
+    "checking": frozenset({"playing", "rejected", "queued"}),
+    "playing": frozenset({"superseded", "rejected"}),
+    "superseded": frozenset(),
+    "rejected": frozenset({"queued"}),
 }
 """The statuses a version of each status may take next (setting the same again is allowed)."""
 
@@ -90,6 +101,14 @@ CREATE TABLE IF NOT EXISTS authors (
     token_hash TEXT NOT NULL UNIQUE,
     organiser INTEGER NOT NULL CHECK (organiser IN (0, 1)),
     disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
+    created TEXT NOT NULL,
+    sessions INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS bots (
+    name TEXT PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    author INTEGER NOT NULL REFERENCES authors(id),
+    disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),
     created TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS versions (
@@ -104,8 +123,11 @@ CREATE TABLE IF NOT EXISTS versions (
     build TEXT,
     created TEXT NOT NULL,
     updated TEXT NOT NULL,
+    number INTEGER NOT NULL DEFAULT 0,
+    identity TEXT,
     UNIQUE (author, bot, hash)
 );
+CREATE UNIQUE INDEX IF NOT EXISTS versions_number ON versions (bot, number);
 CREATE INDEX IF NOT EXISTS versions_bot ON versions (bot, status);
 CREATE INDEX IF NOT EXISTS versions_status ON versions (status);
 CREATE TABLE IF NOT EXISTS logs (
@@ -121,11 +143,16 @@ CREATE TABLE IF NOT EXISTS uploads (
 );
 CREATE INDEX IF NOT EXISTS uploads_author ON uploads (author, at);
 """
-REGISTRY_TABLES = frozenset({"meta", "authors", "versions", "logs", "uploads"})
+REGISTRY_TABLES = frozenset({"meta", "authors", "bots", "versions", "logs", "uploads"})
+
+
+class NotFound(RequestError):
+    """No author or bot of that name (HTTP 404)."""
 
 
 class Taken(RequestError):
-    """The bot name belongs to another author: the upload must use another name."""
+    """The bot name (or one it looks like) belongs to another author, or to a house bot: the
+    upload must use another name."""
 
 
 class Author(msgspec.Struct, frozen=True):
@@ -134,6 +161,17 @@ class Author(msgspec.Struct, frozen=True):
     organiser: bool
     disabled: bool
     created: str
+    sessions: int = 0
+    """Counts up when the token is re-issued or the author disabled: a browser session made
+    at another count has ended."""
+
+
+class Bot(msgspec.Struct, frozen=True):
+    """An uploaded bot's name, its owner, and whether an organiser disabled it."""
+
+    name: str
+    author: int
+    disabled: bool
 
 
 class Version(msgspec.Struct, frozen=True):
@@ -143,14 +181,25 @@ class Version(msgspec.Struct, frozen=True):
     hash: str
     status: Status
     reason: str | None
+    """Public: what ended a rejection and where, never a bot's output or a path."""
     command: str
     build: str | None
     created: str
     updated: str
+    number: int
+    """The bot's 1, 2, ... in upload order."""
+    identity: str | None
+    """The hash of its folder as it runs (after the build), made once by its check."""
 
 
-_AUTHOR_COLUMNS = "id, name, organiser, disabled, created"
+_AUTHOR_COLUMNS = ", ".join(Author.__struct_fields__)
 _VERSION_COLUMNS = ", ".join(Version.__struct_fields__)
+_PUNCTUATION = re.compile(r"[._-]+")
+
+
+def name_key(name: str) -> str:
+    """What two bot names must not share: `AliceBot`, `alicebot.` and `alice_bot` look alike."""
+    return _PUNCTUATION.sub("", name.casefold())
 
 
 def _now() -> str:
@@ -210,8 +259,11 @@ class Registry(SqliteFile):
     def _check_ours(self) -> None:
         """Refuse a file that is not a registry (a tournament store, another program's
         database), or one whose schema was changed by hand (`_check_tables`), before reading a
-        row."""
+        row; a version 1 registry is brought up to version 2 first."""
         objects = self._objects()
+        if "authors" in objects and "bots" not in objects:
+            self._upgrade_from_1(objects)
+            objects = self._objects()
         if "authors" not in objects:
             if {"games", "seats"} <= objects.keys():
                 what = "a tournament store"
@@ -225,8 +277,45 @@ class Registry(SqliteFile):
             )
         self._check_tables(objects, _SCHEMA, REGISTRY_TABLES)
 
+    def _upgrade_from_1(self, objects: dict[str, tuple[str, str]]) -> None:
+        """Version 1 to 2: the bots table (owners from their first versions; a bot with a
+        version an organiser disabled, disabled), version numbers, identities, session counts.
+        A view or trigger is refused first (one could run during the change)."""
+        for name, (kind, _) in objects.items():
+            if kind not in ("table", "index"):
+                raise self._damaged(f"it has a {kind} {name!r} that a {self.NOUN} never has")
+        with self._transaction():
+            if self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() != ("1",):
+                raise self._damaged("it has no bots table but is not a version 1 registry")
+            statements = _SCHEMA.split(";")
+            self._db.execute(next(st for st in statements if "TABLE IF NOT EXISTS bots" in st))
+            self._db.execute("ALTER TABLE authors ADD COLUMN sessions INTEGER NOT NULL DEFAULT 0")
+            self._db.execute("ALTER TABLE versions ADD COLUMN number INTEGER NOT NULL DEFAULT 0")
+            self._db.execute("ALTER TABLE versions ADD COLUMN identity TEXT")
+            rows = self._db.execute(
+                "SELECT id, author, bot, status, created FROM versions ORDER BY id"
+            ).fetchall()
+            numbers: dict[str, int] = {}
+            for version_id, author, bot, status, created in rows:
+                numbers[bot] = numbers.get(bot, 0) + 1
+                self._db.execute(
+                    "INSERT OR IGNORE INTO bots (name, key, author, disabled, created) "
+                    "VALUES (?, ?, ?, 0, ?)",
+                    (bot, name_key(bot), author, created),
+                )
+                if status == "disabled":
+                    self._db.execute("UPDATE bots SET disabled = 1 WHERE name = ?", (bot,))
+                    self._db.execute(
+                        "UPDATE versions SET status = 'rejected', reason = ? WHERE id = ?",
+                        ("disabled by an organiser", version_id),
+                    )
+                self._db.execute(
+                    "UPDATE versions SET number = ? WHERE id = ?", (numbers[bot], version_id)
+                )
+            self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
+
     def _author_row(self, row: tuple[Any, ...]) -> Author:
-        values = dict(zip(("id", "name", "organiser", "disabled", "created"), row, strict=True))
+        values = dict(zip(Author.__struct_fields__, row, strict=True))
         for flag in ("organiser", "disabled"):
             if values[flag] not in (0, 1):
                 raise self._damaged(f"author {values['id']}'s {flag} is not 0 or 1")
@@ -260,8 +349,8 @@ class Registry(SqliteFile):
         reads the file cannot sign in.
 
         For an existing author this replaces the token (a lost token is re-issued; the old one
-        stops working) and sets the organiser flag to `organiser`; a disabled author stays
-        disabled.
+        stops working, and so do the sessions it signed in) and sets the organiser flag to
+        `organiser`; a disabled author stays disabled (`author` tells).
         """
         _check_name("an author's", name)
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
@@ -269,7 +358,8 @@ class Registry(SqliteFile):
             self._db.execute(
                 "INSERT INTO authors (name, token_hash, organiser, disabled, created) "
                 "VALUES (?, ?, ?, 0, ?) ON CONFLICT (name) DO UPDATE SET "
-                "token_hash = excluded.token_hash, organiser = excluded.organiser",
+                "token_hash = excluded.token_hash, organiser = excluded.organiser, "
+                "sessions = sessions + 1",
                 (name, token_hash(token), int(organiser), _now()),
             )
         return token
@@ -290,41 +380,96 @@ class Registry(SqliteFile):
         return None if author.disabled else author
 
     @guarded
-    def disable_author(self, name: str) -> None:
-        """The author's token no longer signs in (their versions stay as they are: disable
-        their bots with `disable_bot`)."""
+    def set_author_disabled(self, name: str, disabled: bool) -> Author:
+        """Disable the author (their token signs nothing in and their sessions end; their bots
+        play on unless disabled themselves) or enable them again; the author as now stored."""
         with self._transaction():
-            cursor = self._db.execute("UPDATE authors SET disabled = 1 WHERE name = ?", (name,))
+            cursor = self._db.execute(
+                "UPDATE authors SET disabled = ?, sessions = sessions + ? WHERE name = ?",
+                (int(disabled), int(disabled), name),
+            )
             if cursor.rowcount == 0:
-                raise RequestError(f"the league has no author named {name!r} (in {self.path})")
+                raise NotFound(f"the league has no author named {name!r}")
+            found = self.author(name)
+        assert found is not None
+        return found
+
+    @guarded
+    def author(self, name: str) -> Author | None:
+        row = self._db.execute(
+            f"SELECT {_AUTHOR_COLUMNS} FROM authors WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else self._author_row(row)
+
+    @guarded
+    def author_by_id(self, author_id: int) -> Author | None:
+        row = self._db.execute(
+            f"SELECT {_AUTHOR_COLUMNS} FROM authors WHERE id = ?", (author_id,)
+        ).fetchone()
+        return None if row is None else self._author_row(row)
 
     @guarded
     def authors(self) -> list[Author]:
         rows = self._db.execute(f"SELECT {_AUTHOR_COLUMNS} FROM authors ORDER BY id")
         return [self._author_row(row) for row in rows]
 
+    # ---- bots -------------------------------------------------------------------------------
+
+    @guarded
+    def bot(self, name: str) -> Bot | None:
+        row = self._db.execute(
+            "SELECT name, author, disabled FROM bots WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else Bot(str(row[0]), int(row[1]), bool(row[2]))
+
+    @guarded
+    def look_alike(self, name: str) -> str | None:
+        """The uploaded bot whose name looks like `name` (`name_key`), if any."""
+        row = self._db.execute("SELECT name FROM bots WHERE key = ?", (name_key(name),)).fetchone()
+        return None if row is None else str(row[0])
+
+    @guarded
+    def set_bot_disabled(self, name: str, disabled: bool) -> Bot:
+        """Disable the bot (out of the ladder, its uploads neither checked nor played, until
+        enabled) or enable it again (its newest passing version plays); the bot now."""
+        with self._transaction():
+            cursor = self._db.execute(
+                "UPDATE bots SET disabled = ? WHERE name = ?", (int(disabled), name)
+            )
+            if cursor.rowcount == 0:
+                raise NotFound(f"the league has no uploaded bot named {name!r}")
+        found = self.bot(name)
+        assert found is not None
+        return found
+
     # ---- versions ---------------------------------------------------------------------------
 
     @guarded
     def owner(self, bot: str) -> int | None:
         """The id of the author the bot name belongs to (who uploaded it first), or None."""
-        row = self._db.execute(
-            "SELECT author FROM versions WHERE bot = ? ORDER BY id LIMIT 1", (bot,)
-        ).fetchone()
-        return None if row is None else int(row[0])
+        found = self.bot(bot)
+        return None if found is None else found.author
 
     @guarded
     def add_version(
         self, author: int, bot: str, hash: str, command: str, build: str | None
     ) -> Version:
         """A new version of `bot` by `author` (an author id), queued for checking; the same
-        upload again (author, bot and content hash) is the version made the first time.
+        upload again (author, bot and content hash) is the version made the first time, queued
+        again if it was rejected.
 
-        A bot name belongs to the first author who uploads it: `Taken` for anyone else's.
+        A bot name belongs to the first author who uploads it: `Taken` for anyone else's, and
+        for a name that looks like another bot's (`name_key`).
         """
         _check_name("a bot's", bot)
         with self._transaction():
             self._check_author(author)
+            alike = self.look_alike(bot)
+            if alike is not None and alike != bot:
+                raise Taken(
+                    f"the bot name {bot!r} is too close to the league's bot {alike!r} (names "
+                    "differing only in case or punctuation are one name): choose another"
+                )
             owner = self.owner(bot)
             if owner is not None and owner != author:
                 raise Taken(
@@ -333,9 +478,20 @@ class Registry(SqliteFile):
                 )
             now = _now()
             self._db.execute(
+                "INSERT OR IGNORE INTO bots (name, key, author, disabled, created) "
+                "VALUES (?, ?, ?, 0, ?)",
+                (bot, name_key(bot), author, now),
+            )
+            self._db.execute(
                 "INSERT OR IGNORE INTO versions (author, bot, hash, status, reason, command, "
-                "build, created, updated) VALUES (?, ?, ?, 'queued', NULL, ?, ?, ?, ?)",
-                (author, bot, hash, command, build, now, now),
+                "build, created, updated, number) VALUES (?, ?, ?, 'queued', NULL, ?, ?, ?, ?, "
+                "(SELECT coalesce(max(number), 0) + 1 FROM versions WHERE bot = ?))",
+                (author, bot, hash, command, build, now, now, bot),
+            )
+            self._db.execute(
+                "UPDATE versions SET status = 'queued', reason = ?, updated = ? "
+                "WHERE author = ? AND bot = ? AND hash = ? AND status = 'rejected'",
+                ("uploaded again", now, author, bot, hash),
             )
             row = self._db.execute(
                 f"SELECT {_VERSION_COLUMNS} FROM versions WHERE author = ? AND bot = ? "
@@ -356,17 +512,14 @@ class Registry(SqliteFile):
         """Move a version on (`NEXT` says where to; anything else is a ValueError) with the
         reason shown to its author (None clears it); the version as now stored.
 
-        A disabled version stays disabled, unchanged: an organiser's decision wins over a check
-        finishing later. A version reaching `playing` supersedes the bot's older playing
-        version in the same transaction; if a newer version of the bot is already playing, it
-        is superseded itself instead.
+        A version reaching `playing` supersedes the bot's older playing version in the same
+        transaction; if a newer version of the bot is already playing, it is superseded itself
+        instead.
         """
         if status not in STATUSES:
             raise ValueError(f"{status!r} is not a version's status")
         with self._transaction():
             version = self._version(version_id)
-            if version.status == "disabled":
-                return version
             if status != version.status and status not in NEXT[version.status]:
                 raise ValueError(
                     f"version {version_id} of {version.bot} is {version.status}: it cannot "
@@ -404,10 +557,22 @@ class Registry(SqliteFile):
         return [self._version_row(row) for row in rows]
 
     @guarded
+    def set_identity(self, version_id: int, identity: str) -> Version:
+        """Record the hash of the version's folder as it runs (made once, by its check)."""
+        with self._transaction():
+            self._version(version_id)
+            self._db.execute(
+                "UPDATE versions SET identity = ? WHERE id = ?", (identity, version_id)
+            )
+            return self._version(version_id)
+
+    @guarded
     def queued(self) -> list[Version]:
-        """The versions waiting for their build and check, in upload order."""
+        """The versions waiting for their build and check, in upload order (a disabled bot's
+        wait until it is enabled)."""
         rows = self._db.execute(
-            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE status = 'queued' ORDER BY id"
+            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE status = 'queued' "
+            "AND bot NOT IN (SELECT name FROM bots WHERE disabled) ORDER BY id"
         )
         return [self._version_row(row) for row in rows]
 
@@ -423,26 +588,14 @@ class Registry(SqliteFile):
 
     @guarded
     def playing(self) -> list[Version]:
-        """The version each bot plays with (its newest playing one), by bot name."""
+        """The version each bot plays with (its newest playing one), by bot name; none of a
+        disabled bot."""
         rows = self._db.execute(
             f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id IN "
-            "(SELECT max(id) FROM versions WHERE status = 'playing' GROUP BY bot) ORDER BY bot"
+            "(SELECT max(id) FROM versions WHERE status = 'playing' GROUP BY bot) "
+            "AND bot NOT IN (SELECT name FROM bots WHERE disabled) ORDER BY bot"
         )
         return [self._version_row(row) for row in rows]
-
-    @guarded
-    def disable_bot(self, bot: str, reason: str | None = "disabled by an organiser") -> int:
-        """Disable every version of `bot` (an organiser's action, final); how many were not
-        disabled yet."""
-        with self._transaction():
-            if self.owner(bot) is None:
-                raise RequestError(f"the league has no bot named {bot!r} (in {self.path})")
-            cursor = self._db.execute(
-                "UPDATE versions SET status = 'disabled', reason = ?, updated = ? "
-                "WHERE bot = ? AND status != 'disabled'",
-                (reason, _now(), bot),
-            )
-            return cursor.rowcount
 
     # ---- logs -------------------------------------------------------------------------------
 

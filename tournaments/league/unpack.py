@@ -8,6 +8,10 @@ so that most refusals come before anything is written; then the files are copied
 counting the bytes actually written, because declared sizes lie: the copy stops at the caps.
 Nothing is ever held whole in memory, and on a refusal the folder is left empty.
 
+A build's output (`unpack_built`: its folder packed as a plain tar by `referee.build`) is
+unpacked by the same rules, but for symbolic links, which a build may make (`libx.so ->
+libx.so.1`): one whose target stays inside the folder is kept, any other is refused, naming it.
+
 A `bot.toml` at the top (or inside a single top-level folder, which is then stripped) says how
 to run the bot (`manifest`); a single file is run by its kind (`single_file_command`).
 The standard library reads the formats; where it would trust a hostile header with memory
@@ -100,6 +104,15 @@ class _Source(Protocol):
     def read(self, size: int, /) -> bytes: ...
 
 
+class _Raw(Protocol):
+    """A tar stream's bytes: a gzip stream or a file."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+    def seek(self, position: int, whence: int = 0, /) -> int: ...
+    def tell(self) -> int: ...
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class _Entry:
     """One checked entry of an archive: its path as parts, its name as written (for messages),
@@ -111,6 +124,8 @@ class _Entry:
     size: int = 0
     executable: bool = False
     open: Callable[[], IO[bytes] | None] | None = None
+    link: str | None = None
+    """A symbolic link's target (a build's output only), checked to stay inside the folder."""
 
 
 def unpack(data: bytes, filename: str, into: Path, limits: UploadLimits) -> list[str]:
@@ -133,13 +148,47 @@ def unpack(data: bytes, filename: str, into: Path, limits: UploadLimits) -> list
         if kind.endswith(".zip"):
             _unpack_zip(data, writer)
         elif kind.endswith((".tar.gz", ".tgz")):
-            _unpack_tar(data, writer)
+            _unpack_tar(gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb"), writer, links=False)
         else:
             _write_single(data, name, writer)
     except BaseException:
         _empty(into)
         raise
     return writer.files
+
+
+def unpack_built(packed: Path, into: Path, limits: UploadLimits) -> list[str]:
+    """Unpack a build's output `packed` (a plain tar of the built folder) into the empty folder
+    `into` by the upload rules, links inside the folder kept; the files written — or `Refused`,
+    leaving `into` empty."""
+    if not into.is_dir() or any(into.iterdir()):
+        raise ValueError(f"{into} must be an existing empty folder")
+    writer = _Writer(into, limits)
+    try:
+        with packed.open("rb") as raw:
+            _unpack_tar(raw, writer, links=True)
+        _check_links(into)
+    except BaseException:
+        _empty(into)
+        raise
+    return writer.files
+
+
+def _check_links(into: Path) -> None:
+    """Refuse a link that resolves outside `into` on the disk (one link leading through
+    another can climb out although each reads as inside)."""
+    top = os.path.realpath(into)
+    for folder, folders, files in os.walk(into):
+        for name in (*folders, *files):
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                real = os.path.realpath(path)
+                if real != top and not real.startswith(top + os.sep):
+                    shown = os.path.relpath(path, into)
+                    raise Refused(
+                        f"{_shown(shown)}: a symbolic link that leads outside the bot's folder "
+                        "(links may lead only to files of the bot's own)"
+                    )
 
 
 def manifest(root: Path) -> Manifest:
@@ -219,9 +268,13 @@ class _Writer:
                 self._folders.add(parts[:depth])
 
     def file(self, entry: _Entry) -> None:
-        assert entry.open is not None
         self.folder(entry.parts[:-1])
         path = self.into.joinpath(*entry.parts)
+        if entry.link is not None:
+            os.symlink(entry.link, path)
+            self.files.append("/".join(entry.parts))
+            return
+        assert entry.open is not None
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         with open(os.open(path, flags, 0o600), "wb") as out:
             self.files.append("/".join(entry.parts))
@@ -339,13 +392,14 @@ def _zip_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> _Entry | None
 
 
 class _TarStream:
-    """The inflated tar stream of a .tar.gz, as tarfile reads it, within bounds: its length
-    (the unpacked cap plus room for headers) and, while `header_left` is set, the bytes
-    tarfile may read for one entry's headers — it reads a pax or GNU long-name header whole, at
-    any size the header declares (1 GB of zeros is a 1 MB upload)."""
+    """A tar stream (inflated from a .tar.gz, or a build's plain tar), as tarfile reads it,
+    within bounds: its length (the unpacked cap plus room for headers) and, while
+    `header_left` is set, the bytes tarfile may read for one entry's headers — it reads a pax
+    or GNU long-name header whole, at any size the header declares (1 GB of zeros is a 1 MB
+    upload)."""
 
-    def __init__(self, data: bytes, limits: UploadLimits) -> None:
-        self._gzip = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")
+    def __init__(self, raw: _Raw, limits: UploadLimits) -> None:
+        self._gzip = raw
         self._cap_mb = limits.unpacked_mb
         self._length = limits.unpacked_mb * MIB + (limits.files + 2) * (_TAR_HEADER_BYTES + 512)
         self.header_left: int | None = _TAR_HEADER_BYTES
@@ -383,9 +437,9 @@ class _TarStream:
         self._gzip.close()
 
 
-def _unpack_tar(data: bytes, writer: _Writer) -> None:
+def _unpack_tar(raw: _Raw, writer: _Writer, links: bool) -> None:
     limits = writer.limits
-    stream = _TarStream(data, limits)
+    stream = _TarStream(raw, limits)
     with contextlib.closing(stream), _open_tar(stream) as archive:
         entries: list[_Entry] = []
         count = declared = 0
@@ -400,7 +454,7 @@ def _unpack_tar(data: bytes, writer: _Writer) -> None:
             count += 1
             if count > limits.files:
                 raise Refused(_too_many(limits.files))
-            entry = _tar_entry(archive, member)
+            entry = _tar_entry(archive, member, links)
             if entry is not None:
                 # Checked before the next header, which tarfile finds by skipping this data.
                 declared += entry.size
@@ -419,9 +473,20 @@ def _open_tar(stream: _TarStream) -> tarfile.TarFile:
         raise Refused(f"not a readable .tar.gz archive ({error})") from None
 
 
-def _tar_entry(archive: tarfile.TarFile, member: tarfile.TarInfo) -> _Entry | None:
-    """`member` checked (None: the top folder itself, `.`)."""
+def _tar_entry(archive: tarfile.TarFile, member: tarfile.TarInfo, links: bool) -> _Entry | None:
+    """`member` checked (None: the top folder itself, `.`); a symbolic link only with `links`,
+    and only one that leads to a path inside the folder."""
     name = member.name
+    if member.issym() and links:
+        parts = _path_parts(name, False)
+        if parts is None:
+            raise Refused(f"{_shown(name)}: a link without a name")
+        if not _stays_inside(parts, member.linkname):
+            raise Refused(
+                f"{_shown('/'.join(parts))}: a symbolic link to '{printable(member.linkname)}', outside the "
+                "bot's folder (links may lead only to files of the bot's own)"
+            )
+        return _Entry(parts, name, False, link=member.linkname)
     if member.issym():
         _refuse_kind(name, f"symbolic link (to '{member.linkname}')")
     if member.islnk():
@@ -445,6 +510,22 @@ def _tar_entry(archive: tarfile.TarFile, member: tarfile.TarInfo) -> _Entry | No
     return _Entry(
         parts, name, False, member.size, bool(member.mode & 0o111), lambda: opener(member)
     )
+
+
+def _stays_inside(parts: tuple[str, ...], target: str) -> bool:
+    """Whether a link at `parts` to `target` leads to a path inside the folder (relative, and
+    never above the top however its `..` fall)."""
+    if not target or target.startswith("/") or "\0" in target:
+        return False
+    depth = len(parts) - 1  # the link's folder, below the top
+    for part in target.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif part not in ("", "."):
+            depth += 1
+    return True
 
 
 def _path_parts(name: str, is_dir: bool) -> tuple[str, ...] | None:

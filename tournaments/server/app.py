@@ -1,420 +1,71 @@
-"""The league's web front: pages for everyone, the JSON API for uploads and the leaderboard.
+"""The league's web front: pages for everyone, the JSON API for uploads, the leaderboard and the
+organisers' actions — routes and rendering over `tournaments.league.service.LeagueService`.
 
 Starlette, because it is a small ASGI toolkit that runs on trio through anyio (Hypercorn's trio
 worker serves it in the same trio program as the ladder) and needs nothing else; Quart-Trio
 would bring Flask's request globals along. Pages are Jinja2 templates with autoescaping on:
-every bot-controlled string (names, reasons) is text, never markup. Nothing is loaded from
-another site.
+every bot-controlled string (names, reasons, logs) is text, never markup. Nothing is loaded
+from another site, and the league's own pages run no script.
+
+What is here and nowhere else: cookies, CSRF values, browser sessions, request bodies (read
+only once the request is authenticated, and never past their size limit), and the one mapping
+from the error family to HTTP statuses (`STATUS_OF`).
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
-import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
-import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
-from starlette.datastructures import UploadFile
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
-from tournaments.exclusion import hidden
-from tournaments.league.league import League
-from tournaments.league.registry import Author, Taken, Version
-from tournaments.league.submissions import RateLimited, TooLarge, submit
+from tournaments.league.board import MIN_REFRESH_S
+from tournaments.league.registry import Author, NotFound, Taken, Version
+from tournaments.league.service import BotView, Forbidden, LeagueService
+from tournaments.league.submissions import RateLimited, TooLarge
 from tournaments.report.page import game_page
-from tournaments.results import FinishedGame
-from tournaments.runner import Voided
 from tournaments.server import library
-from tournaments.server.board import MIN_REFRESH_S, BoardKeeper
 from tournaments.server.history import svg_line
 from tournaments.store import Store
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
+FORM_BYTES = 64 * 1024
+"""The largest form that is not an upload (sign in, an organiser's button), and the room an
+upload's form takes beyond its file."""
+MAX_GAME_ID = 2**63 - 1
+
+
+class Unauthorized(RequestError):
+    """No token, an unknown or old one, a disabled author, or no session (HTTP 401)."""
+
+
 STATUS_OF: list[tuple[type[Exception], int]] = [
+    (Unauthorized, 401),
+    (Forbidden, 403),
+    (Taken, 403),
+    (NotFound, 404),
     (TooLarge, 413),
     (RateLimited, 429),
-    (Taken, 403),
     (RequestError, 400),
 ]
-"""HTTP status of an upload's refusal, most specific first."""
+"""The HTTP status of each refusal of the error family, most specific first (any other
+`ArenaError` of a request is the client's mistake too: 400)."""
 REFRESH_S = 2 * int(MIN_REFRESH_S)
 """The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
-
-
-class LeagueServer:
-    """The running league as the pages see it; also the ladder's `GameListener` and the source of
-    the change events the ladder and the checks wait on."""
-
-    def __init__(self, league: League) -> None:
-        self.league = league
-        self._change = trio.Event()
-        self.board = BoardKeeper(league.store_path)
-        self.sessions: dict[str, int] = {}
-        """Signed-in browsers: session cookie → author id (in memory: a restart signs out)."""
-
-    # ---- changes and the ladder's listener ----------------------------------------------
-
-    def changes(self) -> trio.Event:
-        """The event the next change (an upload, a checked version) sets."""
-        return self._change
-
-    def notify(self) -> None:
-        self._change.set()
-        self._change = trio.Event()
-
-    def on_game(self, game: FinishedGame) -> None:
-        self.board.on_game()
-
-    def on_void(self, voided: Voided) -> None:
-        """A referee error (not a bot's): the organiser's log says how to play it again; the
-        next round plays the game again (it was not stored)."""
-        print(
-            f"arena serve: a game was voided by an error of the referee ({voided.error}); "
-            f"to reproduce it: {voided.command}",
-            file=sys.stderr,
-            flush=True,
-        )
-
-    def on_probation(self, label: str, fault: str) -> None:
-        """A bot faulting game after game plays on; its page shows its faults."""
-
-    # ---- what the pages read ------------------------------------------------------------
-
-    def recent_games(self, bot: str, count: int = 50) -> list[tuple[int, FinishedGame]]:
-        """The newest games any version of `bot` sat in (removed bots' games left out)."""
-        if not self.league.store_path.exists():
-            return []
-        with Store(self.league.store_path, readonly=True) as store:
-            recent = store.recent_games(bot, count)
-            hide = hidden(store, [])
-        return [(game_id, game) for game_id, game in recent if hide.isdisjoint(game.bots)]
-
-    def signed_in(self, request: Request) -> Author | None:
-        """The author whose session the request carries, unless disabled since."""
-        author_id = self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
-        found = [a for a in self.league.registry.authors() if a.id == author_id]
-        return found[0] if found and not found[0].disabled else None
-
-    def may_see_logs(self, author: Author | None, bot: str) -> bool:
-        """An author sees only their own bots' logs; an organiser sees every bot's."""
-        if author is None:
-            return False
-        return author.organiser or self.league.registry.owner(bot) == author.id
-
-    def stderr_logs(self, bot: str, count: int = 5) -> list[tuple[str, str]]:
-        """The bot's newest non-empty stderr logs of ladder games: (file name, last 8 KiB)."""
-        folder = self.league.store_path.with_suffix(".logs")
-        if not folder.is_dir():
-            return []
-        mine = [
-            path
-            for path in folder.iterdir()
-            if path.name.endswith(f"-{bot}.log") and path.is_file() and path.stat().st_size
-        ]
-        mine.sort(key=lambda path: path.stat().st_mtime, reverse=True)
-        return [(path.name, _tail(path, 8192)) for path in mine[:count]]
-
-
-def make_app(server: LeagueServer) -> Starlette:
-    """The ASGI app of `server`'s league."""
-    league = server.league
-    templates = Environment(
-        loader=PackageLoader("tournaments.server", "templates"),
-        autoescape=select_autoescape(["html"]),
-    )
-    game = find_game(league.tournament.game)
-    common = {"league_name": league.file.stem, "game_title": game.title}
-
-    def rendered(name: str, **values: Any) -> str:
-        return templates.get_template(name).render(**common, **values)
-
-    def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
-        return HTMLResponse(rendered(name, **values), status_code=status, headers=_SAFE_HEADERS)
-
-    leaderboard_shown, leaderboard_sent = _Kept(), _Kept()
-
-    def leaderboard_text(waiting: list[Version]) -> str:
-        board, previous = server.board.board, server.board.previous
-        rows = [
-            {
-                **row,
-                "base": str(row["bot"]).split("@")[0],
-                "change": _change(row, previous),
-            }
-            for row in board.standings
-        ]
-        return rendered(
-            "leaderboard.html",
-            rows=rows,
-            games=board.games,
-            made=_clock(board.made),
-            refresh=REFRESH_S,
-            players=league.tournament.players,
-            waiting=waiting,
-        )
-
-    async def leaderboard_page(request: Request) -> Response:
-        waiting = league.registry.waiting()
-        shows = (server.board.generation, tuple((v.bot, v.status) for v in waiting))
-        body = leaderboard_shown.get(shows, lambda: leaderboard_text(waiting).encode())
-        return HTMLResponse(body, headers=_SAFE_HEADERS)
-
-    def leaderboard_json() -> bytes:
-        board = server.board.board
-        return msgspec.json.encode(
-            {"games": board.games, "made": board.made, "standings": board.standings}
-        )
-
-    async def leaderboard_api(request: Request) -> Response:
-        body = leaderboard_sent.get(server.board.generation, leaderboard_json)
-        return Response(body, media_type="application/json")
-
-    async def bot_page(request: Request) -> Response:
-        bot = request.path_params["bot"]
-        versions = league.registry.versions(bot)
-        if not versions and bot not in league.tournament.participants:
-            return page("bot.html", status=404, bot=bot, missing=True)
-        mine = [
-            {
-                "id": game_id,
-                "seats": ", ".join(played.bots),
-                "scores": " ".join(map(str, played.played.scores)),
-                "faults": [
-                    {"decision": f.decision, "text": f"{played.bots[f.seat]} {f.kind}: {f.reason}"}
-                    for f in played.played.faults
-                ],
-            }
-            for game_id, played in server.recent_games(bot)
-        ]
-        history = server.board.board.history.get(bot)
-        viewer = server.signed_in(request)
-        logs = None
-        if server.may_see_logs(viewer, bot):
-            logs = {
-                "versions": [(v.id, league.registry.logs(v.id)) for v in versions],
-                "stderr": server.stderr_logs(bot),
-            }
-        return page(
-            "bot.html",
-            bot=bot,
-            versions=versions,
-            history=Markup(svg_line(history.points, history.games)) if history else "",
-            games=mine,
-            logs=logs,
-            viewer=viewer,
-            organiser=viewer is not None and viewer.organiser,
-            csrf=request.cookies.get(CSRF_COOKIE, ""),
-        )
-
-    async def bot_api(request: Request) -> Response:
-        bot = request.path_params["bot"]
-        versions = league.registry.versions(bot)
-        if not versions:
-            return JSONResponse({"error": f"no bot {bot!r}"}, status_code=404)
-        return JSONResponse(
-            {
-                "bot": bot,
-                "versions": [
-                    {"version": v.id, "hash": v.hash, "status": v.status, "reason": v.reason}
-                    for v in versions
-                ],
-            }
-        )
-
-    async def game_view(request: Request) -> Response:
-        game_id = request.path_params["game"]
-        if not league.store_path.exists():
-            return HTMLResponse("no such game", status_code=404)
-        with Store(league.store_path, readonly=True) as store:
-            record = store.game_record(game_id)
-        if record is None:
-            return HTMLResponse("no such game", status_code=404)
-        title = f"{league.file.stem}: game {game_id}"
-        return HTMLResponse(game_page(record, title))
-
-    async def league_page(request: Request) -> Response:
-        t, s = league.tournament, league.settings
-        return page(
-            "league.html",
-            game_id=t.game,
-            players=t.players,
-            options=t.options,
-            move_ms=t.time.move_ms,
-            bank_ms=t.time.bank_ms,
-            increment_ms=t.time.increment_ms,
-            startup_ms=t.time.startup_ms,
-            upload_mb=s.upload_mb,
-            unpacked_mb=s.unpacked_mb,
-            files=s.files,
-            per_hour=s.uploads_per_hour,
-            kits=library.kits(),
-            has_rules=library.rules_html(game.id) is not None,
-            has_protocol=library.protocol_html() is not None,
-            base_url=str(request.base_url).rstrip("/"),
-        )
-
-    async def document(request: Request) -> Response:
-        """The rules page of the league's game, or the protocol, as HTML."""
-        which = request.path_params["which"]
-        documents = {
-            "rules": (f"{game.title}: the rules for bots", library.rules_html(game.id)),
-            "protocol": ("The bot protocol", library.protocol_html()),
-        }
-        title, body = documents.get(which, ("this", None))
-        if body is None:
-            return page("document.html", status=404, title=title, body="")
-        return page("document.html", title=title, body=Markup(body))
-
-    async def kit(request: Request) -> Response:
-        data = library.kit_zip(request.path_params["name"])
-        if data is None:
-            return JSONResponse({"error": "no such starter kit"}, status_code=404)
-        name = request.path_params["name"]
-        return Response(
-            data,
-            media_type="application/zip",
-            headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
-        )
-
-    async def submit_form(request: Request) -> Response:
-        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
-        response = page("submit.html", csrf=csrf, base_url=str(request.base_url).rstrip("/"))
-        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
-        return response
-
-    async def submit_post(request: Request) -> Response:
-        form = await request.form()
-        cookie = request.cookies.get(CSRF_COOKIE, "")
-        base = str(request.base_url).rstrip("/")
-        if not _same_site(request, form):
-            return page("submit.html", status=403, csrf=cookie, base_url=base, error=_EXPIRED)
-        author = league.registry.author_for(str(form.get("token", "")))
-        try:
-            version = await _upload(server, author, form.get("name"), form.get("file"))
-        except _Refusal as refusal:
-            return page(
-                "submit.html",
-                status=refusal.status,
-                csrf=cookie,
-                base_url=base,
-                error=refusal.reason,
-            )
-        return RedirectResponse(f"/bots/{version}", status_code=303)
-
-    async def submit_api(request: Request) -> Response:
-        header = request.headers.get("authorization", "")
-        scheme, _, token = header.partition(" ")
-        author = league.registry.author_for(token.strip()) if scheme.lower() == "bearer" else None
-        form = await request.form()
-        try:
-            bot = await _upload(server, author, form.get("name"), form.get("file"))
-        except _Refusal as refusal:
-            return JSONResponse({"error": refusal.reason}, status_code=refusal.status)
-        version = league.registry.versions(bot)[-1]
-        return JSONResponse(
-            {
-                "bot": bot,
-                "version": version.id,
-                "hash": version.hash,
-                "status": version.status,
-                "url": f"/bots/{bot}",
-            },
-            status_code=201,
-        )
-
-    async def signin_form(request: Request) -> Response:
-        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(24)
-        response = page("signin.html", csrf=csrf)
-        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
-        return response
-
-    async def signin_post(request: Request) -> Response:
-        form = await request.form()
-        if not _same_site(request, form):
-            return page("signin.html", status=403, csrf="", error=_EXPIRED)
-        author = league.registry.author_for(str(form.get("token", "")))
-        if author is None:
-            csrf = request.cookies.get(CSRF_COOKIE, "")
-            return page("signin.html", status=401, csrf=csrf, error=_NO_TOKEN)
-        session = secrets.token_urlsafe(32)
-        server.sessions[session] = author.id
-        response = RedirectResponse("/", status_code=303)
-        response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict")
-        return response
-
-    async def disable_form(request: Request) -> Response:
-        """An organiser's "disable this bot" button on its page."""
-        bot = request.path_params["bot"]
-        form = await request.form()
-        viewer = server.signed_in(request)
-        if not _same_site(request, form) or viewer is None or not viewer.organiser:
-            return JSONResponse({"error": "only a signed-in organiser may disable a bot"}, 403)
-        league.registry.disable_bot(bot)
-        server.notify()
-        return RedirectResponse(f"/bots/{bot}", status_code=303)
-
-    def organiser(request: Request) -> Author | None:
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        author = league.registry.author_for(token.strip()) if scheme.lower() == "bearer" else None
-        return author if author is not None and author.organiser else None
-
-    async def disable_bot_api(request: Request) -> Response:
-        if organiser(request) is None:
-            return JSONResponse({"error": "an organiser's token is needed"}, status_code=403)
-        bot = request.path_params["bot"]
-        count = league.registry.disable_bot(bot)
-        server.notify()
-        return JSONResponse({"bot": bot, "disabled_versions": count})
-
-    async def disable_author_api(request: Request) -> Response:
-        if organiser(request) is None:
-            return JSONResponse({"error": "an organiser's token is needed"}, status_code=403)
-        name = request.path_params["author"]
-        try:
-            league.registry.disable_author(name)
-        except ArenaError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=404)
-        server.sessions = {
-            key: value
-            for key, value in server.sessions.items()
-            if value not in {a.id for a in league.registry.authors() if a.name == name}
-        }
-        return JSONResponse({"author": name, "disabled": True})
-
-    routes = [
-        Route("/", leaderboard_page),
-        Route("/league", league_page),
-        Route("/docs/{which:str}", document),
-        Route("/kits/{name:str}.zip", kit),
-        Route("/submit", submit_form, methods=["GET"]),
-        Route("/submit", submit_post, methods=["POST"]),
-        Route("/bots/{bot}", bot_page),
-        Route("/games/{game:int}", game_view),
-        Route("/api/leaderboard", leaderboard_api),
-        Route("/api/bots/{bot}", bot_api),
-        Route("/api/versions", submit_api, methods=["POST"]),
-        Route("/favicon.ico", lambda request: Response(status_code=204)),
-        Route("/signin", signin_form, methods=["GET"]),
-        Route("/signin", signin_post, methods=["POST"]),
-        Route("/bots/{bot}/disable", disable_form, methods=["POST"]),
-        Route("/api/bots/{bot}/disable", disable_bot_api, methods=["POST"]),
-        Route("/api/authors/{author}/disable", disable_author_api, methods=["POST"]),
-    ]
-    return Starlette(routes=routes)
-
 
 _SAFE_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
@@ -425,9 +76,524 @@ _SAFE_HEADERS = {
 """The league's own pages run no script at all, so none may run there (an injected one
 included); the game viewer (the report's, with its inline scripts) is served without them."""
 
-
 _EXPIRED = "the form expired or came from another site: reload this page and submit again"
 _NO_TOKEN = "no such token (or it was disabled): ask the organiser for yours"
+_SIGN_IN = "sign in with your token first (Sign in, at the top of the page)"
+
+
+def status_of(error: Exception) -> int:
+    return next((code for kind, code in STATUS_OF if isinstance(error, kind)), 400)
+
+
+class VersionAnswer(msgspec.Struct, frozen=True):
+    """The API's answer to an upload: the version uploaded."""
+
+    bot: str
+    version: int
+    number: int
+    hash: str
+    status: str
+    url: str
+
+
+class Front:
+    """What the web front keeps beside the league: templates, browser sessions (in memory: a
+    restart signs everyone out) and the leaderboard's last bodies."""
+
+    def __init__(self, service: LeagueService) -> None:
+        self.service = service
+        self.league = service.league
+        self.templates = Environment(
+            loader=PackageLoader("tournaments.server", "templates"),
+            autoescape=select_autoescape(["html"]),
+        )
+        self.game = find_game(self.league.tournament.game)
+        self.sessions: dict[str, tuple[int, int]] = {}
+        """Session cookie → (author id, the author's session count when signed in)."""
+        self.leaderboard_shown = _Kept()
+        self.leaderboard_sent = _Kept()
+
+    def rendered(self, template: str, request: Request, **values: Any) -> str:
+        common = {
+            "league_name": self.league.file.stem,
+            "game_title": self.game.title,
+            "viewer": self.signed_in(request),
+            "csrf": _csrf(request),
+        }
+        return self.templates.get_template(template).render(**{**common, **values})
+
+    def page(
+        self, template: str, request: Request, status: int = 200, **values: Any
+    ) -> HTMLResponse:
+        body = self.rendered(template, request, **values)
+        return HTMLResponse(body, status_code=status, headers=_SAFE_HEADERS)
+
+    def signed_in(self, request: Request) -> Author | None:
+        """The author whose session the request carries, unless disabled, or re-issued a
+        token, since."""
+        session = self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
+        if session is None:
+            return None
+        author = self.league.registry.author_by_id(session[0])
+        if author is None or author.disabled or author.sessions != session[1]:
+            return None
+        return author
+
+    def bearer(self, request: Request) -> Author | None:
+        """The author of the request's bearer token, if any and valid."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return None
+        return self.league.registry.author_for(token.strip())
+
+    @property
+    def upload_bytes(self) -> int:
+        return self.league.settings.upload_mb * 1024 * 1024 + FORM_BYTES
+
+
+def front(request: Request) -> Front:
+    found: Front = request.app.state.front
+    return found
+
+
+def make_app(service: LeagueService) -> Starlette:
+    """The ASGI app of the running league `service`."""
+    app = Starlette(routes=ROUTES)
+    app.state.front = Front(service)
+    return app
+
+
+# ---- reading requests ---------------------------------------------------------------------
+
+
+async def read_form(request: Request, limit: int) -> FormData:
+    """The request's form, its body read only up to `limit` bytes: `TooLarge` when its
+    Content-Length says more, or as soon as what arrives goes past it."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise RequestError("the Content-Length header is not a number")
+        if int(declared) > limit:
+            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
+        chunks.append(chunk)
+    body = b"".join(chunks)
+
+    async def replay() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    try:
+        return await Request(request.scope, replay).form(max_files=1, max_fields=10)
+    except HTTPException as exc:
+        raise RequestError(f"the form cannot be read: {exc.detail}") from None
+
+
+def _same_site(request: Request, form: FormData) -> bool:
+    """The form carries the CSRF value its page set as a cookie (another site's page cannot
+    read the cookie, so cannot send the value)."""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    sent = form.get("csrf", "")
+    return isinstance(sent, str) and bool(cookie) and hmac.compare_digest(sent, cookie)
+
+
+def _csrf(request: Request) -> str:
+    """The CSRF value of the request's browser: its cookie's, or a new one for this page
+    (`_with_csrf` sets it as the cookie)."""
+    token = request.cookies.get(CSRF_COOKIE) or getattr(request.state, "csrf", None)
+    if token is None:
+        token = request.state.csrf = secrets.token_urlsafe(24)
+    return str(token)
+
+
+def _with_csrf(response: Response, request: Request) -> Response:
+    """Set the CSRF cookie the forms on this page carry back, unless it is set already."""
+    if not request.cookies.get(CSRF_COOKIE):
+        response.set_cookie(CSRF_COOKIE, _csrf(request), httponly=True, samesite="strict")
+    return response
+
+
+def api(
+    endpoint: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """An API endpoint whose refusals (the error family) are JSON `{"error": reason}` with
+    their status."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except ArenaError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=status_of(exc))
+
+    return answer
+
+
+def html(
+    endpoint: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """A page whose refusals (the error family) are an error page with their status."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except ArenaError as exc:
+            return front(request).page("error.html", request, status_of(exc), error=str(exc))
+
+    return answer
+
+
+# ---- pages ----------------------------------------------------------------------------------
+
+
+@html
+async def leaderboard_page(request: Request) -> Response:
+    f = front(request)
+    waiting = f.league.registry.waiting()
+    viewer = f.signed_in(request)
+    browser = None if viewer is None else (viewer, _csrf(request))  # its sign-out form
+    shows = (f.service.board.generation, tuple((v.bot, v.status) for v in waiting), browser)
+    body = f.leaderboard_shown.get(shows, lambda: _leaderboard(f, request, waiting).encode())
+    return _with_csrf(HTMLResponse(body, headers=_SAFE_HEADERS), request)
+
+
+def _leaderboard(f: Front, request: Request, waiting: list[Version]) -> str:
+    board, previous = f.service.board.board, f.service.board.previous
+    rows = [
+        {**row, "base": str(row["bot"]).split("@")[0], "change": _change(row, previous)}
+        for row in board.standings
+    ]
+    return f.rendered(
+        "leaderboard.html",
+        request,
+        rows=rows,
+        games=board.games,
+        made=_clock(board.made),
+        refresh=REFRESH_S,
+        players=f.league.tournament.players,
+        waiting=waiting,
+    )
+
+
+@api
+async def leaderboard_api(request: Request) -> Response:
+    f = front(request)
+    board = f.service.board
+
+    def encoded() -> bytes:
+        shown = board.board
+        return msgspec.json.encode(
+            {"games": shown.games, "made": shown.made, "standings": shown.standings}
+        )
+
+    body = f.leaderboard_sent.get(board.generation, encoded)
+    return Response(body, media_type="application/json")
+
+
+@html
+async def bot_page(request: Request) -> Response:
+    f = front(request)
+    viewer = f.signed_in(request)
+    try:
+        view = f.service.bot_view(request.path_params["bot"], viewer)
+    except NotFound:
+        return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
+    history = view.history
+    return _with_csrf(
+        f.page(
+            "bot.html",
+            request,
+            bot=view.name,
+            view=view,
+            versions=view.versions,
+            history=Markup(svg_line(history.points, history.games)) if history else "",
+            games=_games(view),
+            organiser=viewer is not None and viewer.organiser,
+        ),
+        request,
+    )
+
+
+def _games(view: BotView) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": game_id,
+            "seats": ", ".join(played.bots),
+            "scores": " ".join(map(str, played.played.scores)),
+            "faults": [
+                {"decision": f.decision, "text": f"{played.bots[f.seat]} {f.kind}"}
+                for f in played.played.faults
+            ],
+        }
+        for game_id, played in view.games
+    ]
+
+
+@api
+async def bot_api(request: Request) -> Response:
+    f = front(request)
+    view = f.service.bot_view(request.path_params["bot"], f.bearer(request))
+    versions = [
+        {
+            "version": v.id,
+            "number": v.number,
+            "hash": v.hash,
+            "status": v.status,
+            "reason": v.reason,
+            **({"logs": f.league.registry.logs(v.id)} if view.private else {}),
+        }
+        for v in view.versions
+    ]
+    return JSONResponse(
+        {"bot": view.name, "author": view.author, "disabled": view.disabled, "versions": versions}
+    )
+
+
+async def game_view(request: Request) -> Response:
+    f = front(request)
+    game_id = request.path_params["game"]
+    record = None
+    if game_id <= MAX_GAME_ID and f.league.store_path.exists():
+        with Store(f.league.store_path, readonly=True) as store:
+            record = store.game_record(game_id)
+    if record is None:
+        return f.page("error.html", request, 404, error=f"the league has no game {game_id}")
+    return HTMLResponse(game_page(record, f"{f.league.file.stem}: game {game_id}"))
+
+
+@html
+async def league_page(request: Request) -> Response:
+    f = front(request)
+    t, s = f.league.tournament, f.league.settings
+    return f.page(
+        "league.html",
+        request,
+        game_id=t.game,
+        players=t.players,
+        options=t.options,
+        move_ms=t.time.move_ms,
+        bank_ms=t.time.bank_ms,
+        increment_ms=t.time.increment_ms,
+        startup_ms=t.time.startup_ms,
+        upload_mb=s.upload_mb,
+        unpacked_mb=s.unpacked_mb,
+        files=s.files,
+        per_hour=s.uploads_per_hour,
+        kits=library.kits(),
+        has_rules=library.rules_html(f.game.id) is not None,
+        has_protocol=library.protocol_html() is not None,
+        base_url=str(request.base_url).rstrip("/"),
+    )
+
+
+@html
+async def document(request: Request) -> Response:
+    """The rules page of the league's game, or the protocol, as HTML."""
+    f = front(request)
+    documents = {
+        "rules": (f"{f.game.title}: the rules for bots", library.rules_html(f.game.id)),
+        "protocol": ("The bot protocol", library.protocol_html()),
+    }
+    title, body = documents.get(request.path_params["which"], ("this", None))
+    if body is None:
+        raise NotFound("no such document")
+    return f.page("document.html", request, title=title, body=Markup(body))
+
+
+@api
+async def kit(request: Request) -> Response:
+    name = request.path_params["name"]
+    data = library.kit_zip(name)
+    if data is None:
+        raise NotFound("no such starter kit")
+    return Response(
+        data,
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
+    )
+
+
+# ---- uploads ------------------------------------------------------------------------------
+
+
+async def _upload(f: Front, author: Author, form: FormData) -> Version:
+    name, file = form.get("name"), form.get("file")
+    if not isinstance(name, str) or not name:
+        raise RequestError("the form has no bot name (field `name`)")
+    if not isinstance(file, UploadFile):
+        raise RequestError("the form has no file (field `file`)")
+    data = await file.read()
+    return await f.service.upload(author, name, file.filename or "upload", data)
+
+
+@html
+async def submit_form(request: Request) -> Response:
+    f = front(request)
+    page = f.page("submit.html", request, base_url=str(request.base_url).rstrip("/"))
+    return _with_csrf(page, request)
+
+
+async def submit_post(request: Request) -> Response:
+    f = front(request)
+    base = str(request.base_url).rstrip("/")
+    name = ""
+    try:
+        author = f.signed_in(request)
+        if author is None:
+            raise Unauthorized(_SIGN_IN)
+        form = await read_form(request, f.upload_bytes)
+        name = str(form.get("name", ""))
+        if not _same_site(request, form):
+            raise Forbidden(_EXPIRED)
+        version = await _upload(f, author, form)
+    except ArenaError as exc:
+        return f.page(
+            "submit.html", request, status_of(exc), base_url=base, error=str(exc), name=name
+        )
+    return RedirectResponse(f"/bots/{version.bot}", status_code=303)
+
+
+@api
+async def submit_api(request: Request) -> Response:
+    f = front(request)
+    author = f.bearer(request)
+    if author is None:
+        raise Unauthorized(_NO_TOKEN)
+    version = await _upload(f, author, await read_form(request, f.upload_bytes))
+    answer = VersionAnswer(
+        bot=version.bot,
+        version=version.id,
+        number=version.number,
+        hash=version.hash,
+        status=version.status,
+        url=f"/bots/{version.bot}",
+    )
+    return Response(msgspec.json.encode(answer), 201, media_type="application/json")
+
+
+# ---- signing in ---------------------------------------------------------------------------
+
+
+@html
+async def signin_form(request: Request) -> Response:
+    return _with_csrf(front(request).page("signin.html", request), request)
+
+
+async def signin_post(request: Request) -> Response:
+    f = front(request)
+    try:
+        form = await read_form(request, FORM_BYTES)
+        if not _same_site(request, form):
+            raise Forbidden(_EXPIRED)
+        token = form.get("token", "")
+        author = f.league.registry.author_for(token if isinstance(token, str) else "")
+        if author is None:
+            raise Unauthorized(_NO_TOKEN)
+    except ArenaError as exc:
+        return f.page("signin.html", request, status_of(exc), error=str(exc))
+    session = secrets.token_urlsafe(32)
+    f.sessions[session] = (author.id, author.sessions)
+    response = RedirectResponse("/", status_code=303)
+    secure = request.url.scheme == "https"
+    response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict", secure=secure)
+    return response
+
+
+@html
+async def signout_post(request: Request) -> Response:
+    f = front(request)
+    form = await read_form(request, FORM_BYTES)
+    if not _same_site(request, form):
+        raise Forbidden(_EXPIRED)
+    f.sessions.pop(request.cookies.get(SESSION_COOKIE, ""), None)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+# ---- organisers ---------------------------------------------------------------------------
+
+_ACTIONS = {"disable": True, "enable": False}
+
+
+def _action(request: Request) -> bool:
+    action = request.path_params["action"]
+    if action not in _ACTIONS:
+        raise NotFound(f"no action {action!r}: disable or enable")
+    return _ACTIONS[action]
+
+
+@html
+async def bot_action_form(request: Request) -> Response:
+    """An organiser's disable/enable buttons on a bot's page (for the bot, or its author)."""
+    f = front(request)
+    viewer = f.signed_in(request)
+    if viewer is None:
+        raise Unauthorized(_SIGN_IN)
+    form = await read_form(request, FORM_BYTES)
+    if not _same_site(request, form):
+        raise Forbidden(_EXPIRED)
+    bot, disabled = request.path_params["bot"], _action(request)
+    if form.get("what") == "author":
+        view = f.service.bot_view(bot, viewer)
+        if view.author is None:
+            raise NotFound(f"{bot!r} has no author: it is a house bot")
+        f.service.set_author_disabled(viewer, view.author, disabled)
+    else:
+        f.service.set_bot_disabled(viewer, bot, disabled)
+    return RedirectResponse(f"/bots/{bot}", status_code=303)
+
+
+def _organiser(request: Request) -> Author:
+    author = front(request).bearer(request)
+    if author is None:
+        raise Unauthorized(_NO_TOKEN)
+    return author
+
+
+@api
+async def bot_action_api(request: Request) -> Response:
+    f, disabled = front(request), _action(request)
+    bot = request.path_params["bot"]
+    f.service.set_bot_disabled(_organiser(request), bot, disabled)
+    return JSONResponse({"bot": bot, "disabled": disabled})
+
+
+@api
+async def author_action_api(request: Request) -> Response:
+    f, disabled = front(request), _action(request)
+    author = f.service.set_author_disabled(
+        _organiser(request), request.path_params["author"], disabled
+    )
+    return JSONResponse({"author": author.name, "disabled": author.disabled})
+
+
+async def no_content(request: Request) -> Response:
+    return Response(status_code=204)
+
+
+ROUTES = [
+    Route("/", leaderboard_page),
+    Route("/league", league_page),
+    Route("/docs/{which:str}", document),
+    Route("/kits/{name:str}.zip", kit),
+    Route("/submit", submit_form, methods=["GET"]),
+    Route("/submit", submit_post, methods=["POST"]),
+    Route("/bots/{bot}", bot_page),
+    Route("/games/{game:int}", game_view),
+    Route("/api/leaderboard", leaderboard_api),
+    Route("/api/bots/{bot}", bot_api),
+    Route("/api/versions", submit_api, methods=["POST"]),
+    Route("/favicon.ico", no_content),
+    Route("/signin", signin_form, methods=["GET"]),
+    Route("/signin", signin_post, methods=["POST"]),
+    Route("/signout", signout_post, methods=["POST"]),
+    Route("/bots/{bot}/{action}", bot_action_form, methods=["POST"]),
+    Route("/api/bots/{bot}/{action}", bot_action_api, methods=["POST"]),
+    Route("/api/authors/{author}/{action}", author_action_api, methods=["POST"]),
+]
 
 
 class _Kept:
@@ -446,14 +612,6 @@ class _Kept:
         return self._body
 
 
-def _same_site(request: Request, form: Any) -> bool:
-    """The form carries the CSRF value its page set as a cookie (another site's page cannot
-    read the cookie, so cannot send the value)."""
-    cookie = request.cookies.get(CSRF_COOKIE, "")
-    sent = str(form.get("csrf", ""))
-    return bool(cookie) and hmac.compare_digest(sent.encode(), cookie.encode())
-
-
 def _change(row: dict[str, Any], previous: dict[str, float]) -> str:
     """The bot's Elo move since the board before ("+12", "−3", "new", or "")."""
     before = previous.get(str(row["bot"]))
@@ -466,35 +624,3 @@ def _change(row: dict[str, Any], previous: dict[str, float]) -> str:
 def _clock(made: float) -> str:
     """When a board was made, as the server's local time of day (empty before the first)."""
     return time.strftime("%H:%M:%S", time.localtime(made)) if made else ""
-
-
-def _tail(path: Path, size: int) -> str:
-    """The last `size` bytes of a log, as text (a bot's bytes: shown escaped by the page)."""
-    with path.open("rb") as file:
-        file.seek(max(0, path.stat().st_size - size))
-        return file.read().decode("utf-8", "replace")
-
-
-class _Refusal(Exception):
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status, self.reason = status, reason
-
-
-async def _upload(server: LeagueServer, author: Author | None, name: Any, file: Any) -> str:
-    """Take an upload from a form; the bot's name, or `_Refusal` with the HTTP status."""
-    if author is None:
-        raise _Refusal(401, _NO_TOKEN)
-    if not isinstance(name, str) or not name:
-        raise _Refusal(400, "the form has no bot name (field `name`)")
-    if not isinstance(file, UploadFile):
-        raise _Refusal(400, "the form has no file (field `file`)")
-    limit = server.league.settings.upload_mb * 1024 * 1024
-    data = await file.read(limit + 1)  # one byte over is enough for `submit` to refuse it
-    try:
-        version = submit(server.league, author, name, file.filename or "upload", data)
-    except ArenaError as exc:
-        status = next((code for kind, code in STATUS_OF if isinstance(exc, kind)), 500)
-        raise _Refusal(status, str(exc)) from None
-    server.notify()
-    return version.bot

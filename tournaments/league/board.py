@@ -1,5 +1,5 @@
 """The leaderboard and every bot's rating over time, computed from the whole store in a child
-process (`python -m tournaments.server.board STORE`) and kept by the server between refreshes.
+process (`python -m tournaments.league.board STORE`) and kept by the server between refreshes.
 
 Why a child: the standings go over every game (a 10,000-game store takes about 1.5 s with its
 bootstrap intervals), and done in the server's own process they would hold the trio thread —
@@ -103,7 +103,7 @@ class BoardKeeper:
     async def refresh(self) -> None:
         """Compute the board now, in a child process."""
         result = await trio.run_process(
-            [sys.executable, "-m", "tournaments.server.board", str(self.store_path)],
+            [sys.executable, "-m", "tournaments.league.board", str(self.store_path)],
             capture_stdout=True,
             capture_stderr=True,
             check=False,

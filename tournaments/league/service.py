@@ -1,0 +1,206 @@
+"""The running league as a library object: what any front end (the web pages, the API, a
+headless script) asks of a league, and the tasks that keep it going.
+
+`LeagueService` holds the league (its settings, registry and store), the change events the
+ladder and the checks wait on, and the board; its operations return values and raise the
+`ArenaError` family (`RequestError` and its kinds: `NotFound`, `Forbidden`, `Taken`,
+`TooLarge`, `RateLimited`), and notify the ladder themselves. `run()` starts the board, the
+checks and the ladder in one nursery; `arena serve` runs it beside the web server.
+
+Who sees what is decided here, once: `bot_view` gives everyone a bot's versions with their
+public reasons, its games and its rating; its author and the organisers also get its build and
+check logs and its stderr logs, which the store records game by game with their seat and label.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import msgspec
+import trio
+
+from protocol.errors import RequestError
+from tournaments.exclusion import hidden
+from tournaments.league.board import BoardKeeper, History
+from tournaments.league.ladder import run_checks, run_ladder
+from tournaments.league.league import League
+from tournaments.league.registry import Author, NotFound, Version
+from tournaments.league.submissions import submit
+from tournaments.results import FinishedGame
+from tournaments.runner import Voided
+from tournaments.store import LogRow, Store
+
+LOG_TAIL_BYTES = 8192
+"""A stderr log's end shown on its bot's page."""
+
+
+class Forbidden(RequestError):
+    """The signed-in author may not do this (HTTP 403)."""
+
+
+class StderrLog(msgspec.Struct, frozen=True):
+    """One game's stderr of one of the bot's seats, as its page shows it."""
+
+    game: int
+    seat: int
+    label: str
+    bytes: int
+    dropped: bool
+    """Not kept: the version's logs had reached the league's `logs_mb`."""
+    tail: str
+    """Its last `LOG_TAIL_BYTES` (empty when dropped or its file is gone)."""
+
+
+class Private(msgspec.Struct, frozen=True):
+    """What only the bot's author and the organisers see."""
+
+    version_logs: list[tuple[int, dict[str, str]]]
+    """(version id, its build and check logs by kind)."""
+    stderr: list[StderrLog]
+
+
+class BotView(msgspec.Struct, frozen=True):
+    """A bot as a given viewer may see it."""
+
+    name: str
+    house: bool
+    disabled: bool
+    author: str | None
+    versions: list[Version]
+    games: list[tuple[int, FinishedGame]]
+    history: History | None
+    private: Private | None
+    """None unless the viewer is the bot's author or an organiser."""
+
+
+class LeagueService:
+    """The league of `league` running: its operations and its tasks (`run`)."""
+
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.board = BoardKeeper(league.store_path)
+        self._change = trio.Event()
+
+    # ---- changes and the ladder's listener ----------------------------------------------
+
+    def changes(self) -> trio.Event:
+        """The event the next change (an upload, a checked version, an organiser's action)
+        sets."""
+        return self._change
+
+    def notify(self) -> None:
+        self._change.set()
+        self._change = trio.Event()
+
+    def on_game(self, game: FinishedGame) -> None:
+        self.board.on_game()
+
+    def on_void(self, voided: Voided) -> None:
+        """A referee error (not a bot's): the organiser's log says how to play it again; the
+        next round plays the game again (it was not stored)."""
+        print(
+            f"arena serve: a game was voided by an error of the referee ({voided.error}); "
+            f"to reproduce it: {voided.command}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def on_probation(self, label: str, fault: str) -> None:
+        """A bot faulting game after game plays on; its page shows its faults."""
+
+    async def run(self) -> None:
+        """The board, the checks of new versions and the ladder, until cancelled."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.board.run)
+            nursery.start_soon(run_checks, self.league, self.notify, self.changes)
+            nursery.start_soon(run_ladder, self.league, self, self.changes)
+
+    # ---- operations ----------------------------------------------------------------------
+
+    async def upload(self, author: Author, bot: str, filename: str, data: bytes) -> Version:
+        """A new version of `bot` from `author`'s upload: the version uploaded (the same files
+        again: that same version), queued for its check."""
+        version = await submit(self.league, author, bot, filename, data)
+        self.notify()
+        return version
+
+    def set_bot_disabled(self, actor: Author, bot: str, disabled: bool) -> None:
+        """An organiser disables or enables an uploaded bot (`Forbidden` for anyone else)."""
+        self._organiser(actor)
+        self.league.registry.set_bot_disabled(bot, disabled)
+        self.notify()
+
+    def set_author_disabled(self, actor: Author, name: str, disabled: bool) -> Author:
+        """An organiser disables or enables an author (`Forbidden` for anyone else)."""
+        self._organiser(actor)
+        if actor.name == name and disabled:
+            raise RequestError("an organiser cannot disable themselves")
+        return self.league.registry.set_author_disabled(name, disabled)
+
+    @staticmethod
+    def _organiser(actor: Author) -> None:
+        if not actor.organiser:
+            raise Forbidden("only an organiser may do this")
+
+    # ---- what the pages read ------------------------------------------------------------
+
+    def may_see_private(self, viewer: Author | None, bot: str) -> bool:
+        """An author sees only their own bots' logs; an organiser sees every bot's."""
+        if viewer is None:
+            return False
+        return viewer.organiser or self.league.registry.owner(bot) == viewer.id
+
+    def bot_view(self, bot: str, viewer: Author | None, games: int = 50) -> BotView:
+        """The bot `bot` as `viewer` (None: signed out) may see it; `NotFound` if no such."""
+        registry = self.league.registry
+        house = bot in self.league.tournament.participants
+        found = registry.bot(bot)
+        if found is None and not house:
+            raise NotFound(f"the league has no bot named {bot!r}")
+        owner = None if found is None else registry.author_by_id(found.author)
+        recent, logs = self._stored(bot, games)
+        private = None
+        if self.may_see_private(viewer, bot):
+            versions = registry.versions(bot)
+            private = Private([(v.id, registry.logs(v.id)) for v in versions], logs)
+        return BotView(
+            name=bot,
+            house=house,
+            disabled=found is not None and found.disabled,
+            author=None if owner is None else owner.name,
+            versions=registry.versions(bot),
+            games=recent,
+            history=self.board.board.history.get(bot),
+            private=private,
+        )
+
+    def _stored(
+        self, bot: str, count: int
+    ) -> tuple[list[tuple[int, FinishedGame]], list[StderrLog]]:
+        """The newest games any version of `bot` sat in (removed bots' games left out), and
+        its newest stderr logs, from the store's record of them."""
+        if not self.league.store_path.exists():
+            return [], []
+        with Store(self.league.store_path, readonly=True) as store:
+            recent = store.recent_games(bot, count)
+            hide = hidden(store, [])
+            logs = store.logs_of(bot, 5)
+        games = [(game_id, game) for game_id, game in recent if hide.isdisjoint(game.bots)]
+        return games, [self._log(game, label, row) for game, label, row in logs]
+
+    def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
+        tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)
+        return StderrLog(game, row.seat, label, row.bytes, row.dropped, tail)
+
+
+def _tail(path: Path, size: int) -> str:
+    """The last `size` bytes of a log, as text (a bot's bytes: shown escaped by the page);
+    empty if the file is gone."""
+    try:
+        with path.open("rb") as file:
+            end = file.seek(0, 2)
+            file.seek(max(0, end - size))
+            return file.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
