@@ -134,7 +134,15 @@ async def run_build(
     inside = (BUILD_SOURCE, folder, BUILD_OUTPUT) if sandboxed else (source, folder, output)
     argv = ["/bin/sh", "-c", BUILD_SCRIPT, "build", *inside, command]
     if sandboxed:
-        argv = wrap_build(argv, source, output, masked, disk_mb=resources.disk_mb, uid=uid)
+        argv = wrap_build(
+            argv,
+            source,
+            output,
+            masked,
+            disk_mb=resources.disk_mb,
+            uid=uid,
+            runtimes=limits.runtimes,
+        )
     try:
         return await _run(argv, resources, sandboxed, timeout_s)
     finally:

@@ -163,6 +163,9 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Paths a sandboxed bot must not see even inside a directory it may read (the store)."""
     time_mode: TimeMode = "wall"
     """"wall": charge the time from `act` to the answer; "cpu": the bot's CPU time in it."""
+    runtimes: tuple[str, ...] = ()
+    """Folders an uploaded bot's sandbox binds beside the system's (`sandbox.RUNTIME_DIRS`):
+    a runtime installed under `/opt`, say."""
 
 
 def bot_environment(workdir: str) -> dict[str, str]:
@@ -647,7 +650,7 @@ def _sweep_workdirs() -> None:
                 shutil.rmtree(os.path.join(top, name), ignore_errors=True)
 
 
-def _program_found(spec: BotSpec) -> bool:
+def _program_found(spec: BotSpec, runtimes: Sequence[str]) -> bool:
     """Whether a sandboxed bot's program is there to start: an uploaded bot's path in its
     folder, or its name on the system's part of PATH (what its sandbox holds); else as the
     host finds it."""
@@ -655,7 +658,7 @@ def _program_found(spec: BotSpec) -> bool:
     if spec.folder is None:
         return shutil.which(program) is not None
     if "/" not in program:
-        return system_program(program) is not None
+        return system_program(program, runtimes) is not None
     return os.path.isfile(os.path.join(spec.folder, program))
 
 
@@ -675,7 +678,7 @@ async def spawn(
 ) -> BotProcess:
     """Start one bot process; its stderr drainer runs in `nursery`. `BotFault` if it cannot."""
     sandboxed = resolve_sandbox(limits.sandbox).kind == "bwrap"
-    if sandboxed and not _program_found(spec):  # bwrap would start, then fail
+    if sandboxed and not _program_found(spec, limits.runtimes):  # bwrap would start, then fail
         raise BotFault(
             "spawn", f"could not start `{shlex.join(spec.command)}`: No such file or directory"
         )
@@ -692,7 +695,12 @@ async def spawn(
         uid = spawner.bot_uid()
         if spec.folder is not None:
             command = wrap_confined(
-                spec.command, spec.folder, limits.hidden, disk_mb=resources.disk_mb, uid=uid
+                spec.command,
+                spec.folder,
+                limits.hidden,
+                disk_mb=resources.disk_mb,
+                uid=uid,
+                runtimes=limits.runtimes,
             )
         else:
             command = wrap(

@@ -37,13 +37,14 @@ Who the bot is depends on the referee:
   and the other bots' processes (it cannot see them, and has no capability outside its
   namespace), but files of the referee's user that are bound in (read-only) are readable.
 
-An uploaded bot (a league's: `wrap_confined`) is bound differently: nothing but the system and
-its own folder, at `BOT_FOLDER` rather than at its host path — no Python installation, no
-framework, no file its command names (nothing of its command is resolved on the host) — so it
-cannot reach the league's files or another author's whatever folder the league lives in, and
-learns none of the server's paths. The league's files under a system folder (a league in
-`/opt`) are masked. Its build (`wrap_build`) writes into a tmpfs at that same path, bounded
-like `/tmp`, and can write only one host file: its folder packed when it ends.
+An uploaded bot (a league's: `wrap_confined`) is bound differently: nothing but the system's
+runtimes (`RUNTIME_DIRS`: not `/opt`, unless the organiser names a runtime there) and its own
+folder, at `BOT_FOLDER` rather than at its host path — no Python installation, no framework, no
+file its command names (nothing of its command is resolved on the host) — so it cannot reach
+the league's files or another author's whatever folder the league lives in, and learns none of
+the server's paths. The league's files under a bound folder are masked. Its build
+(`wrap_build`) writes into a tmpfs at that same path, bounded like `/tmp`, and can write only
+one host file: its folder packed when it ends.
 
 `choose` decides whether the sandbox is used: "auto" (the default) uses it wherever it works.
 
@@ -76,6 +77,9 @@ SandboxKind = Literal["none", "bwrap"]
 SandboxRequest = Literal["auto", "bwrap", "none"]
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+RUNTIME_DIRS = SYSTEM_DIRS[:-1]
+"""What an uploaded bot sees of the system: not `/opt`, where an organiser may keep anything
+(another league, say); a runtime installed there is bound by name (`[league] runtimes`)."""
 FRAMEWORK_PACKAGES = ("bots", "protocol", "referee")
 """What built-in bots import (the rules engines live in `referee.games`)."""
 NOBODY = "65534"
@@ -138,11 +142,12 @@ def setpriv_path() -> str:
     return path
 
 
-def system_program(name: str) -> str | None:
-    """Where `name` is found on the part of PATH that a sandbox holds (the system folders),
-    or None: what an uploaded bot's command finds there."""
+def system_program(name: str, runtimes: Sequence[str] = ()) -> str | None:
+    """Where `name` is found on the part of PATH that an uploaded bot's sandbox holds (its
+    runtimes' folders), or None: what its command finds there."""
+    bound = _runtimes(runtimes)
     for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        if folder and any(_inside(os.path.realpath(folder), top) for top in SYSTEM_DIRS):
+        if folder and any(_inside(os.path.realpath(folder), top) for top in bound):
             found = shutil.which(name, path=folder)
             if found is not None:
                 return found
@@ -318,11 +323,11 @@ def _parents(paths: Sequence[str]) -> list[str]:
     return sorted(parents - set(paths))
 
 
-def _system(uid: int | None, disk_mb: int) -> list[str]:
-    """The start of every sandbox's argv: who the bot is, the system read-only, a fresh `/proc`
-    and `/dev`, and the `/tmp` tmpfs of `disk_mb` holding `SANDBOX_HOME`."""
+def _system(uid: int | None, disk_mb: int, system: Sequence[str] = SYSTEM_DIRS) -> list[str]:
+    """The start of every sandbox's argv: who the bot is, the `system` folders read-only, a
+    fresh `/proc` and `/dev`, and the `/tmp` tmpfs of `disk_mb` holding `SANDBOX_HOME`."""
     argv = [bwrap_path(), "--die-with-parent", *_identity(uid)]
-    for path in SYSTEM_DIRS:
+    for path in system:
         argv += ["--ro-bind-try", path, path]
     argv += ["--proc", "/proc", "--dev", "/dev"]
     argv += ["--perms", "01777", "--size", str(SHM_MB * MB), "--tmpfs", "/dev/shm"]
@@ -334,8 +339,8 @@ def _system(uid: int | None, disk_mb: int) -> list[str]:
 
 
 def _masks(hidden: Sequence[str], bound: Sequence[str]) -> list[str]:
-    """Mask each `hidden` path that lies under the system or under one of `bound`: an empty
-    read-only tmpfs over a folder, `/dev/null` over a file."""
+    """Mask each `hidden` path that lies under one of `bound` (and the system folders): an
+    empty read-only tmpfs over a folder, `/dev/null` over a file."""
     argv: list[str] = []
     for path in hidden:
         real = os.path.realpath(path)
@@ -373,6 +378,12 @@ def wrap(
     return argv
 
 
+def _runtimes(runtimes: Sequence[str]) -> tuple[str, ...]:
+    """The system folders an uploaded bot sees: `RUNTIME_DIRS` and the organiser's `runtimes`
+    (a runtime under `/opt`, say)."""
+    return (*RUNTIME_DIRS, *(os.path.realpath(path) for path in runtimes))
+
+
 def wrap_confined(
     command: Sequence[str],
     folder: str,
@@ -380,12 +391,15 @@ def wrap_confined(
     *,
     disk_mb: int = 0,
     uid: int | None = None,
+    runtimes: Sequence[str] = (),
 ) -> list[str]:
     """The argv that runs an uploaded bot's `command` as written, in its `folder` bound
-    read-only at `BOT_FOLDER`: the only path of the host it sees beyond the system (where the
-    `hidden` paths, the league's files, are masked), whatever folder the league lives in."""
-    argv = _system(uid, disk_mb)
-    argv += _masks(hidden, ())
+    read-only at `BOT_FOLDER`: the only path of the host it sees beyond the system's runtimes
+    (`RUNTIME_DIRS`, `runtimes`; the `hidden` paths, the league's files, masked there),
+    whatever folder the league lives in."""
+    system = _runtimes(runtimes)
+    argv = _system(uid, disk_mb, system)
+    argv += _masks(hidden, system)
     argv += ["--ro-bind", os.path.realpath(folder), BOT_FOLDER]
     argv += ["--chdir", BOT_FOLDER, "--", *SHIM, *_drop_to(uid), *command]
     return argv
@@ -399,14 +413,16 @@ def wrap_build(
     *,
     disk_mb: int = 0,
     uid: int | None = None,
+    runtimes: Sequence[str] = (),
 ) -> list[str]:
     """The argv of an uploaded bot's build (`referee.build`): the upload's files (`source`)
     read-only at `BUILD_SOURCE`, a tmpfs of `disk_mb` at `BOT_FOLDER` for the build to write
     its bot in (what it writes stays in memory and within the size), and the host file
     `output` writable at `BUILD_OUTPUT`, where the bot's folder is packed when the build ends;
-    the system as for a bot, the `hidden` paths masked, and no other host path."""
-    argv = _system(uid, disk_mb)
-    argv += _masks(hidden, ())
+    the system as for an uploaded bot, the `hidden` paths masked, and no other host path."""
+    system = _runtimes(runtimes)
+    argv = _system(uid, disk_mb, system)
+    argv += _masks(hidden, system)
     argv += ["--ro-bind", os.path.realpath(source), BUILD_SOURCE]
     if disk_mb:
         argv += ["--size", str(disk_mb * MB)]

@@ -145,6 +145,9 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     logs_mb: Positive = 20
     """A version's stderr kept over all its games: past it, its logs are no longer written
     (each game notes that its log was dropped)."""
+    runtimes: list[str] = msgspec.field(default_factory=list)
+    """Folders of runtimes an uploaded bot may use beside the system's `/usr`, `/bin`, `/lib*`
+    and `/etc` (read-only): e.g. `["/opt/jdk-21"]`. Nothing else of the host is visible."""
 
 
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

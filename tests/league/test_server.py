@@ -4,180 +4,35 @@
 
 from __future__ import annotations
 
-import contextlib
-import http.cookiejar
 import io
 import json
-import os
 import re
 import signal
-import subprocess
 import sys
 import tarfile
-import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from tourhelp_league import (
+    BOT,
+    LEAGUE,
+    Running,
+    page_as,
+    signed_in,
+    token,
+    zipped,
+)
 
 from tournaments.cli import main
 from tournaments.league.league import League
 from tournaments.store import Store
 
 pytestmark = pytest.mark.slow
-
-ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
-LEAGUE = """
-game = "azul"
-players = 2
-concurrency = 1
-sandbox = "none"                # bots in pytest's private tmp dirs
-
-[participants]
-random = "random"
-
-[time]
-move_ms = 3000
-
-[league]
-batch = 1
-uploads_per_hour = 50
-"""
-BOT = "from bots.sdk import run\nrun(lambda observation, legal, context: {pick}, name='{name}')\n"
-
-
-def children() -> set[int]:
-    """This process's children now (from /proc)."""
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                stat = Path(f"/proc/{entry}/stat").read_text()
-                if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid():
-                    found.add(int(entry))
-    return found
-
-
-def reap_orphans(before: set[int], timeout: float = 30) -> None:
-    """Wait for and reap the children this process gained since `before`: importing the
-    referee makes it a child subreaper, so the processes of a server (or a browser) that ended
-    are reparented here; left unreaped, they would be zombies that the next test in this
-    worker counts as its own."""
-    deadline = time.monotonic() + timeout
-    while orphans := children() - before:
-        for pid in orphans:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)
-        assert time.monotonic() < deadline, f"processes {sorted(orphans)} outlive their parent"
-        time.sleep(0.02)
-
-
-class Running:
-    """A league served by `arena serve` in its own process."""
-
-    def __init__(self, file: Path) -> None:
-        self.file = file
-        self.process = subprocess.Popen(
-            [*ARENA, "serve", str(file), "--port", "0"],
-            stderr=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stderr is not None
-        deadline = time.monotonic() + 30
-        for line in self.process.stderr:
-            found = re.search(r"serving .* on (http://127\.0\.0\.1:\d+)", line)
-            if found:
-                self.url = found[1]
-                break
-            assert time.monotonic() < deadline, line
-        else:
-            raise AssertionError("arena serve stopped before it listened")
-        self.log: list[str] = []  # drained, so that a full pipe never blocks the server
-        self.drain = threading.Thread(target=self.log.extend, args=(self.process.stderr,))
-        self.drain.start()
-
-    def get(self, path: str) -> tuple[int, str]:
-        try:
-            with urllib.request.urlopen(self.url + path, timeout=30) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            with error:
-                return error.code, error.read().decode()
-
-    def upload(self, token: str | None, name: str, filename: str, data: bytes) -> tuple[int, Any]:
-        """Through the JSON API: (HTTP status, its JSON)."""
-        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-        code, text = self.post("/api/versions", {"name": name}, filename, data, headers)
-        return code, json.loads(text)
-
-    def post(
-        self,
-        path: str,
-        fields: dict[str, str],
-        filename: str,
-        data: bytes,
-        headers: dict[str, str],
-        opener: urllib.request.OpenerDirector | None = None,
-    ) -> tuple[int, str]:
-        boundary = "arena-test-boundary"
-        parts = [
-            f'--{boundary}\r\nContent-Disposition: form-data; name="{key}"\r\n\r\n{value}\r\n'
-            for key, value in fields.items()
-        ]
-        head = (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-            f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
-        )
-        body = ("".join(parts) + head).encode() + data + f"\r\n--{boundary}--\r\n".encode()
-        headers = {**headers, "Content-Type": f"multipart/form-data; boundary={boundary}"}
-        request = urllib.request.Request(self.url + path, body, headers, method="POST")
-        try:
-            with (opener or urllib.request.build_opener()).open(request, timeout=60) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            with error:
-                return error.code, error.read().decode()
-
-    def form_upload(self, token: str, name: str, filename: str, data: bytes) -> tuple[int, str]:
-        """Through the web form, as a browser does: signed in, its page (CSRF cookie and field
-        kept)."""
-        opener = signed_in(self, token)
-        with opener.open(self.url + "/submit", timeout=30) as response:
-            csrf = re.search(r'name="csrf" value="([^"]+)"', response.read().decode())
-        assert csrf is not None
-        fields = {"csrf": csrf[1], "name": name}
-        return self.post("/submit", fields, filename, data, {}, opener)
-
-    def status(self, bot: str, until: set[str], timeout: float = 90) -> dict[str, Any]:
-        """The bot's newest version once its status is one of `until`."""
-        deadline = time.monotonic() + timeout
-        while True:
-            code, text = self.get(f"/api/bots/{bot}")
-            if code == 200:
-                newest: dict[str, Any] = json.loads(text)["versions"][-1]
-                if newest["status"] in until:
-                    return newest
-            assert time.monotonic() < deadline, text
-            time.sleep(0.2)
-
-    def stop(self, how: int = signal.SIGTERM) -> int:
-        """Stop the server, then reap its bots (they die with it, by PDEATHSIG, and are
-        reparented here: `reap_orphans`)."""
-        before = children()
-        self.process.send_signal(how)
-        code = self.process.wait(timeout=60)
-        reap_orphans(before)
-        self.drain.join()
-        assert self.process.stderr is not None
-        self.process.stderr.close()
-        return code
 
 
 @pytest.fixture
@@ -193,19 +48,6 @@ def served(league: Path) -> Iterator[Running]:
     yield running
     if running.process.poll() is None:
         running.stop()
-
-
-def token(league: Path, name: str) -> str:
-    with League(league) as opened:
-        return opened.registry.new_token(name)
-
-
-def zipped(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 def stored_keys(league: Path) -> list[tuple[str, int, int]]:
@@ -387,25 +229,6 @@ def test_a_killed_server_loses_no_game_and_plays_no_deal_twice(league: Path) -> 
     after = stored_keys(league)
     assert set(before) <= set(after)
     assert len(after) == len(set(after))  # no (seat-set, deal, rotation) twice
-
-
-def signed_in(served: Running, token: str) -> urllib.request.OpenerDirector:
-    """A browser-like client signed in with `token` (the sign-in form's CSRF kept)."""
-    opener = urllib.request.build_opener(
-        urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
-    )
-    with opener.open(served.url + "/signin", timeout=30) as response:
-        csrf = re.search(r'name="csrf" value="([^"]+)"', response.read().decode())
-    assert csrf is not None
-    form = urllib.parse.urlencode({"csrf": csrf[1], "token": token}).encode()
-    with opener.open(served.url + "/signin", form, timeout=30) as response:
-        assert response.status == 200  # redirected to the leaderboard
-    return opener
-
-
-def page_as(served: Running, opener: urllib.request.OpenerDirector | None, path: str) -> str:
-    with (opener or urllib.request.build_opener()).open(served.url + path, timeout=30) as response:
-        return str(response.read().decode())
 
 
 def test_an_author_sees_only_their_own_bots_logs(league: Path, served: Running) -> None:

@@ -19,7 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "report"))
 from reporthelp import MISSING, chromium, console_errors
 from test_report_browser import BOARD_DRAWN, board, press, step_label, wait_for
-from test_server import BOT, LEAGUE, Running, children, reap_orphans, token
+from tourhelp_league import BOT, LEAGUE, Running, children, reap_orphans, token
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 
@@ -96,17 +96,23 @@ def submit_form(
             return True
         return False
 
+    browser.get(url + "/signin")  # the form uploads as the signed-in author
+    wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
+    css(browser, "input[name=token]")[0].send_keys(secret)
+    form = css(browser, "form[action='/signin']")[0]
+    css(browser, "form[action='/signin'] button[type=submit]")[0].click()
+    WebDriverWait(browser, DEADLINE).until(replaced)
     browser.get(url + "/submit")
     wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
     assert console_errors(browser) == []
-    css(browser, "input[name=token]")[0].send_keys(secret)
+    assert "Signed in as alice" in css(browser, "#signed-in")[0].text
     field = css(browser, "input[name=name]")[0]
     if not validate:  # the test's driver, not the page, drops the form's own check
         browser.execute_script("arguments[0].removeAttribute('pattern');", field)
     field.send_keys(name)
     css(browser, "input[type=file][name=file]")[0].send_keys(str(bot))
-    form = css(browser, "form")[0]
-    css(browser, "button[type=submit]")[0].click()
+    form = css(browser, "form[action='/submit']")[0]
+    css(browser, "form[action='/submit'] button[type=submit]")[0].click()
     WebDriverWait(browser, DEADLINE).until(replaced)  # the answer replaced the page
     wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
 
@@ -199,7 +205,9 @@ def test_markup_in_a_bot_name_or_its_stderr_stays_text(
     assert browser.current_url == page
     eventually(browser, page, lambda: status_is(browser, "rejected"), "the check's rejection")
     reason = css(browser, "#versions tbody tr:last-child td")[3].text
-    assert MARKUP in reason and "exit" in reason
+    assert MARKUP not in reason and "crash during the handshake" in reason  # public: no output
+    log = css(browser, "pre.log")[0].text  # its author, signed in, sees its output as text
+    assert MARKUP in log and "exit" in log
     assert ESCAPED in browser.page_source
     assert browser.find_elements(By.TAG_NAME, "img") == []
     assert console_errors(browser) == []

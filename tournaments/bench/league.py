@@ -10,6 +10,9 @@ in a process of its own on a copy of a store of real games, HTTP clients on loop
   readers poll the leaderboard (its page and its JSON in turn) and every answer's latency is
   kept.
 - `memory`: the server's resident memory sampled while the ladder plays a number of games.
+- `hostile_upload`: while the ladder plays and readers poll the leaderboard, an author uploads a
+  version whose command names a 90 MB folder of the host and an endless file: the readers'
+  latencies from the upload until the version plays or is rejected.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import http.client
+import io
 import json
 import math
 import re
@@ -27,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -188,14 +193,22 @@ def connect(url: str) -> http.client.HTTPConnection:
     return http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=60)
 
 
-def upload(url: str, token: str, name: str, text: str) -> tuple[int, bytes]:
-    """POST a single-file bot to the JSON API as `arena submit` does (multipart form)."""
+def upload(
+    url: str, token: str, name: str, text: str | bytes, filename: str = "bot.py"
+) -> tuple[int, bytes]:
+    """POST a bot (a single file, or an archive's bytes) to the JSON API as `arena submit` does
+    (a multipart form)."""
     boundary = "arena-bench-boundary"
+    data = text.encode() if isinstance(text, str) else text
     body = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n{name}\r\n'
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="bot.py"\r\n'
-        f"Content-Type: text/x-python\r\n\r\n{text}\r\n--{boundary}--\r\n"
-    ).encode()
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n{name}\r\n'
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"'
+            "\r\nContent-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
     headers = {
         "Authorization": f"Bearer {token}",
         "Content-Type": f"multipart/form-data; boundary={boundary}",
@@ -420,6 +433,57 @@ def memory(folder: Path, base: Path, games: int, progress: Progress) -> list[tup
             time.sleep(2)
         samples.append((stored(db) - start, rss_mb(server.process.pid)))
     return samples
+
+
+class Hostile(NamedTuple):
+    latencies_s: list[float]
+    errors: list[str]
+    status: str
+    """What became of the hostile version: playing (it plays, its named paths unread)."""
+
+
+def hostile_upload(
+    folder: Path, readers: int, period_s: float, concurrency: int, progress: Progress
+) -> Hostile:
+    """The leaderboard's latencies for `readers` while the ladder plays and a version naming a
+    90 MB host folder and `/proc/self/pagemap` (an endless file) is uploaded and checked."""
+    write_files(folder, concurrency=concurrency)
+    named = folder / "ninety"
+    named.mkdir()
+    for n in range(90):
+        (named / f"{n}.bin").write_bytes(bytes(1024 * 1024))
+    token = subprocess.run(
+        [*ARENA, "league", "token", "league.toml", "bench"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()[-1]
+    manifest = f'command = "python3 bot.py 0 spin {named} /proc/self/pagemap"\n'
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("bot.toml", manifest)
+        zipped.writestr("bot.py", THINKER)
+    with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
+        while newest(folder / "league.sqlite") == 0:  # the ladder plays
+            time.sleep(0.05)
+        progress("league: a version naming a 90 MB folder and an endless file, with readers")
+        began = len(reading.latencies)
+        status, body = upload(server.url, token, "up", archive.getvalue(), "bot.zip")
+        if status != 201:
+            raise RuntimeError(f"the upload was refused ({status}): {body!r}")
+        with contextlib.closing(connect(server.url)) as connection:
+            while (now := newest_status(connection)) not in ("playing", "rejected"):
+                time.sleep(0.05)
+        while len(reading.latencies) - began < readers:  # each answered once since, at least
+            time.sleep(0.05)
+        latencies = reading.latencies[began:]
+    return Hostile(latencies, reading.errors, now)
+
+
+def newest_status(connection: http.client.HTTPConnection) -> str:
+    """The status of the newest version of the bot `up`, as the JSON API gives it."""
+    return str(json.loads(request(connection, "GET", "/api/bots/up")[1])["versions"][-1]["status"])
 
 
 def p99(values: list[float]) -> float:

@@ -444,6 +444,23 @@ class Bench:
                 "league", "leaderboard median", statistics.median(load.latencies_s) * 1000, "ms"
             ),
         )
+        with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
+            hostile = league.hostile_upload(
+                Path(tmp), s.readers, s.period_s, self.cores, self.progress
+            )
+        worst = league.p99(hostile.latencies_s) * 1000
+        self.add(
+            Figure(
+                "league",
+                f"leaderboard p99 while a version naming a 90 MB folder and an endless file is "
+                f"checked ({s.readers} readers, {len(hostile.latencies_s):,} requests; it ended "
+                f"{hostile.status})",
+                worst,
+                "ms",
+                "≤ 100 ms",
+                worst <= 100 and not hostile.errors,
+            ),
+        )
 
     def league_memory(self) -> None:
         s = self.sizes.league

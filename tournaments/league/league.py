@@ -78,12 +78,13 @@ class League:
         )
 
     def limits(self, base: Limits) -> Limits:
-        """The tournament's referee limits (`base`) with the league's files hidden too and the
-        league's cap on a bot's stderr in one game."""
+        """The tournament's referee limits (`base`) with the league's files hidden too, the
+        league's cap on a bot's stderr in one game and its runtimes' folders."""
         return msgspec.structs.replace(
             base,
             hidden=(*base.hidden, *self.hidden),
             stderr_cap_bytes=self.settings.log_kb * 1024,
+            runtimes=tuple(self.settings.runtimes),
         )
 
     def version_dir(self, version: Version) -> Path:

@@ -160,16 +160,16 @@ class LeagueService:
             raise NotFound(f"the league has no bot named {bot!r}")
         owner = None if found is None else registry.author_by_id(found.author)
         recent, logs = self._stored(bot, games)
+        versions = registry.versions(bot)
         private = None
         if self.may_see_private(viewer, bot):
-            versions = registry.versions(bot)
             private = Private([(v.id, registry.logs(v.id)) for v in versions], logs)
         return BotView(
             name=bot,
             house=house,
             disabled=found is not None and found.disabled,
             author=None if owner is None else owner.name,
-            versions=registry.versions(bot),
+            versions=versions,
             games=recent,
             history=self.board.board.history.get(bot),
             private=private,

@@ -483,8 +483,9 @@ def _tar_entry(archive: tarfile.TarFile, member: tarfile.TarInfo, links: bool) -
             raise Refused(f"{_shown(name)}: a link without a name")
         if not _stays_inside(parts, member.linkname):
             raise Refused(
-                f"{_shown('/'.join(parts))}: a symbolic link to '{printable(member.linkname)}', outside the "
-                "bot's folder (links may lead only to files of the bot's own)"
+                f"{_shown('/'.join(parts))}: a symbolic link to "
+                f"'{printable(member.linkname)}', outside the bot's folder (links may lead only "
+                "to files of the bot's own)"
             )
         return _Entry(parts, name, False, link=member.linkname)
     if member.issym():

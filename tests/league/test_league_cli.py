@@ -1,0 +1,74 @@
+"""`arena league` offline: tokens, and disabling and enabling bots and authors on the league's
+files (a league whose server will not start is mended this way)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tournaments.cli import main
+from tournaments.league.league import League
+
+LEAGUE = """
+game = "azul"
+players = 2
+
+[league]
+"""
+
+
+@pytest.fixture
+def league(tmp_path: Path) -> Path:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE)
+    return file
+
+
+def test_a_token_is_printed_once_and_a_disabled_authors_says_so(
+    league: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["league", "token", str(league), "alice"]) == 0
+    out, err = capsys.readouterr()
+    first = out.strip()
+    assert first.startswith("arena_") and "keep it" in err and "disabled" not in err
+    assert main(["league", "disable-author", str(league), "alice"]) == 0
+    assert "author alice disabled" in capsys.readouterr().err
+    assert main(["league", "token", str(league), "alice"]) == 0
+    out, err = capsys.readouterr()
+    assert "alice is disabled: this token works once they are enabled" in err
+    assert f"arena league enable-author {league} alice" in err
+    with League(league) as opened:
+        assert opened.registry.author_for(out.strip()) is None
+        assert opened.registry.author_for(first) is None
+    assert main(["league", "enable-author", str(league), "alice"]) == 0
+    with League(league) as opened:
+        assert opened.registry.author_for(out.strip()) is not None
+
+
+def test_a_bot_is_disabled_and_enabled_offline(
+    league: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with League(league) as opened:
+        author = opened.registry.author_for(opened.registry.new_token("alice"))
+        assert author is not None
+        version = opened.registry.add_version(author.id, "loop", "h1", "./bot", None)
+    assert main(["league", "disable-bot", str(league), "loop"]) == 0
+    with League(league) as opened:
+        assert opened.registry.queued() == []  # its check waits: it froze the server
+    assert main(["league", "enable-bot", str(league), "loop"]) == 0
+    with League(league) as opened:
+        assert [v.id for v in opened.registry.queued()] == [version.id]
+    assert main(["league", "disable-bot", str(league), "nobody"]) == 2
+    assert "no uploaded bot named 'nobody'" in capsys.readouterr().err
+
+
+def test_a_file_without_a_league_table_is_said_to_be_no_league(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text('game = "azul"\nplayers = 2\n')  # no participants either
+    assert main(["league", "token", str(file), "alice"]) == 2
+    err = capsys.readouterr().err
+    assert "has no [league] table: it is a tournament file" in err
+    assert "participants" not in err
