@@ -128,6 +128,7 @@ def success(name: str, version: int = 3, status: str = "queued") -> dict[str, An
     return {
         "bot": name,
         "version": version,
+        "number": 2,
         "hash": "9c1d0e5b",
         "status": status,
         "url": f"/bots/{name}",
@@ -152,8 +153,10 @@ def test_a_single_file_is_uploaded_whole_under_its_name_with_the_bearer_token(
 
     code, out, err = submit(capsys, server.url, bot, "--name", "greedy-2", "--token", TOKEN)
 
-    assert (code, err) == (0, "")
-    assert out == f"submitted greedy-2 version 7 (status checking): {server.url}/bots/greedy-2\n"
+    page = f"{server.url}/bots/greedy-2"
+    assert code == 0
+    assert err == f"its check is still to come: follow it at {page}, or submit with --wait\n"
+    assert out == f"submitted greedy-2 version 2 (9c1d0e5b, status checking): {page}\n"
     [request] = server.requests
     assert (request.method, request.path) == ("POST", "/api/versions")
     assert request.headers["Authorization"] == f"Bearer {TOKEN}"
@@ -175,7 +178,7 @@ def test_a_base_path_is_kept_in_the_request_and_the_page_address_is_quoted(
 
     assert code == 0
     page = f"{server.url}/league/bots/zipped%20bot"
-    assert out == f"submitted zipped bot version 3 (status queued): {page}\n"
+    assert out == f"submitted zipped bot version 2 (9c1d0e5b, status queued): {page}\n"
     [request] = server.requests
     assert request.path == "/league/api/versions"
     assert request.fields["name"].data == b"zipped bot"
@@ -204,7 +207,7 @@ def test_a_folder_is_packed_into_a_tar_gz_of_its_files_and_folders(
 
     code, _, err = submit(capsys, server.url, folder, "--name", "packed", "--token", TOKEN)
 
-    assert (code, err) == (0, "")
+    assert code == 0 and err.startswith("its check is still to come")
     [request] = server.requests
     upload = request.fields["file"]
     assert upload.filename == "mybot.tar.gz"
@@ -393,7 +396,7 @@ def test_json_prints_the_servers_answer(
 ) -> None:
     bot = tmp_path / "bot.py"
     bot.write_text("print(1)\n")
-    answer = success("jsonbot", version=12, status="active")
+    answer = success("jsonbot", version=12, status="playing")
     server.answer(201, answer)
 
     code, out, _ = submit(capsys, server.url, bot, "--name", "jsonbot", "--token", TOKEN, "--json")

@@ -334,3 +334,24 @@ def test_the_league_page_hands_out_the_rules_the_protocol_and_the_kits(
     code, body = served.upload(token(league, "alice"), "noder", "starter-node.zip", kit)
     assert code == 201, body
     assert served.status("noder", {"playing", "rejected"})["status"] == "playing"
+
+
+def test_submit_wait_follows_a_version_to_playing_or_rejected(
+    league: Path,
+    served: Running,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ARENA_TOKEN", token(league, "alice"))
+    good, bad = tmp_path / "good.py", tmp_path / "bad.py"
+    good.write_text(BOT.format(pick=0, name="good"))
+    bad.write_text("import sys\nprint('MY-OWN-OUTPUT', file=sys.stderr)\nsys.exit(3)\n")
+    assert main(["submit", served.url, str(good), "--name", "waiter", "--wait"]) == 0
+    out, err = capsys.readouterr()
+    assert f"waiter version 1 plays: {served.url}/bots/waiter" in out
+    assert "waiter version 1: checking" in err or "waiter version 1: playing" in err
+    assert main(["submit", served.url, str(bad), "--name", "waiter", "--wait"]) == 1
+    out, _ = capsys.readouterr()
+    assert "waiter version 2 was rejected: rejected: crash during the handshake" in out
+    assert "--- its check log ---" in out and "MY-OWN-OUTPUT" in out  # the author's own log

@@ -16,7 +16,9 @@ import json
 import os
 import secrets
 import stat
+import sys
 import tarfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -24,13 +26,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from protocol.errors import ArenaError, RequestError
 from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from tournaments.errors import UsageError
+from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.output import render_json
 
 TOKEN_VARIABLE = "ARENA_TOKEN"
 TIMEOUT_S = 120
+WAIT_S = 900.0
+POLL_S = 1.0
+"""How often `--wait` asks for the version's status."""
 SKIPPED = frozenset({"__pycache__", ".git"})
 """Names left out of a packed folder, wherever they are (Python's caches, a git checkout)."""
 _MAX_ANSWER_BYTES = 1024 * 1024
@@ -42,8 +50,9 @@ environment:
                which other users of this machine can read in the process list
 
 exit codes:
-  {EXIT_OK}    submitted
-  {EXIT_ERROR}    the server failed (5xx), redirected, answered what a league server does not,
+  {EXIT_OK}    submitted (with --wait: and it plays)
+  {EXIT_ERROR}    with --wait, the version was rejected (the reason and its log are printed);
+       or the server failed (5xx), redirected, answered what a league server does not,
        or cannot be reached
   {EXIT_USAGE}    a mistake in the command line (URL, FILE, no token), or the server refused
        the upload (4xx: bad upload, unknown token, another author's bot, too large, rate
@@ -80,6 +89,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "printed",
     )
     parser.add_argument("--json", action="store_true", help="print the server's answer as JSON")
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="follow the version until it plays or is rejected, printing each step; exit 0 if "
+        "it plays, 1 if it is rejected (its reason and its build and check log printed)",
+    )
+    parser.add_argument(
+        "--wait-s",
+        type=float,
+        default=WAIT_S,
+        metavar="S",
+        help="with --wait, give up after S seconds (default: %(default)s)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -96,14 +118,75 @@ def handle(args: argparse.Namespace) -> int:
     token = find_token(args.token)
     upload = read_upload(args.file)
     answer = post(base, token, args.name, upload)
+    page = page_url(base, answer)
     if args.json:
-        print(render_json(answer))
+        print(render_json(msgspec.to_builtins(answer)))
     else:
         print(
-            f"submitted {answer['bot']} version {answer['version']} "
-            f"(status {answer['status']}): {page_url(base, answer)}"
+            f"submitted {answer.bot} version {answer.number} ({answer.hash}, status "
+            f"{answer.status}): {page}"
         )
-    return EXIT_OK
+    if not args.wait:
+        if answer.status in WAITING and not args.json:
+            print(
+                f"its check is still to come: follow it at {page}, or submit with --wait",
+                file=sys.stderr,
+            )
+        return EXIT_OK
+    row = follow(base, token, answer, args.wait_s)
+    if row.status == "playing":
+        print(f"{answer.bot} version {row.number} plays: {page}")
+        return EXIT_OK
+    print(f"{answer.bot} version {row.number} was {row.status}: {row.reason or 'no reason given'}")
+    for kind, text in (row.logs or {}).items():
+        print(f"--- its {kind} log ---\n{shown_log(text, token)}")
+    return EXIT_ERROR
+
+
+WAITING = frozenset({"queued", "building", "checking"})
+
+
+def follow(base: str, token: str, answer: VersionAnswer, wait_s: float) -> VersionRow:
+    """Ask for the uploaded version's status until it is no longer waiting (printing each new
+    status on stderr); the version as its author sees it then (logs included)."""
+    deadline = time.monotonic() + wait_s
+    seen = answer.status
+    while True:
+        row = version_row(base, token, answer)
+        if row.status != seen:
+            print(f"{answer.bot} version {row.number}: {row.status}", file=sys.stderr)
+            seen = row.status
+        if row.status not in WAITING:
+            return row
+        if time.monotonic() > deadline:
+            raise ArenaError(
+                f"{answer.bot} version {row.number} is still {row.status} after {wait_s:g} s: "
+                f"follow it at {page_url(base, answer)}"
+            )
+        time.sleep(POLL_S)
+
+
+def version_row(base: str, token: str, answer: VersionAnswer) -> VersionRow:
+    """The uploaded version as `GET /api/bots/NAME` gives it to its author."""
+    path = "/api/bots/" + urllib.parse.quote(answer.bot, safe="")
+    text = request_json(base, "GET", path, token)
+    try:
+        bot = msgspec.json.decode(text, type=BotAnswer)
+    except msgspec.DecodeError:
+        raise ArenaError(f"the server's answer about {answer.bot} is not a bot's") from None
+    for row in bot.versions:
+        if row.version == answer.version:
+            return row
+    raise ArenaError(f"the server no longer lists version {answer.number} of {answer.bot}")
+
+
+def shown_log(text: str, token: str) -> str:
+    """A log the server sent, safe to print: the token masked, control characters dropped
+    (the lines kept)."""
+    text = text.replace(token, "<token>")
+    return "\n".join(
+        "".join(ch for ch in line if ch.isprintable() or ch == "\t") for line in text.splitlines()
+    )
 
 
 def base_url(text: str) -> str:
@@ -270,20 +353,35 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def post(base: str, token: str, name: str, upload: Upload) -> dict[str, Any]:
-    """POST the upload to `base/api/versions`; the server's JSON answer, or an error."""
+def post(base: str, token: str, name: str, upload: Upload) -> VersionAnswer:
+    """POST the upload to `base/api/versions`; the server's answer, or an error."""
     body, content_type = multipart({"name": name}, upload)
-    request = urllib.request.Request(
-        f"{base}/api/versions",
-        data=body,
-        method="POST",
-        headers={
-            "Authorization": f"Bearer {token}",
-            "Content-Type": content_type,
-            "Accept": "application/json",
-            "User-Agent": "arena-submit",
-        },
-    )
+    status, text = send(base, "POST", "/api/versions", token, body, content_type)
+    return accepted(status, text, token)
+
+
+def request_json(base: str, method: str, path: str, token: str) -> bytes:
+    """A JSON answer of the server (as the token's author), or an error."""
+    return send(base, method, path, token)[1]
+
+
+def send(
+    base: str,
+    method: str,
+    path: str,
+    token: str,
+    body: bytes | None = None,
+    content_type: str | None = None,
+) -> tuple[int, bytes]:
+    """One request to the server with the token as bearer: (status, answer), or an error."""
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json",
+        "User-Agent": "arena-submit",
+    }
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(f"{base}{path}", data=body, method=method, headers=headers)
     opener = urllib.request.build_opener(_NoRedirects)
     try:
         with opener.open(request, timeout=TIMEOUT_S) as response:
@@ -300,7 +398,7 @@ def post(base: str, token: str, name: str, upload: Upload) -> dict[str, Any]:
         raise ArenaError(f"cannot reach {base}: {reason(exc.reason)}") from None
     except (OSError, http.client.HTTPException) as exc:
         raise ArenaError(f"cannot reach {base}: {reason(exc)}") from None
-    return accepted(status, text, token)
+    return status, text
 
 
 def reason(error: object) -> str:
@@ -336,31 +434,21 @@ def refusal(exc: urllib.error.HTTPError, token: str) -> ArenaError:
     return RequestError(message) if 400 <= code < 500 else ArenaError(message)
 
 
-def accepted(status: int, text: bytes, token: str) -> dict[str, Any]:
+def accepted(status: int, text: bytes, token: str) -> VersionAnswer:
     """The success answer, checked to be what the server's API promises."""
     try:
-        answer = json.loads(text)
-    except ValueError:
-        answer = None
-    if (
-        not isinstance(answer, dict)
-        or not isinstance(answer.get("bot"), str)
-        or not isinstance(answer.get("version"), int)
-        or not isinstance(answer.get("status"), str)
-    ):
+        return msgspec.json.decode(text, type=VersionAnswer)
+    except msgspec.DecodeError:
         snippet = shown(text.decode(errors="replace"), token) or "nothing"
         raise ArenaError(
             f"{status}: the server's answer is not a submitted version (is URL a league "
             f"server?): {snippet}"
-        )
-    return answer
+        ) from None
 
 
-def page_url(base: str, answer: dict[str, Any]) -> str:
+def page_url(base: str, answer: VersionAnswer) -> str:
     """The bot's page: the server's `url`, relative to the server's address."""
-    page = answer.get("url")
-    if not isinstance(page, str) or not page:
-        page = "bots/" + urllib.parse.quote(answer["bot"], safe="")
+    page = answer.url or "bots/" + urllib.parse.quote(answer.bot, safe="")
     # Quoted as a browser would (a space in a bot's name), leaving what is quoted already.
     page = urllib.parse.quote(page, safe="/%:@!$&'()*+,;=~?#")
     return urllib.parse.urljoin(base + "/", page.lstrip("/"))

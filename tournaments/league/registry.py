@@ -58,7 +58,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Any, ClassVar, Literal, get_args
 
 import msgspec
 
@@ -149,10 +149,14 @@ REGISTRY_TABLES = frozenset({"meta", "authors", "bots", "versions", "logs", "upl
 class NotFound(RequestError):
     """No author or bot of that name (HTTP 404)."""
 
+    http_status: ClassVar[int] = 404
+
 
 class Taken(RequestError):
     """The bot name (or one it looks like) belongs to another author, or to a house bot: the
     upload must use another name."""
+
+    http_status: ClassVar[int] = 403
 
 
 class Author(msgspec.Struct, frozen=True):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import msgspec
 import trio
@@ -37,6 +38,8 @@ LOG_TAIL_BYTES = 8192
 
 class Forbidden(RequestError):
     """The signed-in author may not do this (HTTP 403)."""
+
+    http_status: ClassVar[int] = 403
 
 
 class StderrLog(msgspec.Struct, frozen=True):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import secrets
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import msgspec
 import trio
@@ -28,9 +29,13 @@ from tournaments.league.unpack import MANIFEST, manifest, single_file_command, u
 class TooLarge(RequestError):
     """An upload over the league's size limit (HTTP 413)."""
 
+    http_status: ClassVar[int] = 413
+
 
 class RateLimited(RequestError):
     """An author over the league's uploads per hour (HTTP 429)."""
+
+    http_status: ClassVar[int] = 429
 
 
 class Staged(msgspec.Struct, frozen=True):

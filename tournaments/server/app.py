@@ -9,16 +9,18 @@ from another site, and the league's own pages run no script.
 
 What is here and nowhere else: cookies, CSRF values, browser sessions, request bodies (read
 only once the request is authenticated, and never past their size limit), and the one mapping
-from the error family to HTTP statuses (`STATUS_OF`).
+from the error family to HTTP answers (`refusal`: each error's `http_status`, beside its exit
+code).
 """
 
 from __future__ import annotations
 
 import hmac
 import secrets
+import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -32,10 +34,11 @@ from starlette.routing import Route
 
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
+from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.league.board import MIN_REFRESH_S
-from tournaments.league.registry import Author, NotFound, Taken, Version
+from tournaments.league.registry import Author, NotFound, Version
 from tournaments.league.service import BotView, Forbidden, LeagueService
-from tournaments.league.submissions import RateLimited, TooLarge
+from tournaments.league.submissions import TooLarge
 from tournaments.report.page import game_page
 from tournaments.server import library
 from tournaments.server.history import svg_line
@@ -52,18 +55,9 @@ MAX_GAME_ID = 2**63 - 1
 class Unauthorized(RequestError):
     """No token, an unknown or old one, a disabled author, or no session (HTTP 401)."""
 
+    http_status: ClassVar[int] = 401
 
-STATUS_OF: list[tuple[type[Exception], int]] = [
-    (Unauthorized, 401),
-    (Forbidden, 403),
-    (Taken, 403),
-    (NotFound, 404),
-    (TooLarge, 413),
-    (RateLimited, 429),
-    (RequestError, 400),
-]
-"""The HTTP status of each refusal of the error family, most specific first (any other
-`ArenaError` of a request is the client's mistake too: 400)."""
+
 REFRESH_S = 2 * int(MIN_REFRESH_S)
 """The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
 
@@ -81,19 +75,14 @@ _NO_TOKEN = "no such token (or it was disabled): ask the organiser for yours"
 _SIGN_IN = "sign in with your token first (Sign in, at the top of the page)"
 
 
-def status_of(error: Exception) -> int:
-    return next((code for kind, code in STATUS_OF if isinstance(error, kind)), 400)
-
-
-class VersionAnswer(msgspec.Struct, frozen=True):
-    """The API's answer to an upload: the version uploaded."""
-
-    bot: str
-    version: int
-    number: int
-    hash: str
-    status: str
-    url: str
+def refusal(error: ArenaError) -> str:
+    """What a client is told of `error`: its message when the request was wrong (a 4xx);
+    otherwise the league's own trouble (a damaged store), whose message names the server's
+    files: that goes to the organiser's log, the client learns only that it failed."""
+    if error.http_status < 500:
+        return str(error)
+    print(f"arena serve: a request failed: {error}", file=sys.stderr, flush=True)
+    return "the league could not answer this now: its organiser's log says why"
 
 
 class Front:
@@ -226,7 +215,7 @@ def api(
         try:
             return await endpoint(request)
         except ArenaError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=status_of(exc))
+            return JSONResponse({"error": refusal(exc)}, status_code=exc.http_status)
 
     return answer
 
@@ -240,7 +229,8 @@ def html(
         try:
             return await endpoint(request)
         except ArenaError as exc:
-            return front(request).page("error.html", request, status_of(exc), error=str(exc))
+            page = front(request).page
+            return page("error.html", request, exc.http_status, error=refusal(exc))
 
     return answer
 
@@ -335,20 +325,13 @@ def _games(view: BotView) -> list[dict[str, Any]]:
 async def bot_api(request: Request) -> Response:
     f = front(request)
     view = f.service.bot_view(request.path_params["bot"], f.bearer(request))
+    logs = dict(view.private.version_logs) if view.private else {}
     versions = [
-        {
-            "version": v.id,
-            "number": v.number,
-            "hash": v.hash,
-            "status": v.status,
-            "reason": v.reason,
-            **({"logs": f.league.registry.logs(v.id)} if view.private else {}),
-        }
+        VersionRow(v.id, v.number, v.hash, v.status, v.reason, logs.get(v.id) if logs else None)
         for v in view.versions
     ]
-    return JSONResponse(
-        {"bot": view.name, "author": view.author, "disabled": view.disabled, "versions": versions}
-    )
+    answer = BotAnswer(view.name, view.author, view.disabled, versions)
+    return Response(msgspec.json.encode(answer), media_type="application/json")
 
 
 async def game_view(request: Request) -> Response:
@@ -450,7 +433,7 @@ async def submit_post(request: Request) -> Response:
         version = await _upload(f, author, form)
     except ArenaError as exc:
         return f.page(
-            "submit.html", request, status_of(exc), base_url=base, error=str(exc), name=name
+            "submit.html", request, exc.http_status, base_url=base, error=refusal(exc), name=name
         )
     return RedirectResponse(f"/bots/{version.bot}", status_code=303)
 
@@ -492,7 +475,7 @@ async def signin_post(request: Request) -> Response:
         if author is None:
             raise Unauthorized(_NO_TOKEN)
     except ArenaError as exc:
-        return f.page("signin.html", request, status_of(exc), error=str(exc))
+        return f.page("signin.html", request, exc.http_status, error=refusal(exc))
     session = secrets.token_urlsafe(32)
     f.sessions[session] = (author.id, author.sessions)
     response = RedirectResponse("/", status_code=303)
