@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         SandboxUnavailable,
         bwrap_path,
         choose,
+        system_program,
     )
     from referee.spawn import keep_priority
 
@@ -95,6 +96,7 @@ _EXPORTS: dict[str, str] = {
     "replay_states": "referee.record",
     "run_build": "referee.build",
     "run_match": "referee.match",
+    "system_program": "referee.sandbox",
 }
 """Public name -> the module that defines it (imported on first use)."""
 
@@ -136,6 +138,7 @@ __all__ = [
     "replay_states",
     "run_build",
     "run_match",
+    "system_program",
 ]
 
 

@@ -355,3 +355,33 @@ def test_submit_wait_follows_a_version_to_playing_or_rejected(
     out, _ = capsys.readouterr()
     assert "waiter version 2 was rejected: rejected: crash during the handshake" in out
     assert "--- its check log ---" in out and "MY-OWN-OUTPUT" in out  # the author's own log
+
+
+def test_the_pages_say_what_an_author_needs(league: Path, served: Running) -> None:
+    """/league: the runtimes with their versions, the limits, a curl example; the leaderboard:
+    a playing bot with its author and version before its first game; a bot page: reloading
+    while checked; a sign-in lost to a restart is said so."""
+    code, page = served.get("/league")
+    assert code == 200 and 'id="runtimes"' in page and "<code>python3</code>" in page
+    assert "Python 3." in page and "MB of memory" in page and "curl -H" in page
+    assert "from bots.sdk" not in page  # uploads do not see the framework
+    alice = token(league, "alice")
+    slow = "import time\ntime.sleep(3)\n" + BOT.format(pick=0, name="slow")
+    assert served.upload(alice, "slowpoke", "bot.py", slow.encode())[0] == 201
+    code, page = served.get("/bots/slowpoke")
+    assert 'http-equiv="refresh"' in page and 'id="waiting"' in page
+    served.status("slowpoke", {"playing"})
+    code, page = served.get("/bots/slowpoke")
+    assert 'http-equiv="refresh"' not in page
+    code, page = served.get("/")
+    listed = 'href="/bots/slowpoke">slowpoke</a> (alice, version 1)' in page
+    assert listed or "<td>alice</td>" in page  # before its first game, or ranked with it
+    opener = signed_in(served, alice)
+    assert "Signed in as alice" in page_as(served, opener, "/")
+    served.stop()
+    again = Running(league)
+    try:
+        page = page_as(again, opener, "/")
+        assert 'id="signed-out"' in page and "Signed in as" not in page
+    finally:
+        again.stop()

@@ -27,6 +27,7 @@ from tournaments.league.board import BoardKeeper, History
 from tournaments.league.ladder import run_checks, run_ladder
 from tournaments.league.league import League
 from tournaments.league.registry import Author, NotFound, Version
+from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.submissions import submit
 from tournaments.results import FinishedGame
 from tournaments.runner import Voided
@@ -84,6 +85,14 @@ class LeagueService:
         self.league = league
         self.board = BoardKeeper(league.store_path)
         self._change = trio.Event()
+        self._runtimes: list[Runtime] | None = None
+
+    async def runtimes(self) -> list[Runtime]:
+        """The runtimes uploads can use here, found once (in a thread: it runs each)."""
+        if self._runtimes is None:
+            found = await trio.to_thread.run_sync(runtimes, self.league.settings.runtimes)
+            self._runtimes = found
+        return self._runtimes
 
     # ---- changes and the ladder's listener ----------------------------------------------
 

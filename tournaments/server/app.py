@@ -58,6 +58,9 @@ class Unauthorized(RequestError):
     http_status: ClassVar[int] = 401
 
 
+WAITING = frozenset({"queued", "building", "checking"})
+WAITING_REFRESH_S = 3
+"""A bot page reloads itself this often while a version of it waits for its check."""
 REFRESH_S = 2 * int(MIN_REFRESH_S)
 """The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
 
@@ -103,10 +106,12 @@ class Front:
         self.leaderboard_sent = _Kept()
 
     def rendered(self, template: str, request: Request, **values: Any) -> str:
+        viewer = self.signed_in(request)
         common = {
             "league_name": self.league.file.stem,
             "game_title": self.game.title,
-            "viewer": self.signed_in(request),
+            "viewer": viewer,
+            "signed_out": viewer is None and bool(request.cookies.get(SESSION_COOKIE)),
             "csrf": _csrf(request),
         }
         return self.templates.get_template(template).render(**{**common, **values})
@@ -241,24 +246,45 @@ def html(
 @html
 async def leaderboard_page(request: Request) -> Response:
     f = front(request)
-    waiting = f.league.registry.waiting()
+    registry = f.league.registry
+    waiting, playing = registry.waiting(), registry.playing()
     viewer = f.signed_in(request)
     browser = None if viewer is None else (viewer, _csrf(request))  # its sign-out form
-    shows = (f.service.board.generation, tuple((v.bot, v.status) for v in waiting), browser)
-    body = f.leaderboard_shown.get(shows, lambda: _leaderboard(f, request, waiting).encode())
+    versions = tuple((v.bot, v.status, v.number) for v in (*waiting, *playing))
+    shows = (f.service.board.generation, versions, browser)
+    body = f.leaderboard_shown.get(
+        shows, lambda: _leaderboard(f, request, waiting, playing).encode()
+    )
     return _with_csrf(HTMLResponse(body, headers=_SAFE_HEADERS), request)
 
 
-def _leaderboard(f: Front, request: Request, waiting: list[Version]) -> str:
+def _leaderboard(f: Front, request: Request, waiting: list[Version], playing: list[Version]) -> str:
     board, previous = f.service.board.board, f.service.board.previous
-    rows = [
-        {**row, "base": str(row["bot"]).split("@")[0], "change": _change(row, previous)}
-        for row in board.standings
+    authors = {author.id: author.name for author in f.league.registry.authors()}
+    uploaded = {version.bot: version for version in playing}
+    rows = []
+    for row in board.standings:
+        base = str(row["bot"]).split("@")[0]
+        version = uploaded.get(base) if base == row["bot"] else None
+        rows.append(
+            {
+                **row,
+                "base": base,
+                "change": _change(row, previous),
+                "author": authors.get(version.author, "") if version else "",
+                "number": version.number if version else "",
+            }
+        )
+    ranked = {row["bot"] for row in rows}
+    house = [name for name in f.league.tournament.participants if name not in ranked]
+    unplaced = [
+        (v.bot, authors.get(v.author, ""), v.number) for v in playing if v.bot not in ranked
     ]
     return f.rendered(
         "leaderboard.html",
         request,
         rows=rows,
+        unplaced=[*((name, "house", "") for name in house), *unplaced],
         games=board.games,
         made=_clock(board.made),
         refresh=REFRESH_S,
@@ -291,6 +317,9 @@ async def bot_page(request: Request) -> Response:
     except NotFound:
         return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
     history = view.history
+    standings = f.service.board.board.standings
+    standing = next((row for row in standings if row["bot"] == view.name), None)
+    waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     return _with_csrf(
         f.page(
             "bot.html",
@@ -301,6 +330,9 @@ async def bot_page(request: Request) -> Response:
             history=Markup(svg_line(history.points, history.games)) if history else "",
             games=_games(view),
             organiser=viewer is not None and viewer.organiser,
+            standing=standing,
+            ranked=len(standings),
+            refresh=WAITING_REFRESH_S if waiting else None,
         ),
         request,
     )
@@ -364,6 +396,10 @@ async def league_page(request: Request) -> Response:
         unpacked_mb=s.unpacked_mb,
         files=s.files,
         per_hour=s.uploads_per_hour,
+        limits=t.limits,
+        build_s=s.build_s,
+        log_kb=s.log_kb,
+        runtimes=await f.service.runtimes(),
         kits=library.kits(),
         has_rules=library.rules_html(f.game.id) is not None,
         has_protocol=library.protocol_html() is not None,

@@ -1,0 +1,72 @@
+"""Make the league's screenshots in docs/screenshots/ with the tests' headless Chromium.
+
+    python tests/league/screenshots.py
+
+Serves a small league (two uploaded bots and a house bot, one upload rejected), lets the ladder
+play a little, then photographs the leaderboard, a bot's page signed out and signed in as its
+author, the submit page signed in, a game's page and `/league`.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
+from reporthelp import chromium
+from tourhelp_league import BOT, LEAGUE, Running, token
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+def shoot(driver: Any, url: str, name: str) -> None:
+    driver.get(url)
+    time.sleep(0.5)
+    height = driver.execute_script("return document.body.scrollHeight")
+    driver.set_window_size(1200, min(max(height + 40, 400), 2400))
+    driver.save_screenshot(str(DOCS / name))
+    print(f"wrote {DOCS / name}")
+
+
+def sign_in(driver: Any, url: str, secret: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(url + "/signin")
+    driver.find_element(By.CSS_SELECTOR, "input[name=token]").send_keys(secret)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/signin'] button").click()
+    time.sleep(0.5)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "azul-class.toml"
+        file.write_text(LEAGUE.replace("batch = 1", "batch = 4"))
+        alice, bob = token(file, "alice"), token(file, "bob")
+        served = Running(file)
+        try:
+            served.upload(alice, "alice-first", "bot.py", BOT.format(pick=0, name="a").encode())
+            served.upload(bob, "bob-last", "bot.py", BOT.format(pick="-1", name="b").encode())
+            crash = b"import sys\nprint('Traceback: oops', file=sys.stderr)\nsys.exit(3)\n"
+            served.upload(alice, "alice-first", "bot.py", crash)
+            for bot in ("alice-first", "bob-last"):
+                served.status(bot, {"playing", "rejected"})
+            time.sleep(25)  # games, and a board
+            with chromium() as driver:
+                driver.set_window_size(1200, 900)
+                shoot(driver, served.url + "/", "league-leaderboard.png")
+                shoot(driver, served.url + "/bots/alice-first", "league-bot-signed-out.png")
+                shoot(driver, served.url + "/league", "league-page.png")
+                shoot(driver, served.url + "/games/1", "league-game.png")
+                sign_in(driver, served.url, alice)
+                shoot(driver, served.url + "/bots/alice-first", "league-bot-signed-in.png")
+                shoot(driver, served.url + "/submit", "league-submit.png")
+        finally:
+            served.stop()
+
+
+if __name__ == "__main__":
+    main()
