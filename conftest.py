@@ -1,4 +1,5 @@
-"""Tests marked `alone` run while no other test runs, also under `pytest -n` (pytest-xdist).
+"""Tests marked `alone` run while no other test runs, also under `pytest -n` (pytest-xdist);
+tests marked `needs("go")` run only where their programs are on PATH.
 
 A few tests check wall-clock bounds to within tens of milliseconds (a search bot's decision
 ends soon after its deadline; the referee's clock tests need none of this: they run on trio's
@@ -6,15 +7,36 @@ MockClock against scripted bots). A neighbouring worker's games on the same core
 much jitter, so those tests take the workers' shared lock exclusively, the others take it
 shared. A turnstile (taken briefly by everyone, held by the exclusive test while it waits) keeps
 a stream of ordinary tests from starving it. Without `-n` the locks are never contended.
+
+A test that runs a toolchain (node, g++, go, javac) is skipped where it is missing, naming it:
+the README's test command passes on a fresh machine that has only some of them. CI sets
+ARENA_REQUIRE_TOOLS=1, which turns each such skip into an error, so it never skips a kit.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+REQUIRE_TOOLS = "ARENA_REQUIRE_TOOLS"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before any fixture (a module's fixture may run the compiler): each program that a
+    `needs` marker names is on PATH, or the test is skipped (failed under ARENA_REQUIRE_TOOLS=1)."""
+    for marker in item.iter_markers("needs"):
+        for program in marker.args:
+            if shutil.which(program) is None:
+                reason = f"needs {program}: not on PATH"
+                if os.environ.get(REQUIRE_TOOLS) == "1":
+                    pytest.fail(f"{reason} ({REQUIRE_TOOLS}=1: no test may be skipped for it)")
+                pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

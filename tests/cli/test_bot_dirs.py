@@ -71,6 +71,7 @@ def test_directory_words_are_made_absolute_and_are_the_bots_files(tmp_path: Path
 
 
 @pytest.mark.slow
+@pytest.mark.needs("javac", "java")
 def test_java_cp_dir_main_plays_in_the_sandbox(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -130,6 +130,7 @@ def alive(marker: str) -> list[int]:
 
 
 @pytest.mark.slow  # a compiler, then a game
+@pytest.mark.needs("g++")
 async def test_a_cpp_bot_built_with_gpp_in_the_sandbox_plays(bwrap: League) -> None:
     files = {"bot.toml": manifest("./bot", GPP), "bot.cpp": CPP}
     version = await upload(bwrap, "cpp", files)

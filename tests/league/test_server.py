@@ -310,6 +310,7 @@ def test_an_oversized_upload_and_an_author_over_the_rate_are_refused(tmp_path: P
         served.stop()
 
 
+@pytest.mark.needs("node")
 def test_the_league_page_hands_out_the_rules_the_protocol_and_the_kits(
     league: Path, served: Running, tmp_path: Path
 ) -> None:

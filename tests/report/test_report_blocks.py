@@ -147,6 +147,7 @@ def patched_by_the_page(pairs: list[tuple[Any, Any]]) -> list[Any]:
     return result
 
 
+@pytest.mark.needs("node")
 @settings(max_examples=15, deadline=None)
 @given(st.lists(st.tuples(VALUES, VALUES), min_size=1, max_size=60))
 def test_the_page_rebuilds_any_value_from_its_delta(pairs: list[tuple[Any, Any]]) -> None:

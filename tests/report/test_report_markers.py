@@ -101,6 +101,7 @@ def data_of(script: str) -> dict[str, Any]:
     return data
 
 
+@pytest.mark.needs("node")
 def test_markers_in_labels_and_fault_reasons_leave_the_report_whole(
     report: Path, tmp_path: Path
 ) -> None:
@@ -115,6 +116,7 @@ def test_markers_in_labels_and_fault_reasons_leave_the_report_whole(
     assert {row[1] for row in standings["rows"]} == set(LABELS)
 
 
+@pytest.mark.needs("node")
 def test_markers_in_ready_names_leave_the_one_game_page_whole(tmp_path: Path) -> None:
     bot = tmp_path / "bot.py"
     bot.write_text(BOT)
