@@ -8,6 +8,10 @@ much jitter, so those tests take the workers' shared lock exclusively, the other
 shared. A turnstile (taken briefly by everyone, held by the exclusive test while it waits) keeps
 a stream of ordinary tests from starving it. Without `-n` the locks are never contended.
 
+A referee that runs inside a test's process makes it a subreaper: the processes of a
+coordinator or worker that a test kills then become its children, and their zombies would fail
+a later test of the same worker that checks for none. After each test they are reaped.
+
 A test that runs a toolchain (node, g++, go, javac) is skipped where it is missing, naming it:
 the README's test command passes on a fresh machine that has only some of them. CI sets
 ARENA_REQUIRE_TOOLS=1, which turns each such skip into an error, so it never skips a kit.
@@ -15,6 +19,8 @@ ARENA_REQUIRE_TOOLS=1, which turns each such skip into an error, so it never ski
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import fcntl
 import os
 import shutil
@@ -64,3 +70,31 @@ def _alone_or_together(request: pytest.FixtureRequest, _lock_dir: Path) -> Itera
             fcntl.flock(lock, fcntl.LOCK_UN)
             if alone:
                 fcntl.flock(turnstile, fcntl.LOCK_UN)
+
+
+PR_GET_CHILD_SUBREAPER = 37
+
+
+def _subreaper() -> bool:
+    """Whether this process adopts its descendants' orphans (prctl(2))."""
+    flag = ctypes.c_int(0)
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0 and flag.value == 1
+
+
+@pytest.fixture(autouse=True)
+def _reap_adopted() -> Iterator[None]:
+    """After the test, reap this process's zombie children: orphans it adopted as a subreaper
+    (every test waits for the children it starts itself)."""
+    yield
+    if not _subreaper():
+        return
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_bytes() if entry.isdigit() else b")"
+        except OSError:
+            continue
+        state, parent, *_ = [*stat[stat.rfind(b")") + 2 :].split(), b"", b"0"]
+        if state == b"Z" and int(parent) == os.getpid():
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(int(entry), os.WNOHANG)

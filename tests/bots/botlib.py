@@ -57,9 +57,14 @@ def play(answer: Callable[[dict[str, Any]], Reply], argv: list[str]) -> None:
     message received), children=path (leave a child and a grandchild running, pids to path),
     env_file (write the environment and working directory as JSON), talk=1 (a line to stderr
     at every `start`, `end` and `quit`: "<message type> <process>", the process named at
-    random, as in a sandbox's pid namespace every bot is pid 2).
+    random, as in a sandbox's pid namespace every bot is pid 2), hold_from=n (from this
+    process's n-th game on, answer nothing until a directory `release` appears in the first
+    argument naming a directory: one of the bot's own, which a sandbox shows it, read-only).
     """
     opts = options(argv)
+    gate = next((arg for arg in argv if os.path.isdir(arg)), None)
+    hold_from = int(opts.get("hold_from", "0"))
+    games = 0
     if "env_file" in opts:
         with open(opts["env_file"], "w") as file:
             json.dump({"env": dict(os.environ), "cwd": os.getcwd()}, file)
@@ -73,11 +78,14 @@ def play(answer: Callable[[dict[str, Any]], Reply], argv: list[str]) -> None:
             sys.stderr.write(f"{kind} {process}\n")
             sys.stderr.flush()
         if kind == "start":
+            games += 1
             if "pid_file" in opts:
                 with open(opts["pid_file"], "a") as file:
                     file.write(f"{os.getpid()}\n")
             send({"type": "ready", "name": "test bot"})
         elif kind == "act":
+            while gate and 0 < hold_from <= games and not os.path.isdir(f"{gate}/release"):
+                time.sleep(0.01)
             if "act_file" in opts:
                 with open(opts["act_file"], "ab") as file:
                     file.write(raw)

@@ -16,6 +16,14 @@ SILENT = f"""{sys.executable} -c "import sys, time; sys.stdin.readline(); \
 print('{{\\"type\\": \\"ready\\"}}', flush=True); time.sleep(60)\""""
 """A bot that says ready and then never answers: it times out at its first decision."""
 
+WAITING = f"""{sys.executable} -c "import os, sys; sys.stdin.readline(); \
+print('{{\\"type\\": \\"ready\\"}}', flush=True); sys.stdin.readline(); \
+os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(60)', \
+sys.argv[1] + '-asked'])\""""
+"""A bot that says ready and never answers; once asked for its first decision, its process's
+arguments say so (its MARKER argument becomes MARKER-asked), for a test to see from outside
+even a sandbox."""
+
 
 def test_records_are_never_overwritten(tmp_path: Path) -> None:
     # Four matches at once, same seed, same second: four records, none named after the seed.
@@ -115,25 +123,24 @@ def test_games_prints_options_as_in_a_tournament_file(tmp_path: Path) -> None:
 
 def test_sigterm_ends_a_match_cleanly(tmp_path: Path) -> None:
     marker = f"marker-{tmp_path.name}"
-    silent = f"{SILENT} {marker}"  # an extra argument that names this test's bot process
+    waiting = f"{WAITING} {marker}"  # an extra argument that names this test's bot process
     match = subprocess.Popen(
-        [*ARENA, "match", "--game", "5211", silent, "random", "--move-ms", "60000"],
+        [*ARENA, "match", "--game", "5211", waiting, "random", "--move-ms", "60000"],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
-    while not _running(marker) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60
+    while not _running(f"{marker}-asked"):  # the match waits for its first decision
+        assert match.poll() is None and time.monotonic() < deadline, "the bot was never asked"
         time.sleep(0.05)
-    assert _running(marker), "the silent bot never started"
-    time.sleep(0.5)  # it said ready; the match waits for its first decision
     match.send_signal(signal.SIGTERM)
     out, err = match.communicate(timeout=30)
     assert match.returncode == 143, err
     assert err.strip().endswith("arena match: terminated (SIGTERM)")
     assert out == ""
-    assert not _running(marker)  # the referee's cleanup killed the bot
+    assert not _running(f"{marker}-asked")  # the referee's cleanup killed the bot
 
 
 def _running(marker: str) -> bool:

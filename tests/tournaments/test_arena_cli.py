@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tourhelp import ARENA, arena, slow_bot, stored_games
+from tourhelp import ARENA, Gate, arena, stored_games
 
 from tournaments.cli import main
 from tournaments.output import FORMATS
@@ -163,10 +163,18 @@ def test_anchor(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.slow
 def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path) -> None:
     """kill -9 at ten seeded points (a number of stored games plus a random delay, so some
-    kills land mid-game or mid-commit), resuming each time: the same store as without kills."""
-    whole = write(tmp_path, name="whole", deals=8)
+    kills land mid-game or mid-commit), resuming each time: the same store as without kills.
+    The killed runs' bots wait at a gate before the last game can begin, so no kill comes after
+    it, however slow the machine; the uninterrupted run's play the same, ungated."""
     killed = write(tmp_path, name="killed", deals=8)
     db = killed.with_suffix(".sqlite")
+    gate = Gate(tmp_path)
+    whole = write(tmp_path, name="whole", deals=8)
+    for file, gated in ((whole, False), (killed, True)):
+        text = file.read_text()
+        for name, policy in (("greedy", "greedy"), ("random", "random"), ("random-twin", "random")):
+            text = text.replace(f'{name} = "{policy}"', f"{name} = {gate.bot(policy, gated)}")
+        file.write_text(text.replace("move_ms = 5000", "move_ms = 3600000"))
     Store(whole.with_suffix(".sqlite")).close()  # a new store and its secret, which keys the deals
     shutil.copyfile(whole.with_suffix(".sqlite"), db)  # the same secret: the same games
     arena("run", whole, "-q")
@@ -175,6 +183,7 @@ def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path)
     rng = random.Random(20261122)
     targets = sorted(rng.sample(range(1, len(expected) - 4), 10))
     for kills, target in enumerate(targets):
+        gate.limit(2 * (len(expected) - 1 - stored_games(db)))  # two gated seats a game
         runner = subprocess.Popen([*ARENA, "run", str(killed), "-q"], stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while stored_games(db) < target and time.monotonic() < deadline and runner.poll() is None:
@@ -186,6 +195,7 @@ def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path)
         assert partial < len(expected), f"kill {kills + 1} came after the tournament ended"
         assert results(db).items() <= expected.items()  # whole games only, all as they should be
 
+    gate.open()
     resumed = arena("run", killed, "--json")
     assert f"{partial} already stored" in resumed.stderr
     assert results(db) == expected  # same games, same results, nothing lost or doubled
@@ -195,24 +205,32 @@ def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path)
     )
 
 
+def gated(directory: Path, deals: int) -> tuple[Path, Gate]:
+    """The three-bot tournament with random-twin held after 5 games (the check's and four of
+    the tournament's), at a move time no held decision reaches: a run that waits for the test."""
+    file = write(directory, deals=deals)
+    gate = Gate(directory)
+    gate.limit(5)
+    text = file.read_text().replace('random-twin = "random"', f"random-twin = {gate.bot('random')}")
+    file.write_text(text.replace("move_ms = 5000", "move_ms = 3600000"))
+    return file, gate
+
+
 @pytest.mark.slow
 def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
-    file = write(tmp_path, deals=8)
-    file.write_text(
-        file.read_text().replace('random-twin = "random"', f"random-twin = {slow_bot(5)}")
-    )
+    file, gate = gated(tmp_path, deals=8)
     db = file.with_suffix(".sqlite")
     runner = subprocess.Popen(
         [*ARENA, "run", str(file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 60
-    while stored_games(db) < 4 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    gate.wait_held(db, games=4)
     runner.send_signal(signal.SIGINT)
     out, err = runner.communicate(timeout=30)
     assert runner.returncode == 130, err
     assert "interrupted" in err and "again to resume" in err
     assert out == ""
+    assert 4 <= stored_games(db) < 48
+    gate.open()
     arena("run", file, "-q")
     assert len(results(db)) == 48
 
@@ -421,14 +439,12 @@ def test_strict_makes_a_fault_exit_code_3(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path) -> None:
-    file = write(tmp_path, deals=8)
+    file, gate = gated(tmp_path, deals=8)
     db = file.with_suffix(".sqlite")
     runner = subprocess.Popen(
         [*ARENA, "run", str(file), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 60
-    while stored_games(db) < 4 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    gate.wait_held(db, games=4)
     runner.send_signal(signal.SIGTERM)
     out, err = runner.communicate(timeout=30)
     assert runner.returncode == 143, err
@@ -437,6 +453,7 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     assert out == ""
     partial = stored_games(db)
     assert 4 <= partial < 48
+    gate.open()
     resumed = arena("run", file, "-q")
     assert resumed.returncode == 0
     assert len(results(db)) == 48

@@ -45,7 +45,7 @@ concurrency = 2
 {settings}
 
 [time]
-move_ms = 5000
+move_ms = {move_ms}
 
 [participants]
 random = "random"
@@ -62,14 +62,24 @@ the table (dealing version 3), every executor giving the same."""
 GAMES = 18
 """3 seat-sets × 3 deals × 2 rotations."""
 
+LONG_MS = 3_600_000
+"""A move time no decision held by a test reaches."""
+
 
 def tournament(
-    directory: Path, *, settings: str = "", first: str = "", last: str = "", marker: str = ""
+    directory: Path,
+    *,
+    settings: str = "",
+    first: str = "",
+    last: str = "",
+    marker: str = "",
+    move_ms: int = 5000,
 ) -> Path:
     """`TOURNAMENT` in `directory`, its store created with `SECRET`; the file."""
     file = directory / "cup.toml"
     text = TOURNAMENT.format(
         settings=settings,
+        move_ms=move_ms,
         python=sys.executable,
         bots=BOTS,
         first=f"{first} {marker}",
@@ -344,9 +354,16 @@ def test_a_kept_local_executor_plays_run_after_run_on_the_same_workers(tmp_path:
 
 def stop_mid_run(directory: Path, how: signal.Signals) -> tuple[Path, int, bytes]:
     """Start `arena run` on the local executor, send it `how` once a game is stored; check that
-    it leaves no worker or bot behind. The tournament file, the exit code, the stderr."""
+    it leaves no worker or bot behind. The tournament file, the exit code, the stderr.
+
+    The healthy bots (in every game) hold their bot process's second game until the test lets
+    them go (each unit is one seat-set's 3 deals in one rotation, in one process): the run
+    cannot end before the signal however slow the machine, nor a held decision time out."""
     marker = f"--marker=arena-executors-{uuid.uuid4().hex}"
-    file = tournament(directory, marker=marker)
+    gate = Path(tempfile.mkdtemp(prefix="arena-gate-"))  # any uid may look: sandboxed bots do
+    gate.chmod(0o755)
+    held = f"hold_from=2 {gate}"
+    file = tournament(directory, first=held, last=held, marker=marker, move_ms=LONG_MS)
     db = file.with_suffix(".sqlite")
     coordinator = subprocess.Popen(
         [*ARENA, "run", str(file), "--executor", "local", "-q"],
@@ -354,20 +371,18 @@ def stop_mid_run(directory: Path, how: signal.Signals) -> tuple[Path, int, bytes
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 60
-        bots: list[int] = []
-        # A game stored and the marked bots seen at the same moment: between two units a
-        # worker's bots have quit and the next ones are not started yet (seen under load).
-        while coordinator.poll() is None and time.monotonic() < deadline:
-            if stored(db) and (bots := pids_running(marker)):
-                break
+        deadline = time.monotonic() + 120
+        while not stored(db):  # the deadline only ends a test that would hang
+            assert coordinator.poll() is None and time.monotonic() < deadline, "no game stored"
             time.sleep(0.05)
+        bots = pids_running(marker)
         workers = children(coordinator.pid, "tournaments.executors.worker")
         coordinator.send_signal(how)
         _, errors = coordinator.communicate(timeout=30)
     finally:
         coordinator.kill()
         coordinator.communicate()
+        (gate / "release").mkdir()  # later runs of the file play to the end
     assert len(workers) == 2 and bots, errors
     assert 0 < stored(db) < GAMES  # stopped mid-run, with its games kept
     assert wait_gone(workers + bots) == []  # no worker outlives the coordinator, no bot its worker
@@ -386,11 +401,16 @@ def test_sigterm_stops_the_workers_and_their_bots(tmp_path: Path) -> None:
 def test_after_kill_9_of_the_coordinator_nothing_is_left_and_the_run_resumes(
     tmp_path: Path,
 ) -> None:
-    file, code, _ = stop_mid_run(tmp_path, signal.SIGKILL)
+    (tmp_path / "stopped").mkdir()
+    file, code, _ = stop_mid_run(tmp_path / "stopped", signal.SIGKILL)
     assert code == -signal.SIGKILL
     report = run(file, Local(2))
     assert 0 < report.played < GAMES and report.stored_before + report.played == GAMES
-    assert digest(file.with_suffix(".sqlite")) == GOLDEN
+    # The same games as without the kill: the move time is in every record, so not `GOLDEN`.
+    (tmp_path / "whole").mkdir()
+    whole = tournament(tmp_path / "whole", move_ms=LONG_MS)
+    assert run(whole, InProcess(2)).played == GAMES
+    assert digest(file.with_suffix(".sqlite")) == digest(whole.with_suffix(".sqlite"))
 
 
 def test_the_tournament_file_says_where_its_games_run() -> None:

@@ -8,11 +8,10 @@ import re
 import shlex
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
-from tourhelp import ARENA, arena, slow_bot, stored_games
+from tourhelp import ARENA, Gate, arena, stored_games
 
 from tournaments.cli import build_parser
 from tournaments.commands.tournament import resume_command
@@ -61,18 +60,19 @@ def test_an_interrupted_run_resumes_with_its_flags_and_a_smaller_one_says_so(
     tmp_path: Path,
 ) -> None:
     file = tmp_path / "cup.toml"
-    file.write_text(TOURNAMENT.replace('random-twin = "random"', f"random-twin = {slow_bot(5)}"))
     db = file.with_suffix(".sqlite")
-    flags = ["--deals", "40", "--seed", "9", "--move-ms", "4000"]
+    gate = Gate(tmp_path)
+    gate.limit(7)  # random-twin's check and 6 games, then it holds
+    twin = f"random-twin = {gate.bot('random')}"
+    file.write_text(TOURNAMENT.replace('random-twin = "random"', twin))
+    flags = ["--deals", "40", "--seed", "9", "--move-ms", "3600000"]  # no held move times out
     runner = subprocess.Popen(
         [*ARENA, "run", str(file), *flags, "-q"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while stored_games(db) < 6 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    gate.wait_held(db, games=6)
     runner.send_signal(signal.SIGINT)
     _, err = runner.communicate(timeout=30)
     assert runner.returncode == 130, err
@@ -82,9 +82,10 @@ def test_an_interrupted_run_resumes_with_its_flags_and_a_smaller_one_says_so(
     assert hint == ["arena", "run", str(file), *flags]
     partial = stored_games(db)
     assert 6 <= partial < 80
+    gate.open()
 
     # What the old hint said: the file's 2 deals. It says that the store holds more.
-    smaller = arena("run", file, "--seed", "9", "--move-ms", "4000", "-q").stderr
+    smaller = arena("run", file, "--seed", "9", "--move-ms", "3600000", "-q").stderr
     held = re.search(r"the store holds games of deals up to (\d+)", smaller)
     assert held, smaller
     top = int(held[1])

@@ -8,6 +8,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,11 +19,87 @@ ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sy
 """The real `arena` entry point in a fresh interpreter, as the console script calls it."""
 
 
-def slow_bot(sleep_ms: int) -> str:
-    """A participant (a TOML string) that sleeps before each answer: a run long enough to be
-    interrupted on a loaded machine, where random bots play a whole schedule in a second."""
-    healthy = Path(__file__).resolve().parents[1] / "bots" / "healthy.py"
-    return json.dumps(f"{sys.executable} {healthy} sleep_ms={sleep_ms}")
+GATED = """
+import fcntl, importlib, os, sys, time
+from bots.sdk import run
+
+options = dict(word[2:].split("=", 1) for word in sys.argv[1:])
+policy = importlib.import_module("bots." + options["policy"]).choose
+gate = options.get("gate")
+game = None
+
+
+def ticket():
+    with open(os.path.join(gate, "tickets"), "a+") as tickets:
+        fcntl.flock(tickets, fcntl.LOCK_EX)
+        tickets.write("game\\n")
+        tickets.flush()
+        tickets.seek(0)
+        return len(tickets.read().split())
+
+
+def held(path):
+    try:
+        with open(os.path.join(gate, "limit")) as limit:
+            return ticket() > int(limit.read()) and not os.path.exists(path)
+    except FileNotFoundError:
+        return False
+
+
+def choose(observation, legal, context):
+    global game
+    release = os.path.join(gate or "", "release")
+    if gate and context is not game:
+        game = context
+        if held(release):
+            open(os.path.join(gate, "held"), "a").close()
+            while not os.path.exists(release):
+                time.sleep(0.01)
+    return policy(observation, legal, context)
+
+
+run(choose, name=options["policy"])
+"""
+
+
+class Gate:
+    """Built-in bots' policies behind a gate: after `limit` games begun (counted by seat, over
+    all the gated bots' processes), a gated bot's next games wait at their first decision until
+    the test opens the gate. A run with more games of gated bots than that cannot end before the
+    test has stopped it, however fast or slow the machine. Give the run a long move time (a
+    held decision must not time out). The gate's folder is an option, never a bot's file: what
+    changes in it makes no new version of the bot."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory / "gate"
+        self.directory.mkdir()
+        self.script = directory / "gated.py"
+        self.script.write_text(GATED)
+
+    def bot(self, policy: str, gated: bool = True) -> str:
+        """A participant playing as built-in `policy` (a TOML string); ungated, it never waits."""
+        words = f"{sys.executable} {self.script} --policy={policy}"
+        return json.dumps(f"{words} --gate={self.directory}" if gated else words)
+
+    def limit(self, games: int) -> None:
+        """From now on, let the gated bots begin `games` games (counted by seat: a game of two
+        gated bots counts two; `arena run`'s check of a new bot counts too), then hold."""
+        (self.directory / "tickets").unlink(missing_ok=True)
+        (self.directory / "held").unlink(missing_ok=True)
+        (self.directory / "limit").write_text(str(games))
+
+    def wait_held(self, db: Path, games: int, timeout: float = 120) -> int:
+        """Until a game is held and the store at `db` holds `games` games (a run unable to end:
+        a signal now stops it mid-way); the games stored. The timeout only ends a hung test."""
+        deadline = time.monotonic() + timeout
+        while not (self.directory / "held").exists() or stored_games(db) < games:
+            assert time.monotonic() < deadline, f"no game held and {games} stored in {timeout} s"
+            time.sleep(0.01)
+        return stored_games(db)
+
+    def open(self) -> None:
+        """Let every held game, and those to come, go on."""
+        (self.directory / "release").touch()
 
 
 def stored_games(db: Path) -> int:
