@@ -168,3 +168,52 @@ def test_match_html_shows_a_fault_where_it_happened(browser: Any, tmp_path: Path
     label, text = seen[0]
     assert "seat 0 (clumsy" in text and "decision 3" in label
     assert console_errors(browser) == []
+
+
+OVERLAPS = """
+const svg = document.querySelector('#board svg'), box = e => e.getBoundingClientRect();
+const rects = [...svg.querySelectorAll('rect')].map(r => [r, box(r)]);
+const tiles = rects.filter(([, b]) => b.width < 30);
+const panels = rects.filter(([, b]) => b.width > 200);
+const cut = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 &&
+  b.top < a.bottom - 1;
+const inside = (a, b) => a.left >= b.left && a.right <= b.right && a.top >= b.top &&
+  a.bottom <= b.bottom;
+const texts = [...svg.querySelectorAll('text')].map(t => [t.textContent, box(t)]);
+const found = [];
+texts.forEach(([label, a], i) => {
+  if (!inside(a, box(svg))) found.push(`${label}: outside the picture`);
+  for (const [, b] of tiles) if (cut(a, b) && !inside(a, b)) found.push(`${label}: under a tile`);
+  for (const [, b] of panels) if (cut(a, b) && !inside(a, b)) found.push(`${label}: on an edge`);
+  texts.forEach(([other, b], j) => {
+    if (i !== j && cut(a, b)) found.push(`${label} on ${other}`);
+  });
+});
+return found;
+"""
+"""Each text of the drawn board that a tile covers (but the marker's "1", inside its tile),
+that crosses a seat panel's edge or the picture's, or that another text covers."""
+
+
+@pytest.mark.parametrize("name", ["azul", "azul-grey"])
+def test_no_label_of_the_azul_board_is_covered_or_cut(
+    browser: Any, stores: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    """Every step of a whole game (the grey one has special factories and their powers): the
+    labels "centre (-1)", "floor (5)" and the pattern lines' numbers were once under tiles or
+    past the panel's left edge."""
+    from selenium.webdriver.common.keys import Keys
+
+    index = write_report(stores[name], tmp_path / "report")
+    browser.get(index.as_uri() + "#game-1")
+    wait_for(browser, BOARD_DRAWN)
+    steps = int(step_label(browser).split("/")[1].split()[0])
+    labels = browser.execute_script(
+        "return [...document.querySelectorAll('#board svg text')].map(t => t.textContent);"
+    )
+    assert {"centre (-1)", "floor (5)", "4"} <= set(labels)
+    for step in range(steps + 1):
+        assert step_label(browser).startswith(f"step {step} /")
+        assert browser.execute_script(OVERLAPS) == [], f"step {step}"
+        press(browser, Keys.ARROW_RIGHT)
+    assert console_errors(browser) == []

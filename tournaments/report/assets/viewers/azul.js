@@ -7,6 +7,9 @@
   const NAMES = ["blue", "yellow", "red", "black", "white"];
   const FLOOR = [-1, -1, -2, -2, -2, -3, -3];
   const T = 22;  // tile size
+  const LINES = 16;  // a board's pattern lines start this far in: room for their numbers
+  const FLOOR_X = 56;  // and its floor tiles: room for "floor (5)" before them
+  const CENTRE_X = 86;  // the centre's tiles: room for "centre (-1)" before them
   const {text, panel, seatName, counted, total, svg} = window.ARENA_SVG;
 
   function tile(x, y, colour, opts) {
@@ -31,7 +34,8 @@
       const y = cy - size + Math.floor(i / across) * size + 1;
       s += `<g transform="translate(${x} ${y}) scale(${k})">${tile(0, 0, colour)}</g>`;
     });
-    s += text(cx, cy + T * 1.35 + 13, `factory ${index}${power ? " " + power : ""}`, {anchor: "middle", size: 11});
+    s += text(cx, cy + T * 1.35 + 13, `factory ${index}`, {anchor: "middle", size: 11});
+    if (power) s += text(cx, cy + T * 1.35 + 27, power, {anchor: "middle", size: 11});  // a line of its own: "pull1" is as wide as a factory
     return s;
   }
 
@@ -40,12 +44,12 @@
     const acting = state.decision && state.decision.seat === seat;
     let s = panel(x, y, 13 * T, 8.6 * T, acting, true);
     const marker = state.marker === seat ? " · took the marker" : "";
-    s += text(x + 8, y + 16, `seat ${seat} ${seatName(ctx, seat)}: ${player.score} points${marker}`, {bold: true});
+    s += text(x + 8, y + 16, `seat ${seat} ${seatName(ctx, seat)}: ${player.score} points${marker}`, {bold: true, size: 11});
     for (let row = 0; row < 5; row++) {
       const ly = y + 26 + row * T;
-      s += text(x + 6 + (5 - 1 - row) * T - 4, ly + T / 2 + 4, row, {anchor: "end", size: 9, fill: "#888"});  // the protocol's line number
+      s += text(x + LINES + (5 - 1 - row) * T - 4, ly + T / 2 + 4, row, {anchor: "end", size: 9, fill: "#888"});  // the protocol's line number
       for (let k = 0; k <= row; k++) {  // pattern lines fill from the right
-        const tx = x + 6 + (5 - 1 - k) * T;
+        const tx = x + LINES + (5 - 1 - k) * T;
         s += tile(tx, ly, k < player.lines[row].length ? player.lines[row][k] : -1);
       }
       for (let col = 0; col < 5; col++) {
@@ -54,16 +58,16 @@
       }
     }
     const fy = y + 26 + 5 * T + 8;
-    s += text(x + 6, fy + 12, "floor (5)");
+    s += text(x + 6, fy + 14, "floor (5)", {size: 11});
     for (let i = 0; i < 7; i++) {
-      const fx = x + 2.2 * T + i * T;
+      const fx = x + FLOOR_X + i * T;
       s += tile(fx, fy, i < player.floor.length ? player.floor[i] : -1);
       s += text(fx + T / 2 - 1, fy + T + 10, FLOOR[i], {anchor: "middle", size: 9, fill: "#888"});
     }
-    if (player.floor.length > 7) s += text(x + 9.4 * T, fy + 14, `+${player.floor.length - 7}`, {size: 11});
+    if (player.floor.length > 7) s += text(x + FLOOR_X + 7 * T + 1, fy + 14, `+${player.floor.length - 7}`, {size: 10});
     if (player.extra_floor != null) {
-      s += text(x + 10.2 * T, fy + 12, "extra:", {size: 10});
-      s += tile(x + 11.8 * T, fy, player.extra_floor.length ? player.extra_floor[0] : -1);
+      s += text(x + 10.6 * T, fy + 14, "extra:", {size: 10});
+      s += tile(x + 12 * T - 2, fy, player.extra_floor.length ? player.extra_floor[0] : -1);
     }
     return s;
   }
@@ -74,17 +78,23 @@
     let s = "";
     const d = state.decision || {};
     const what = d.kind === "over" ? "game over" : `seat ${d.seat} to ${d.kind}` +
-      (d.kind === "place" ? ` (row ${d.row}, ${NAMES[d.colour]} ${d.colour})` : "") +
-      (d.kind === "split" ? ` (factory ${d.factory}: leftovers to factory ${d.left} or ${d.right})` : "");
-    s += text(10, 18, `Azul${state.variant === "grey" ? " (grey wall)" : ""}${state.special_factories ? ", special factories" : ""} — round ${state.round}: ${what}`, {bold: true, size: 13});
+      (d.kind === "place" ? ` (row ${d.row}, ${NAMES[d.colour]} ${d.colour})` : "");
+    const title = `Azul${state.variant === "grey" ? " (grey wall)" : ""}${state.special_factories ? ", special factories" : ""} — round ${state.round}`;
+    if (d.kind === "split") {  // too long for one line: the decision goes on a second
+      s += text(10, 16, `${title}: seat ${d.seat} to split`, {bold: true, size: 13});
+      s += text(10, 31, `factory ${d.factory}: its leftovers to factory ${d.left} or ${d.right}`, {size: 11});
+    } else {
+      s += text(10, 18, `${title}: ${what}`, {bold: true, size: 13});
+    }
     state.factories.forEach((counts, i) => {
       const cx = 20 + T * 1.4 + (i % perRow) * fw, cy = 40 + T * 1.4 + Math.floor(i / perRow) * (fw + 6);
       s += factory(cx, cy, counts, state.powers[i], i);
     });
     const rowsOfFactories = Math.ceil(n / perRow);
-    const cy = 40 + rowsOfFactories * (fw + 6) + 4;
+    const powered = state.powers.some(power => power);  // their second line of label
+    const cy = 40 + rowsOfFactories * (fw + 6) + (powered ? 18 : 4);
     s += text(10, cy + 14, "centre (-1)");
-    let cx = 60;
+    let cx = CENTRE_X;
     if (state.marker === -1) { s += tile(cx, cy, 5); cx += T + 4; }
     counted(state.centre).forEach(colour => { s += tile(cx, cy, colour); cx += T; });
     s += text(width - 10, cy + 14, `bag ${total(state.bag)} · lid ${total(state.lid)}`, {anchor: "end", size: 11, fill: "#555"});
