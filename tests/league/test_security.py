@@ -30,7 +30,7 @@ from tourhelp_league import CLI, Running, as_user, page_as, signed_in, zipped
 
 from tournaments.league.league import League
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.needs("bwrap", "setpriv")]
 
 NOBODY = 65534
 MARK = os.urandom(6).hex()
