@@ -10,9 +10,11 @@ the system's own folders) and reports in its check log, which its author reads s
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -21,6 +23,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -418,6 +421,43 @@ def test_signed_out_pages_and_apis_show_no_output_or_path(arena: Arena) -> None:
     assert "crash during the handshake" in public[1]  # what and where, for everyone
     own = arena.check_log("loud", arena.mallory)
     assert f"LOUD-{MARK}" in own  # its author sees it
+
+
+def viewed(page: str) -> str:
+    """The game a viewer page holds, as text (it is packed: zlib, then base64)."""
+    packed = re.search(r'\("game","([A-Za-z0-9+/=]+)"\)', page)
+    assert packed is not None, page[-500:]
+    return zlib.decompress(base64.b64decode(packed[1])).decode()
+
+
+def test_a_faults_reason_is_its_authors_and_never_on_a_public_page(arena: Arena) -> None:
+    """A bot crashing mid-game: its stderr is in its fault's reason, which the game's public
+    page, its opponent's author and the signed out never see; no server path shows there."""
+    crasher = PLAIN.format(  # its check is one game; it crashes in a process's second
+        extra="starts = acts = 0",
+        on_start="starts += 1",
+        on_act=f"acts += 1\n        if starts == 2 and acts > 30: print('CRASH-{MARK}', "
+        "file=sys.stderr); sys.exit(5)",
+    )
+    assert arena.served.upload(arena.mallory, "crasher", "c.py", crasher.encode())[0] == 201
+    assert arena.status("crasher")["status"] == "playing"
+    mine = signed_in(arena.served, arena.mallory)
+    deadline = time.monotonic() + 120
+    while f"CRASH-{MARK}" not in (own := page_as(arena.served, mine, "/bots/crasher")):
+        assert time.monotonic() < deadline, own[-2000:]
+        time.sleep(1)
+    game = own.split('href="/games/', 1)[1].split('"', 1)[0]
+    public = [
+        viewed(arena.served.get(f"/games/{game}")[1]),
+        arena.served.get("/bots/crasher")[1],
+        page_as(arena.served, signed_in(arena.served, arena.alice), "/bots/alicebot"),
+    ]
+    for text in public:
+        assert f"CRASH-{MARK}" not in text and str(arena.top) not in text
+        assert "/root/" not in text and sys.prefix not in text
+    assert '"kind":"crash"' in public[0]  # what happened, for everyone
+    with League(arena.file) as league:
+        league.registry.set_bot_disabled("crasher", True)
 
 
 def test_organiser_actions_stick_and_end_sessions(arena: Arena) -> None:

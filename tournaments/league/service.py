@@ -22,6 +22,7 @@ import msgspec
 import trio
 
 from protocol.errors import RequestError
+from referee import FAULT_KINDS
 from tournaments.exclusion import hidden
 from tournaments.league.board import BoardKeeper, History
 from tournaments.league.ladder import run_checks, run_ladder
@@ -204,6 +205,21 @@ class LeagueService:
     def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
         tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)
         return StderrLog(game, row.seat, label, row.bytes, row.dropped, tail)
+
+
+def public_record(record: bytes) -> bytes:
+    """A game's record as everyone may see it: each fault says its kind and decision but not
+    its reason (which quotes the bot's stderr), and each seat's command is its name (a house
+    bot's command names the server's interpreter)."""
+    lines = []
+    for line in record.splitlines():
+        item = msgspec.json.decode(line)
+        if isinstance(item, dict) and item.get("type") == "fault":
+            item["reason"] = FAULT_KINDS.get(str(item.get("kind")), "a fault")
+        elif isinstance(item, dict) and item.get("type") == "header":
+            item["commands"] = [[str(name)] for name in item.get("names", [])]
+        lines.append(msgspec.json.encode(item))
+    return b"\n".join(lines) + b"\n"
 
 
 def _tail(path: Path, size: int) -> str:

@@ -37,7 +37,7 @@ from referee.games import find_game
 from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.league.board import MIN_REFRESH_S
 from tournaments.league.registry import Author, NotFound, Version
-from tournaments.league.service import BotView, Forbidden, LeagueService
+from tournaments.league.service import BotView, Forbidden, LeagueService, public_record
 from tournaments.league.submissions import TooLarge
 from tournaments.report.page import game_page
 from tournaments.server import library
@@ -339,13 +339,23 @@ async def bot_page(request: Request) -> Response:
 
 
 def _games(view: BotView) -> list[dict[str, Any]]:
+    """The bot's recent games; a fault's reason (it quotes the bot's stderr) only for the
+    bot's own seats, and only to whom may see its logs."""
+
+    def own(label: str) -> bool:
+        return label.split("@")[0] == view.name
+
     return [
         {
             "id": game_id,
             "seats": ", ".join(played.bots),
             "scores": " ".join(map(str, played.played.scores)),
             "faults": [
-                {"decision": f.decision, "text": f"{played.bots[f.seat]} {f.kind}"}
+                {
+                    "decision": f.decision,
+                    "text": f"{played.bots[f.seat]} {f.kind}",
+                    "reason": f.reason if view.private and own(played.bots[f.seat]) else "",
+                }
                 for f in played.played.faults
             ],
         }
@@ -375,7 +385,8 @@ async def game_view(request: Request) -> Response:
             record = store.game_record(game_id)
     if record is None:
         return f.page("error.html", request, 404, error=f"the league has no game {game_id}")
-    return HTMLResponse(game_page(record, f"{f.league.file.stem}: game {game_id}"))
+    title = f"{f.league.file.stem}: game {game_id}"
+    return HTMLResponse(game_page(public_record(record), title))
 
 
 @html
