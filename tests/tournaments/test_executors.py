@@ -170,12 +170,16 @@ def pids_running(needle: str) -> list[int]:
 
 
 def children(parent: int, needle: str) -> list[int]:
-    """The child processes of `parent` whose command line holds `needle`."""
-    return [
-        pid
-        for pid in pids_running(needle)
-        if f"PPid:\t{parent}\n" in Path(f"/proc/{pid}/status").read_text()
-    ]
+    """The child processes of `parent` whose command line holds `needle` (one that ends
+    meanwhile is none of them)."""
+
+    def parent_of(pid: int) -> bool:
+        try:
+            return f"PPid:\t{parent}\n" in Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return False
+
+    return [pid for pid in pids_running(needle) if parent_of(pid)]
 
 
 def alive(pid: int) -> bool:
