@@ -5,8 +5,9 @@ A few tests check wall-clock bounds to within tens of milliseconds (a search bot
 ends soon after its deadline; the referee's clock tests need none of this: they run on trio's
 MockClock against scripted bots). A neighbouring worker's games on the same cores add that
 much jitter, so those tests take the workers' shared lock exclusively, the others take it
-shared. A turnstile (taken briefly by everyone, held by the exclusive test while it waits) keeps
-a stream of ordinary tests from starving it. Without `-n` the locks are never contended.
+shared; the lock is the machine's, so the suites of two checkouts run at once share it too. A
+turnstile (taken briefly by everyone, held by the exclusive test while it waits) keeps a stream
+of ordinary tests from starving it.
 
 A referee that runs inside a test's process makes it a subreaper: the processes of a
 coordinator or worker that a test kills then become its children, and their zombies would fail
@@ -24,6 +25,7 @@ import ctypes
 import fcntl
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,11 +48,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.fixture(scope="session")
-def _lock_dir(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
-    """A directory of this run that all its workers share (each worker's base temp is inside
-    it); without workers, the run's own base temp (no other run may wait on our locks)."""
-    base = tmp_path_factory.getbasetemp()
-    return base if worker_id == "master" else base.parent
+def _lock_dir() -> Path:
+    """A directory that every run on this machine shares: a test that measures time runs alone
+    also while another checkout's suite runs beside this one (two at once were seen to fail a
+    search bot's deadline test)."""
+    directory = Path(tempfile.gettempdir()) / f"arena-tests-{os.getuid()}"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    return directory
 
 
 @pytest.fixture(autouse=True)
