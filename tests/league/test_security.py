@@ -446,7 +446,9 @@ def test_a_faults_reason_is_its_authors_and_never_on_a_public_page(arena: Arena)
     while f"CRASH-{MARK}" not in (own := page_as(arena.served, mine, "/bots/crasher")):
         assert time.monotonic() < deadline, own[-2000:]
         time.sleep(1)
-    game = own.split('href="/games/', 1)[1].split('"', 1)[0]
+    found = re.search(r'class="fault" href="/games/(\d+)#', own)
+    assert found is not None, own[-2000:]
+    game = found[1]
     public = [
         viewed(arena.served.get(f"/games/{game}")[1]),
         arena.served.get("/bots/crasher")[1],
@@ -455,7 +457,7 @@ def test_a_faults_reason_is_its_authors_and_never_on_a_public_page(arena: Arena)
     for text in public:
         assert f"CRASH-{MARK}" not in text and str(arena.top) not in text
         assert "/root/" not in text and sys.prefix not in text
-    assert '"kind":"crash"' in public[0]  # what happened, for everyone
+    assert '"kind":"crash"' in public[0], public[0][-3000:]  # what happened, for everyone
     with League(arena.file) as league:
         league.registry.set_bot_disabled("crasher", True)
 
