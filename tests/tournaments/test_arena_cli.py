@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tourhelp import ARENA, Gate, arena, stored_games
+from tourhelp import ARENA, ARENA_CTRL_C, Gate, arena, stored_games
 
 from tournaments.cli import main
 from tournaments.output import FORMATS
@@ -221,11 +221,19 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     file, gate = gated(tmp_path, deals=8)
     db = file.with_suffix(".sqlite")
     runner = subprocess.Popen(
-        [*ARENA, "run", str(file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*ARENA_CTRL_C, "run", str(file)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    gate.wait_held(db, games=4)
-    runner.send_signal(signal.SIGINT)
-    out, err = runner.communicate(timeout=30)
+    try:
+        gate.wait_held(db, games=4)
+        runner.send_signal(signal.SIGINT)
+        out, err = runner.communicate(timeout=30)
+    finally:  # a failed test leaves no run behind
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
     assert runner.returncode == 130, err
     assert "interrupted" in err and "again to resume" in err
     assert out == ""
@@ -444,9 +452,14 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     runner = subprocess.Popen(
         [*ARENA, "run", str(file), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    gate.wait_held(db, games=4)
-    runner.send_signal(signal.SIGTERM)
-    out, err = runner.communicate(timeout=30)
+    try:
+        gate.wait_held(db, games=4)
+        runner.send_signal(signal.SIGTERM)
+        out, err = runner.communicate(timeout=30)
+    finally:  # a failed test leaves no run behind
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
     assert runner.returncode == 143, err
     assert "terminated (SIGTERM)" in err and "again to resume" in err
     assert f"{stored_games(db)} games played and stored" in err

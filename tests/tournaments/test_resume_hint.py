@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tourhelp import ARENA, Gate, arena, stored_games
+from tourhelp import ARENA_CTRL_C, Gate, arena, stored_games
 
 from tournaments.cli import build_parser
 from tournaments.commands.tournament import resume_command
@@ -67,14 +67,19 @@ def test_an_interrupted_run_resumes_with_its_flags_and_a_smaller_one_says_so(
     file.write_text(TOURNAMENT.replace('random-twin = "random"', twin))
     flags = ["--deals", "40", "--seed", "9", "--move-ms", "3600000"]  # no held move times out
     runner = subprocess.Popen(
-        [*ARENA, "run", str(file), *flags, "-q"],
+        [*ARENA_CTRL_C, "run", str(file), *flags, "-q"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    gate.wait_held(db, games=6)
-    runner.send_signal(signal.SIGINT)
-    _, err = runner.communicate(timeout=30)
+    try:
+        gate.wait_held(db, games=6)
+        runner.send_signal(signal.SIGINT)
+        _, err = runner.communicate(timeout=30)
+    finally:  # a failed test leaves no run behind
+        if runner.poll() is None:
+            runner.kill()
+            runner.communicate()
     assert runner.returncode == 130, err
     found = re.search(r"Run `([^`]*)` again to resume", err)
     assert found, err

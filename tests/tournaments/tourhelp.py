@@ -18,6 +18,17 @@ from tournaments.results import FaultRow, FinishedGame, Played
 ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
 """The real `arena` entry point in a fresh interpreter, as the console script calls it."""
 
+ARENA_CTRL_C = [
+    sys.executable,
+    "-c",
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from tournaments.cli import main; sys.exit(main())",
+]
+"""`ARENA` as a terminal's foreground process has it, where Ctrl-C raises KeyboardInterrupt:
+also when the tests were started with SIGINT ignored (a background job of a script, `nohup`),
+which a child inherits and Python keeps. An interrupt test run that way once saw its run play
+every game after the SIGINT and exit 0."""
+
 
 GATED = """
 import fcntl, importlib, os, sys, time
