@@ -45,15 +45,20 @@ healthy-b = "{python} {bots}/healthy.py pick=last {marker}"
 
 [participants.broken]
 command = "{python} {broken} {mode} {options} {marker}"
+{own_time}
 {own_limits}
 """
 
 HANG_MOVE_MS = 400
-"""Short, so the hanging bot's timeout comes quickly."""
+"""Short, so the hanging bot's timeout comes quickly: the broken bot's own move time."""
+SLOW_STARTUP_MS = 1_500
+"""Short, so the slow starter's timeout comes quickly: the broken bot's own startup time."""
 MOVE_MS = 5_000
-"""Generous for every other case: a bot dying of its fault under CI load is never a timeout."""
-FLOOD_STARTUP_MS = 20_000
-"""The flooder writes its gigabyte before `ready`: its own startup time, not a fault."""
+"""Generous for every other bot and case: a bot dying of its fault under CI load is never a
+timeout."""
+STARTUP_MS = 20_000
+"""Generous for every other bot and case: a healthy bot starting on a loaded machine, or the
+flooder writing its gigabyte before `ready`, is no startup timeout."""
 
 CASES = [
     # id, mode, options, the broken bot's own limits, fault kind, phrase of the reason
@@ -125,8 +130,12 @@ async def run_tournament(
             marker=marker,
             own_limits=own_limits,
             sandbox=sandbox,
-            startup_ms=FLOOD_STARTUP_MS if mode == "flood" else 1500,
-            move_ms=HANG_MOVE_MS if mode == "hang" else MOVE_MS,
+            startup_ms=STARTUP_MS,
+            move_ms=MOVE_MS,
+            own_time={
+                "hang": f"time = {{move_ms = {HANG_MOVE_MS}}}",
+                "slow_start": f"time = {{startup_ms = {SLOW_STARTUP_MS}}}",
+            }.get(mode, ""),
         )
     )
     prepared = prepare(file)
