@@ -19,7 +19,8 @@ import hmac
 import secrets
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
 import msgspec
@@ -160,9 +161,11 @@ def make_app(service: LeagueService) -> Starlette:
 # ---- reading requests ---------------------------------------------------------------------
 
 
-async def read_form(request: Request, limit: int) -> FormData:
+@asynccontextmanager
+async def read_form(request: Request, limit: int) -> AsyncIterator[FormData]:
     """The request's form, its body read only up to `limit` bytes: `TooLarge` when its
-    Content-Length says more, or as soon as what arrives goes past it."""
+    Content-Length says more, or as soon as what arrives goes past it. Its files are closed
+    when the block ends."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.isdigit():
@@ -181,9 +184,13 @@ async def read_form(request: Request, limit: int) -> FormData:
         return {"type": "http.request", "body": body, "more_body": False}
 
     try:
-        return await Request(request.scope, replay).form(max_files=1, max_fields=10)
+        form = await Request(request.scope, replay).form(max_files=1, max_fields=10)
     except HTTPException as exc:
         raise RequestError(f"the form cannot be read: {exc.detail}") from None
+    try:
+        yield form
+    finally:
+        await form.close()
 
 
 def _same_site(request: Request, form: FormData) -> bool:
@@ -473,11 +480,11 @@ async def submit_post(request: Request) -> Response:
         author = f.signed_in(request)
         if author is None:
             raise Unauthorized(_SIGN_IN)
-        form = await read_form(request, f.upload_bytes)
-        name = str(form.get("name", ""))
-        if not _same_site(request, form):
-            raise Forbidden(_EXPIRED)
-        version = await _upload(f, author, form)
+        async with read_form(request, f.upload_bytes) as form:
+            name = str(form.get("name", ""))
+            if not _same_site(request, form):
+                raise Forbidden(_EXPIRED)
+            version = await _upload(f, author, form)
     except ArenaError as exc:
         return f.page(
             "submit.html", request, exc.http_status, base_url=base, error=refusal(exc), name=name
@@ -491,7 +498,8 @@ async def submit_api(request: Request) -> Response:
     author = f.bearer(request)
     if author is None:
         raise Unauthorized(_NO_TOKEN)
-    version = await _upload(f, author, await read_form(request, f.upload_bytes))
+    async with read_form(request, f.upload_bytes) as form:
+        version = await _upload(f, author, form)
     answer = VersionAnswer(
         bot=version.bot,
         version=version.id,
@@ -514,10 +522,10 @@ async def signin_form(request: Request) -> Response:
 async def signin_post(request: Request) -> Response:
     f = front(request)
     try:
-        form = await read_form(request, FORM_BYTES)
-        if not _same_site(request, form):
+        async with read_form(request, FORM_BYTES) as form:
+            same_site, token = _same_site(request, form), form.get("token", "")
+        if not same_site:
             raise Forbidden(_EXPIRED)
-        token = form.get("token", "")
         author = f.league.registry.author_for(token if isinstance(token, str) else "")
         if author is None:
             raise Unauthorized(_NO_TOKEN)
@@ -534,9 +542,9 @@ async def signin_post(request: Request) -> Response:
 @html
 async def signout_post(request: Request) -> Response:
     f = front(request)
-    form = await read_form(request, FORM_BYTES)
-    if not _same_site(request, form):
-        raise Forbidden(_EXPIRED)
+    async with read_form(request, FORM_BYTES) as form:
+        if not _same_site(request, form):
+            raise Forbidden(_EXPIRED)
     f.sessions.pop(request.cookies.get(SESSION_COOKIE, ""), None)
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
@@ -562,11 +570,12 @@ async def bot_action_form(request: Request) -> Response:
     viewer = f.signed_in(request)
     if viewer is None:
         raise Unauthorized(_SIGN_IN)
-    form = await read_form(request, FORM_BYTES)
-    if not _same_site(request, form):
+    async with read_form(request, FORM_BYTES) as form:
+        same_site, what = _same_site(request, form), form.get("what")
+    if not same_site:
         raise Forbidden(_EXPIRED)
     bot, disabled = request.path_params["bot"], _action(request)
-    if form.get("what") == "author":
+    if what == "author":
         view = f.service.bot_view(bot, viewer)
         if view.author is None:
             raise NotFound(f"{bot!r} has no author: it is a house bot")
