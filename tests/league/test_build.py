@@ -5,7 +5,6 @@ host's paths, and writes only its own folder, in memory and within its limits.""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import random
@@ -14,12 +13,12 @@ import socket
 import stat
 import sys
 import time
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import trio
+from tourhelp_league import zipped
 
 from referee import Limits, run_build
 from tournaments.league.checks import check_version
@@ -74,14 +73,6 @@ def none(tmp_path: Path) -> Iterator[League]:
 def bwrap(tmp_path: Path) -> Iterator[League]:
     with make_league(tmp_path, "bwrap") as league:
         yield league
-
-
-def zipped(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in files.items():
-            archive.writestr(name, data)
-    return buffer.getvalue()
 
 
 def manifest(command: str, build: str) -> bytes:

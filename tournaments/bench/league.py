@@ -224,17 +224,23 @@ class Upload(NamedTuple):
     """The check game's own time, as the server logged it."""
 
 
-def upload_to_playing(folder: Path, uploads: int, progress: Progress) -> list[Upload]:
-    """Upload `uploads` versions of a Python single-file bot to an idle league with no house
-    bots (nothing else runs) and time each one's way to `playing`."""
-    write_files(folder, concurrency=1, house={})
-    token = subprocess.run(
+def make_token(folder: Path) -> str:
+    """An author's token for the league of `folder` (`arena league token`, as an organiser)."""
+    made = subprocess.run(
         [*ARENA, "league", "token", "league.toml", "bench"],
         cwd=folder,
         check=True,
         capture_output=True,
         text=True,
-    ).stdout.split()[-1]
+    )
+    return made.stdout.split()[-1]
+
+
+def upload_to_playing(folder: Path, uploads: int, progress: Progress) -> list[Upload]:
+    """Upload `uploads` versions of a Python single-file bot to an idle league with no house
+    bots (nothing else runs) and time each one's way to `playing`."""
+    write_files(folder, concurrency=1, house={})
+    token = make_token(folder)
     found = []
     with serving(folder) as server:
         for n in range(uploads):
@@ -452,13 +458,7 @@ def hostile_upload(
     named.mkdir()
     for n in range(90):
         (named / f"{n}.bin").write_bytes(bytes(1024 * 1024))
-    token = subprocess.run(
-        [*ARENA, "league", "token", "league.toml", "bench"],
-        cwd=folder,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()[-1]
+    token = make_token(folder)
     manifest = f'command = "python3 bot.py 0 spin {named} /proc/self/pagemap"\n'
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as zipped:

@@ -33,7 +33,6 @@ from tournaments.prepare import own_time, resolve
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """An uploaded bot's name: safe in tables, URLs, paths and pages (no `@`, which marks older
 versions' labels in the store)."""
-MIB = 1024 * 1024
 
 
 class League:
@@ -174,7 +173,3 @@ class ServeLock:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
-
-
-def megabytes(count: int) -> int:
-    return count * MIB
