@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from referee.build import BuildResult, run_build
     from referee.clock import SeatClock
-    from referee.faults import FAULT_KINDS, FORFEIT, BotFault, Fault, forfeit_result
+    from referee.faults import (
+        FAULT_KINDS,
+        FORFEIT,
+        BotFault,
+        Fault,
+        forfeit_result,
+        without_stderr,
+    )
     from referee.limits import ResourceLimits
     from referee.lines import LineReader, LineTooLong
     from referee.match import MatchOutcome, play_match, run_match
@@ -65,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "BotSpec": "referee.process",
     "BuildResult": "referee.build",
     "FAULT_KINDS": "referee.faults",
+    "without_stderr": "referee.faults",
     "FORFEIT": "referee.faults",
     "Fault": "referee.faults",
     "Limits": "referee.process",
@@ -139,6 +147,7 @@ __all__ = [
     "run_build",
     "run_match",
     "system_program",
+    "without_stderr",
 ]
 
 

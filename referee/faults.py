@@ -8,6 +8,7 @@ which adds the seat and decision and records a `Fault`.
 
 from __future__ import annotations
 
+import re
 import signal
 from collections.abc import Collection
 
@@ -57,6 +58,28 @@ class BotFault(Exception):
         self.kind = kind
         self.reason = reason
         super().__init__(f"{kind}: {reason}")
+
+
+FIRST_STDERR = "; first stderr lines: "
+LAST_STDERR = " last stderr lines: "
+EMPTY_STDERR = "; stderr was empty"
+_STDERR_QUOTE = re.compile(f"{re.escape(FIRST_STDERR)}|;{re.escape(LAST_STDERR)}|{EMPTY_STDERR}")
+"""Where the stderr lines a crash's reason quotes at its end begin (`stderr_quote`)."""
+
+
+def stderr_quote(first: list[str], last: list[str]) -> str:
+    """The end of a dead bot's reason: its first and last stderr lines on one line (a fault's
+    reason is one line of a record)."""
+    if not last:
+        return EMPTY_STDERR
+    head = f"{FIRST_STDERR}{' | '.join(first)} …" if first else ";"
+    return f"{head}{LAST_STDERR}" + " | ".join(last)
+
+
+def without_stderr(reason: str) -> str:
+    """A fault's reason without the stderr lines quoted at its end: where the whole stderr is
+    shown beside it, line by line (a version's check log)."""
+    return _STDERR_QUOTE.split(reason, maxsplit=1)[0]
 
 
 def excerpt(data: bytes, limit: int = 80) -> str:

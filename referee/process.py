@@ -59,7 +59,7 @@ import trio
 from protocol.messages import DEFAULT_MAX_LINE_BYTES, Quit, encode_line
 from referee import spawn as spawner
 from referee.cgroups import BotCgroup
-from referee.faults import BotFault, describe_exit
+from referee.faults import BotFault, describe_exit, stderr_quote
 from referee.limits import (
     ResourceLimits,
     disk_full,
@@ -507,11 +507,7 @@ class BotProcess:
         its end (briefly waited for)."""
         with trio.move_on_after(self._exit_wait_s):
             await self._stderr_done.wait()
-        first, last = self._log.excerpt()
-        if not last:
-            return "; stderr was empty"
-        head = f"; first stderr lines: {' | '.join(first)} …" if first else ";"
-        return f"{head} last stderr lines: " + " | ".join(last)
+        return stderr_quote(*self._log.excerpt())
 
     async def kill(self) -> None:
         """SIGKILL the whole group, wait for all of it, release pipes and the working directory.

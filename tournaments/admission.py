@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import trio
 
 from protocol.errors import ArenaError
-from referee import FAULT_KINDS, Fault, Limits, MatchOutcome, run_match
+from referee import FAULT_KINDS, Fault, Limits, MatchOutcome, run_match, without_stderr
 from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
@@ -25,10 +25,21 @@ class Rejected(ArenaError):
     """The bot failed its check; the message is the reason, in the bot author's terms (with
     the fault's reason, which may quote the bot's own output)."""
 
-    def __init__(self, message: str, fault: Fault, outcome: MatchOutcome) -> None:
-        super().__init__(message)
-        self.fault = fault
-        self.outcome = outcome
+    def __init__(self, name: str, fault: Fault, outcome: MatchOutcome, seed: int) -> None:
+        self.name, self.fault, self.outcome, self.seed = name, fault, outcome, seed
+        super().__init__(self.described(fault.reason))
+
+    def described(self, reason: str) -> str:
+        meaning = FAULT_KINDS.get(self.fault.kind, "")
+        return (
+            f"{self.name} rejected: {self.fault.kind} {when(self.fault)} ({meaning}): {reason} "
+            f"(check game against random, seed {self.seed})"
+        )
+
+    @property
+    def without_stderr(self) -> str:
+        """The message without the stderr lines its reason quotes: for beside the whole stderr."""
+        return self.described(without_stderr(self.fault.reason))
 
     @property
     def summary(self) -> str:
@@ -38,11 +49,6 @@ class Rejected(ArenaError):
 
 def when(fault: Fault) -> str:
     return "during the handshake" if fault.decision < 0 else f"at decision {fault.decision}"
-
-
-def explain(fault: Fault) -> str:
-    meaning = FAULT_KINDS.get(fault.kind, "")
-    return f"{fault.kind} {when(fault)} ({meaning}): {fault.reason}"
 
 
 async def check_bot(tournament: Tournament, candidate: Entrant, limits: Limits) -> MatchOutcome:
@@ -64,12 +70,7 @@ async def check_bot(tournament: Tournament, candidate: Entrant, limits: Limits) 
     )
     faults = [fault for fault in outcome.faults if fault.seat == 0]
     if faults:
-        raise Rejected(
-            f"{candidate.name} rejected: {explain(faults[0])} "
-            f"(check game against random, seed {seed})",
-            faults[0],
-            outcome,
-        )
+        raise Rejected(candidate.name, faults[0], outcome, seed)
     return outcome
 
 

@@ -165,6 +165,22 @@ async def test_a_failing_build_is_rejected_with_its_output_in_the_log(none: Leag
     gone(none, version)
 
 
+async def test_a_rejected_check_log_keeps_the_bots_stderr_lines(none: League) -> None:
+    """The check log says what failed, then the bot's stderr as it wrote it, line by line (not
+    joined on one line, as a fault's reason in a record quotes it)."""
+    crash = (
+        "import sys\nfor n in range(3): print(f'trace line {n}', file=sys.stderr)\nsys.exit(3)\n"
+    )
+    files = {"bot.toml": b'command = "python3 crash.py"\n', "crash.py": crash.encode()}
+    version = await upload(none, "crasher", files)
+    checked = await check(none, version)
+    assert checked.status == "rejected"
+    log = none.registry.logs(version.id)["check"]
+    assert "crasher rejected: crash during the handshake" in log and "exit code 3" in log
+    assert "trace line 0\ntrace line 1\ntrace line 2\n" in log
+    assert " | " not in log and "stderr lines:" not in log
+
+
 async def test_a_build_over_a_resource_limit_is_rejected_saying_which(tmp_path: Path) -> None:
     with make_league(tmp_path, "none", file_mb=1) as league:
         version = await build_only(league, "big", "head -c 3000000 /dev/zero > big")

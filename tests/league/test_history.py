@@ -1,5 +1,5 @@
-"""A bot's rating over time on its page: its mu after each of its games (computed with the
-board), thinned, and drawn without script."""
+"""A bot's rating over time and head to head on its page: its mu after each of its games
+(computed with the board), thinned, and drawn without script; its pairs from its side."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import re
 
 from tourhelp_league import finished
 
-from tournaments.league.board import history, rating_histories
+from tournaments.league.board import Board, head_to_head, history, rating_histories
 from tournaments.server.history import svg_line
+from tournaments.tables import pairs
 
 
 def test_a_bot_that_always_wins_climbs_and_one_that_always_loses_falls() -> None:
@@ -39,3 +40,17 @@ def test_a_long_history_is_thinned_keeping_its_last_value() -> None:
     assert thinned.games == 1000 and len(thinned.points) <= 200
     assert thinned.points[0] == 0.0 and thinned.points[-1] == 999.0
     assert history([1.0, 2.0]).points == [1.0, 2.0]
+
+
+def test_a_bots_head_to_head_is_the_pairs_table_seen_from_its_side() -> None:
+    games = [
+        *[finished(["a", "b"], [1, 2])] * 3,
+        finished(["b", "a"], [1, 2]),
+        *[finished(["a", "c"], [2, 1])] * 2,
+        finished(["b", "c"], [1, 1]),
+        *[finished(["c", "b"], [1, 2])] * 4,
+    ]
+    board = Board(len(games), [], {}, pairs(games, ["a", "b", "c"]).records())
+    for bot, order in (("a", ["a", "b", "c"]), ("b", ["b", "a", "c"]), ("c", ["c", "a", "b"])):
+        own = [row for row in pairs(games, order).records() if row["bot"] == bot]
+        assert head_to_head(board, bot) == own and len(own) == 2

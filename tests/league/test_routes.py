@@ -5,16 +5,24 @@ loop): routes, statuses, authentication, CSRF and what signed-out visitors see, 
 
 from __future__ import annotations
 
+import base64
+import json
 import re
+import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx2 as httpx
 import pytest
+import trio
 
+from referee import replay
+from tournaments.league.ladder import run_ladder
 from tournaments.league.league import League
 from tournaments.league.service import LeagueService
 from tournaments.server.app import make_app
+from tournaments.store import Store
 
 LEAGUE = """
 game = "azul"
@@ -32,8 +40,8 @@ BOT = b"print('a bot')\n"
 
 
 class Front:
-    def __init__(self, file: Path, client: httpx.AsyncClient, league: League) -> None:
-        self.league, self.client = league, client
+    def __init__(self, client: httpx.AsyncClient, service: LeagueService) -> None:
+        self.service, self.league, self.client = service, service.league, client
         self.alice = self.league.registry.new_token("alice")
         self.bob = self.league.registry.new_token("bob")
         self.boss = self.league.registry.new_token("boss", organiser=True)
@@ -59,9 +67,10 @@ async def front(tmp_path: Path) -> AsyncIterator[Front]:
     file = tmp_path / "cup.toml"
     file.write_text(LEAGUE)
     with League(file) as league:
-        transport = httpx.ASGITransport(app=make_app(LeagueService(league)))
+        service = LeagueService(league)
+        transport = httpx.ASGITransport(app=make_app(service))
         async with httpx.AsyncClient(transport=transport, base_url="http://league") as client:
-            yield Front(file, client, league)
+            yield Front(client, service)
 
 
 async def test_uploading_an_earlier_versions_files_again_answers_that_version(
@@ -138,3 +147,139 @@ async def test_forms_need_their_csrf_value_and_a_session(front: Front) -> None:
     assert answer.status_code == 400 and 'value="bad name"' in answer.text  # the name is kept
     assert (await client.post("/signout", data={"csrf": csrf[1]})).status_code == 303
     assert "Signed in as" not in (await client.get("/")).text
+
+
+CRASH = b"""import sys
+from bots.sdk import run
+decisions = 0
+def act(observation, legal, context):
+    global decisions
+    decisions += 1
+    if decisions > 3:
+        sys.stderr.write("SECRET-REASON\\n")
+        sys.exit(3)
+    return 0
+run(act, name="mine")
+"""
+"""A bot that plays three decisions, then crashes: its fault's reason quotes its stderr,
+which only its author may read."""
+
+
+async def play_one_game(front: Front) -> tuple[int, int]:
+    """alice's crashing bot `mine` (its check skipped: it would be rejected) plays the ladder
+    until one game is stored: that game's id and `mine`'s seat in it."""
+    code, answer = await front.upload(front.alice, "mine", CRASH)
+    assert code == 201, answer
+    registry = front.league.registry
+    for status in ("checking", "playing"):
+        registry.set_status(answer["version"], status)
+    service, store_path = front.service, front.league.store_path
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_ladder, front.league, service, service.changes)
+            while not store_path.exists() or not _games(store_path):
+                await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+    game_id = min(_games(store_path))
+    with Store(store_path, readonly=True) as store:
+        record = store.game_record(game_id)
+    assert record is not None
+    names = json.loads(record.split(b"\n")[0])["names"]
+    return game_id, names.index("mine")
+
+
+def _games(store_path: Path) -> list[int]:
+    with Store(store_path, readonly=True) as store:
+        return [game_id for game_id, _ in store.games_as_stored()]
+
+
+async def test_a_game_page_links_back_and_offers_its_records_to_whom_may_have_them(
+    front: Front,
+) -> None:
+    game, seat = await play_one_game(front)
+    client = front.client
+    page = (await client.get(f"/games/{game}")).text
+    links = dict(page_data(page)["links"])
+    assert links == {
+        "leaderboard": "/",
+        "mine": "/bots/mine",
+        "house": "/bots/house",
+        "record (JSON lines)": f"/games/{game}/record.jsonl",
+    }
+    assert "SECRET-REASON" not in inline_game(page)
+
+    public = await client.get(f"/games/{game}/record.jsonl")
+    assert public.status_code == 200 and "attachment" in public.headers["content-disposition"]
+    assert b"SECRET-REASON" not in public.content and replay(public.content).identical
+
+    alice = {"Authorization": f"Bearer {front.alice}"}
+    own = await client.get(f"/games/{game}/record.jsonl", headers=alice)
+    assert b"SECRET-REASON" in own.content  # the reason of her own seat's fault
+    bundle = await client.get(f"/games/{game}/seat{seat}.jsonl", headers=alice)
+    assert bundle.status_code == 200 and replay(bundle.content).identical
+    lines = [json.loads(line) for line in bundle.content.splitlines()]
+    observed = [line["observations"] for line in lines if line["type"] == "decision"]
+    assert observed and all(set(seen) <= {str(seat)} for seen in observed), observed[:2]
+    assert any(seen for seen in observed)
+
+    other = f"/games/{game}/seat{1 - seat}.jsonl"
+    assert (await client.get(other, headers=alice)).status_code == 403  # the house bot's
+    bob = {"Authorization": f"Bearer {front.bob}"}
+    assert (await client.get(f"/games/{game}/seat{seat}.jsonl", headers=bob)).status_code == 403
+    assert b"SECRET" not in (await client.get(f"/games/{game}/record.jsonl", headers=bob)).content
+    assert (await client.get(f"/games/{game}/seat{seat}.jsonl")).status_code == 401
+    assert (await client.get(f"/games/{game}/seat7.jsonl", headers=alice)).status_code == 404
+    assert (await client.get("/games/999999/record.jsonl")).status_code == 404
+    boss = {"Authorization": f"Bearer {front.boss}"}
+    assert (await client.get(other, headers=boss)).status_code == 200
+
+    await front.service.board.refresh()
+    mine = (await client.get("/bots/mine")).text
+    head = mine.split('id="head-to-head"')[1].split("</table>")[0]
+    assert '<a href="/bots/house">house</a>' in head
+    assert re.search(r"<td>(1st|2nd) of 2</td>", mine)  # its own result in the game
+    assert (await client.post("/api/bots/mine/disable", headers=boss)).status_code == 200
+    board = (await client.get("/")).text
+    assert '>mine</a> <span class="disabled">(disabled' in board  # its games' row stays, marked
+
+    signed = await front.signed_in(front.alice)
+    page = (await signed.get(f"/games/{game}")).text
+    links = dict(page_data(page)["links"])
+    assert links[f"seat {seat}'s observations"] == f"/games/{game}/seat{seat}.jsonl"
+    assert "SECRET-REASON" in inline_game(page)
+
+
+def page_data(page: str) -> dict[str, Any]:
+    """A one-game page's `ARENA_DATA`."""
+    found = re.search(r"const ARENA_DATA = (.*?);\n", page)
+    assert found is not None
+    data: dict[str, Any] = json.loads(found[1])
+    return data
+
+
+def inline_game(page: str) -> str:
+    """The game a one-game page carries (packed: `arenaGames(name, base64 of zlib)`), as text."""
+    found = re.search(r'arenaGames\("\w+","([A-Za-z0-9+/=]+)"\)', page)
+    assert found is not None
+    return zlib.decompress(base64.b64decode(found[1])).decode()
+
+
+async def test_cookies_are_secure_when_a_tls_proxy_says_the_browser_came_over_tls(
+    front: Front,
+) -> None:
+    client = front.client
+    plain = await client.get("/signin")
+    assert "secure" not in plain.headers["set-cookie"].lower()
+    client.cookies.clear()
+    behind = await client.get("/signin", headers={"X-Forwarded-Proto": "https"})
+    assert "; secure" in behind.headers["set-cookie"].lower()
+    csrf = re.search(r'name="csrf" value="([^"]+)"', behind.text)
+    assert csrf is not None
+    data = {"csrf": csrf[1], "token": front.alice}
+    # A browser sends a Secure cookie back over TLS only: to the proxy, which passes it on.
+    headers = {"X-Forwarded-Proto": "https", "Cookie": f"arena_csrf={csrf[1]}"}
+    client.cookies.clear()
+    signed = await client.post("/signin", data=data, headers=headers)
+    assert signed.status_code == 303
+    assert "arena_session=" in signed.headers["set-cookie"]
+    assert "; secure" in signed.headers["set-cookie"].lower()

@@ -481,7 +481,9 @@ def test_organiser_actions_stick_and_end_sessions(arena: Arena) -> None:
     time.sleep(3)  # the checks run at once; a disabled bot's upload waits
     answer = json.loads(served.get("/api/bots/sticky")[1])
     assert answer["disabled"] and answer["versions"][-1]["status"] == "queued"
-    assert "sticky" not in served.get("/")[1].split("Being checked")[0]
+    table, *unplaced = served.get("/")[1].split("Being checked")[0].split("<h2>")
+    assert all("sticky" not in part for part in unplaced)  # not listed as playing
+    assert ">sticky</a></td>" not in table  # a row of its games so far says it is disabled
     assert post("/api/bots/sticky/enable") == 200
     assert arena.status("sticky")["status"] == "playing"  # its new version checked and playing
     session = signed_in(served, arena.mallory)

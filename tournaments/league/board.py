@@ -20,11 +20,12 @@ import msgspec
 import trio
 
 from tournaments.exclusion import hidden, visible
+from tournaments.league.league import bot_of
 from tournaments.ratings import mu_series
 from tournaments.report.page import thinned
 from tournaments.results import FinishedGame
 from tournaments.store import Store
-from tournaments.tables import standings
+from tournaments.tables import pairs, standings
 
 MIN_REFRESH_S = 5.0
 """The board is computed again at most this often, and at most a tenth of the time
@@ -48,6 +49,8 @@ class Board(msgspec.Struct, frozen=True):
     """`arena table`'s standings rows, strongest first."""
     history: dict[str, History]
     """Every bot (its name: all its versions) → its rating over time."""
+    pairs: list[dict[str, Any]] = []
+    """`arena table`'s head-to-head rows, each pair once (the higher ranked as `bot`)."""
     made: float = 0.0
     """When it was computed (time.time())."""
 
@@ -63,18 +66,61 @@ def compute(store_path: Path) -> Board:
         everything = store.games_as_stored()
         shown = visible([game for _, game in everything], hidden(store, []))
     rows = standings(shown).records() if shown else []
+    order = [str(row["bot"]) for row in rows]
     return Board(
         games=len(shown),
         standings=rows,
         history={bot: history(mus) for bot, mus in rating_histories(shown).items()},
+        pairs=pairs(shown, order).records() if shown else [],
         made=time.time(),
     )
+
+
+def head_to_head(board: Board, label: str) -> list[dict[str, Any]]:
+    """`label`'s head-to-head rows, each from its side (`bot` is `label`)."""
+    found = []
+    for row in board.pairs:
+        if row["bot"] == label:
+            found.append(row)
+        elif row["opponent"] == label:
+            found.append(_other_side(row))
+    return found
+
+
+def _other_side(row: dict[str, Any]) -> dict[str, Any]:
+    """A head-to-head row as its opponent sees it."""
+
+    def negated(value: float | None) -> float | None:
+        return None if value is None else -value
+
+    return {
+        **row,
+        "bot": row["opponent"],
+        "opponent": row["bot"],
+        "wins": row["losses"],
+        "losses": row["wins"],
+        "score_pct": round(100 - row["score_pct"], 1),
+        "elo": negated(row["elo"]),
+        "elo_lo": negated(row["elo_hi"]),
+        "elo_hi": negated(row["elo_lo"]),
+        "los_pct": round(100 - row["los_pct"], 1),
+        **{mine: row[theirs] for mine, theirs in _DEALS_SEEN_FROM_THE_OTHER_SIDE if theirs in row},
+    }
+
+
+_DEALS_SEEN_FROM_THE_OTHER_SIDE = [
+    ("deals_0", "deals_2"),
+    ("deals_0_5", "deals_1_5"),
+    ("deals_1_5", "deals_0_5"),
+    ("deals_2", "deals_0"),
+]
+"""A two-player pair's deals by points scored (the pentanomial) read from the opponent."""
 
 
 def rating_histories(games: Sequence[FinishedGame]) -> dict[str, list[float]]:
     """Every bot's openskill mu after each game it sat in, `games` in the order they were
     stored; a bot is its name, every version (`name@hash`) counted as it."""
-    return mu_series(games, lambda label: label.split("@")[0])
+    return mu_series(games, bot_of)
 
 
 def history(values: list[float]) -> History:

@@ -58,7 +58,8 @@ async def check_version(league: League, limits: Limits, version: Version) -> Ver
         try:
             await check_bot(league.tournament, league.entrant(version), checked)
         except Rejected as rejected:
-            league.registry.append_log(version.id, "check", f"{rejected}\n")
+            # Its stderr follows line by line: the message does not quote it on one line.
+            league.registry.append_log(version.id, "check", f"{rejected.without_stderr}\n")
             league.registry.append_log(version.id, "check", _stderr(rejected.outcome.logs[0]))
             return await reject(league, version, f"rejected: {rejected.summary}")
         except (ArenaError, OSError) as exc:

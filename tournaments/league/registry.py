@@ -427,6 +427,12 @@ class Registry(SqliteFile):
         return None if row is None else Bot(str(row[0]), int(row[1]), bool(row[2]))
 
     @guarded
+    def bots(self) -> dict[str, Bot]:
+        """Every uploaded bot by name."""
+        rows = self._db.execute("SELECT name, author, disabled FROM bots")
+        return {str(name): Bot(str(name), int(author), bool(off)) for name, author, off in rows}
+
+    @guarded
     def look_alike(self, name: str) -> str | None:
         """The uploaded bot whose name looks like `name` (`name_key`), if any."""
         row = self._db.execute("SELECT name FROM bots WHERE key = ?", (name_key(name),)).fetchone()

@@ -15,6 +15,8 @@ check logs and its stderr logs, which the store records game by game with their 
 from __future__ import annotations
 
 import sys
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import ClassVar
 
@@ -26,10 +28,11 @@ from referee import FAULT_KINDS
 from tournaments.exclusion import hidden
 from tournaments.league.board import BoardKeeper, History
 from tournaments.league.ladder import run_checks, run_ladder
-from tournaments.league.league import League
+from tournaments.league.league import League, ServeLock, bot_of
 from tournaments.league.registry import Author, NotFound, Version
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.submissions import submit
+from tournaments.report.steps import with_observations
 from tournaments.results import FinishedGame
 from tournaments.runner import Voided
 from tournaments.store import LogRow, Store
@@ -79,8 +82,32 @@ class BotView(msgspec.Struct, frozen=True):
     """None unless the viewer is the bot's author or an organiser."""
 
 
+class StoredGame(msgspec.Struct, frozen=True):
+    """A stored game's record and who sat in it (store labels: `name` or `name@hash`)."""
+
+    id: int
+    names: list[str]
+    record: bytes
+
+
+class _Names(msgspec.Struct):
+    names: list[str]
+
+
+MAX_GAME_ID = 2**63 - 1
+"""The largest game id SQLite holds: a larger one in an address is no game (not an error)."""
+
+
 class LeagueService:
     """The league of `league` running: its operations and its tasks (`run`)."""
+
+    @classmethod
+    @contextmanager
+    def opened(cls, file: Path) -> Iterator[LeagueService]:
+        """The league of `file`, held by this process alone (`ServeLock`) until the block
+        ends."""
+        with League(file) as league, ServeLock(league):
+            yield cls(league)
 
     def __init__(self, league: League) -> None:
         self.league = league
@@ -158,6 +185,45 @@ class LeagueService:
 
     # ---- what the pages read ------------------------------------------------------------
 
+    def game(self, game_id: int) -> StoredGame:
+        """The stored game `game_id` (`NotFound` if none)."""
+        record = None
+        if 0 <= game_id <= MAX_GAME_ID and self.league.store_path.exists():
+            with Store(self.league.store_path, readonly=True) as store:
+                record = store.game_record(game_id)
+        if record is None:
+            raise NotFound(f"the league has no game {game_id}")
+        names = msgspec.json.decode(record.split(b"\n", 1)[0], type=_Names).names
+        return StoredGame(game_id, names, record)
+
+    def own_seats(self, game: StoredGame, viewer: Author | None) -> list[int]:
+        """The seats of `game` whose logs `viewer` may see (their own bots'; an organiser's:
+        every seat)."""
+        return [
+            seat
+            for seat, label in enumerate(game.names)
+            if self.may_see_private(viewer, bot_of(label))
+        ]
+
+    def record_for(self, game_id: int, viewer: Author | None) -> bytes:
+        """The game's record as `viewer` may have it: the public record, with the reasons of
+        the faults of the viewer's own seats."""
+        game = self.game(game_id)
+        return public_record(game.record, self.own_seats(game, viewer))
+
+    async def seat_record(self, game_id: int, seat: int, viewer: Author | None) -> bytes:
+        """The game's record with what `seat` was sent before each of its decisions — the
+        bundle `arena replay` checks and a bot can be run on again — for that seat's author
+        and the organisers (`Forbidden` for anyone else)."""
+        game = self.game(game_id)
+        if not 0 <= seat < len(game.names):
+            raise NotFound(f"game {game_id} has no seat {seat}")
+        own = self.own_seats(game, viewer)
+        if seat not in own:
+            raise Forbidden(f"seat {seat} of game {game_id} is not your bot's")
+        public = public_record(game.record, own)
+        return await trio.to_thread.run_sync(with_observations, public, [seat])
+
     def may_see_private(self, viewer: Author | None, bot: str) -> bool:
         """An author sees only their own bots' logs; an organiser sees every bot's."""
         if viewer is None:
@@ -207,14 +273,15 @@ class LeagueService:
         return StderrLog(game, row.seat, label, row.bytes, row.dropped, tail)
 
 
-def public_record(record: bytes) -> bytes:
+def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
     """A game's record as everyone may see it: each fault says its kind and decision but not
-    its reason (which quotes the bot's stderr), and each seat's command is its name (a house
-    bot's command names the server's interpreter)."""
+    its reason (which quotes the bot's stderr) unless its seat is one of `own` (the viewer's),
+    and each seat's command is its name (a house bot's command names the server's
+    interpreter)."""
     lines = []
     for line in record.splitlines():
         item = msgspec.json.decode(line)
-        if isinstance(item, dict) and item.get("type") == "fault":
+        if isinstance(item, dict) and item.get("type") == "fault" and item.get("seat") not in own:
             item["reason"] = FAULT_KINDS.get(str(item.get("kind")), "a fault")
         elif isinstance(item, dict) and item.get("type") == "header":
             item["commands"] = [[str(name)] for name in item.get("names", [])]
@@ -232,3 +299,9 @@ def _tail(path: Path, size: int) -> str:
             return file.read().decode("utf-8", "replace")
     except OSError:
         return ""
+
+
+async def run_headless(file: Path) -> None:
+    """The league of `file` with no pages: its checks, ladder and board until cancelled."""
+    with LeagueService.opened(file) as service:
+        await service.run()

@@ -169,7 +169,14 @@ def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 
     return index
 
 
-def game_page(record: bytes, title: str) -> str:
-    """A single-file viewer of one game (`arena match --html`, the league's game pages)."""
-    page = {"mode": "game", "title": title, "games": {"id": [0], "block": [0]}, "blocks": ["game"]}
+def game_page(record: bytes, title: str, links: Sequence[tuple[str, str]] = ()) -> str:
+    """A single-file viewer of one game (`arena match --html`, the league's game pages);
+    `links` (text, address) are shown above it."""
+    page = {
+        "mode": "game",
+        "title": title,
+        "games": {"id": [0], "block": [0]},
+        "blocks": ["game"],
+        "links": [list(link) for link in links],
+    }
     return render_page(page, block_script("game", [0], [game_fields(viewer_data(record))]))

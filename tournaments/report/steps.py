@@ -7,6 +7,7 @@ decision, from the one walk through a record (`referee.positions`) that the view
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 import msgspec
@@ -14,10 +15,11 @@ import msgspec
 from referee import parse_record, positions
 
 
-def with_observations(record: bytes) -> bytes:
+def with_observations(record: bytes, seats: Collection[int] | None = None) -> bytes:
     """The record with, on every decision line, what each asked seat was sent: its
     `observations` and `legal` actions by seat (seats played by the fallback policy were sent
-    nothing). `parse_record` ignores the extra fields, so `arena replay` checks it as before."""
+    nothing), of `seats` only if given (an author's own). `parse_record` ignores the extra
+    fields, so `arena replay` checks it as before."""
     parsed = parse_record(record)
     lines = record.splitlines()
     out = [lines[0]]
@@ -33,6 +35,8 @@ def with_observations(record: bytes) -> bytes:
             # The seats the engine asks: a line naming others (even seats the game has not) is
             # refused when it is applied, at the next position or by the loop at the end.
             asked = [seat for seat in game.to_act(state) if seat not in position.line.fallback]
+            if seats is not None:
+                asked = [seat for seat in asked if seat in seats]
             item["observations"] = {seat: game.observe(state, seat) for seat in asked}
             item["legal"] = {seat: game.legal(state, seat) for seat in asked}
             out.append(msgspec.json.encode(item))

@@ -22,6 +22,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 import msgspec
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -36,21 +37,20 @@ from starlette.routing import Route
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
 from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
-from tournaments.league.board import MIN_REFRESH_S
+from tournaments.league.board import MIN_REFRESH_S, head_to_head
+from tournaments.league.league import bot_of
 from tournaments.league.registry import Author, NotFound, Version
 from tournaments.league.service import BotView, Forbidden, LeagueService, public_record
 from tournaments.league.submissions import TooLarge
 from tournaments.report.page import game_page
 from tournaments.server import library
 from tournaments.server.history import svg_line
-from tournaments.store import Store
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
 FORM_BYTES = 64 * 1024
 """The largest form that is not an upload (sign in, an organiser's button), and the room an
 upload's form takes beyond its file."""
-MAX_GAME_ID = 2**63 - 1
 
 
 class Unauthorized(RequestError):
@@ -77,6 +77,7 @@ included); the game viewer (the report's, with its inline scripts) is served wit
 _EXPIRED = "the form expired or came from another site: reload this page and submit again"
 _NO_TOKEN = "no such token (or it was disabled): ask the organiser for yours"
 _SIGN_IN = "sign in with your token first (Sign in, at the top of the page)"
+_SIGN_IN_OR_TOKEN = "sign in, or send your token (Authorization: Bearer …)"
 
 
 def refusal(error: ArenaError) -> str:
@@ -133,6 +134,10 @@ class Front:
         if author is None or author.disabled or author.sessions != session[1]:
             return None
         return author
+
+    def viewer(self, request: Request) -> Author | None:
+        """Who asks: the request's bearer token's author, else its session's."""
+        return self.bearer(request) or self.signed_in(request)
 
     def bearer(self, request: Request) -> Author | None:
         """The author of the request's bearer token, if any and valid."""
@@ -210,10 +215,20 @@ def _csrf(request: Request) -> str:
     return str(token)
 
 
+def _over_tls(request: Request) -> bool:
+    """The browser reached the league over TLS: directly, or through a proxy that says so
+    (`X-Forwarded-Proto: https`, docs/server.md). Its cookies are then `Secure`: never sent
+    over plain HTTP. (A client that claims it falsely only keeps its own cookies from itself.)"""
+    forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    return request.url.scheme == "https" or forwarded == "https"
+
+
 def _with_csrf(response: Response, request: Request) -> Response:
     """Set the CSRF cookie the forms on this page carry back, unless it is set already."""
     if not request.cookies.get(CSRF_COOKIE):
-        response.set_cookie(CSRF_COOKIE, _csrf(request), httponly=True, samesite="strict")
+        response.set_cookie(
+            CSRF_COOKIE, _csrf(request), httponly=True, samesite="strict", secure=_over_tls(request)
+        )
     return response
 
 
@@ -267,19 +282,21 @@ async def leaderboard_page(request: Request) -> Response:
 
 def _leaderboard(f: Front, request: Request, waiting: list[Version], playing: list[Version]) -> str:
     board, previous = f.service.board.board, f.service.board.previous
-    authors = {author.id: author.name for author in f.league.registry.authors()}
-    uploaded = {version.bot: version for version in playing}
+    registry = f.league.registry
+    authors = {author.id: author.name for author in registry.authors()}
+    uploaded, numbers = registry.bots(), {version.bot: version.number for version in playing}
     rows = []
     for row in board.standings:
-        base = str(row["bot"]).split("@")[0]
-        version = uploaded.get(base) if base == row["bot"] else None
+        base = bot_of(str(row["bot"]))
+        bot = uploaded.get(base)
         rows.append(
             {
                 **row,
                 "base": base,
                 "change": _change(row, previous),
-                "author": authors.get(version.author, "") if version else "",
-                "number": version.number if version else "",
+                "author": authors.get(bot.author, "") if bot else "",
+                "number": numbers.get(base, "") if base == row["bot"] else "",
+                "disabled": bot is not None and bot.disabled,
             }
         )
     ranked = {row["bot"] for row in rows}
@@ -324,8 +341,8 @@ async def bot_page(request: Request) -> Response:
     except NotFound:
         return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
     history = view.history
-    standings = f.service.board.board.standings
-    standing = next((row for row in standings if row["bot"] == view.name), None)
+    board = f.service.board.board
+    standing = next((row for row in board.standings if row["bot"] == view.name), None)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     return _with_csrf(
         f.page(
@@ -338,7 +355,12 @@ async def bot_page(request: Request) -> Response:
             games=_games(view),
             organiser=viewer is not None and viewer.organiser,
             standing=standing,
-            ranked=len(standings),
+            ranked=len(board.standings),
+            head_to_head=[
+                {**row, "opponent_bot": bot_of(row["opponent"])}
+                for row in head_to_head(board, view.name)
+            ],
+            players=f.league.tournament.players,
             refresh=WAITING_REFRESH_S if waiting else None,
         ),
         request,
@@ -350,13 +372,18 @@ def _games(view: BotView) -> list[dict[str, Any]]:
     bot's own seats, and only to whom may see its logs."""
 
     def own(label: str) -> bool:
-        return label.split("@")[0] == view.name
+        return bot_of(label) == view.name
 
     return [
         {
             "id": game_id,
             "seats": ", ".join(played.bots),
             "scores": " ".join(map(str, played.played.scores)),
+            "result": ", ".join(
+                f"{_ordinal(played.played.ranks[seat])} of {len(played.bots)}"
+                for seat, label in enumerate(played.bots)
+                if own(label)
+            ),
             "faults": [
                 {
                     "decision": f.decision,
@@ -368,6 +395,10 @@ def _games(view: BotView) -> list[dict[str, Any]]:
         }
         for game_id, played in view.games
     ]
+
+
+def _ordinal(rank: int) -> str:
+    return f"{rank}{'st' if rank == 1 else 'nd' if rank == 2 else 'rd' if rank == 3 else 'th'}"
 
 
 @api
@@ -383,17 +414,50 @@ async def bot_api(request: Request) -> Response:
     return Response(msgspec.json.encode(answer), media_type="application/json")
 
 
+@html
 async def game_view(request: Request) -> Response:
+    """The game's viewer (the report's, with its scripts: served without the league pages'
+    policy), with links back and to its downloads."""
+    f = front(request)
+    viewer = f.signed_in(request)
+    game = f.service.game(request.path_params["game"])
+    own = f.service.own_seats(game, viewer)
+    links = [("leaderboard", "/")]
+    for bot in dict.fromkeys(map(bot_of, game.names)):
+        links.append((bot, f"/bots/{quote(bot)}"))
+    links.append(("record (JSON lines)", f"/games/{game.id}/record.jsonl"))
+    for seat in own:
+        links.append((f"seat {seat}'s observations", f"/games/{game.id}/seat{seat}.jsonl"))
+    title = f"{f.league.file.stem}: game {game.id}"
+    return HTMLResponse(game_page(public_record(game.record, own), title, links))
+
+
+@api
+async def game_record(request: Request) -> Response:
+    """The game's record to download: the public one, with the reasons of the viewer's own
+    seats' faults (signed in, or with a bearer token)."""
     f = front(request)
     game_id = request.path_params["game"]
-    record = None
-    if game_id <= MAX_GAME_ID and f.league.store_path.exists():
-        with Store(f.league.store_path, readonly=True) as store:
-            record = store.game_record(game_id)
-    if record is None:
-        return f.page("error.html", request, 404, error=f"the league has no game {game_id}")
-    title = f"{f.league.file.stem}: game {game_id}"
-    return HTMLResponse(game_page(public_record(record), title))
+    record = f.service.record_for(game_id, f.viewer(request))
+    return _jsonl(record, f"game-{game_id}.jsonl")
+
+
+@api
+async def seat_record(request: Request) -> Response:
+    """The game's record with one seat's observations, for that seat's author."""
+    f = front(request)
+    game_id, seat = request.path_params["game"], request.path_params["seat"]
+    viewer = f.viewer(request)
+    if viewer is None:
+        raise Unauthorized(_SIGN_IN_OR_TOKEN)
+    record = await f.service.seat_record(game_id, seat, viewer)
+    return _jsonl(record, f"game-{game_id}-seat{seat}.jsonl")
+
+
+def _jsonl(data: bytes, filename: str) -> Response:
+    disposition = f'attachment; filename="{filename}"'
+    headers = {"Content-Disposition": disposition, "X-Content-Type-Options": "nosniff"}
+    return Response(data, media_type="application/x-ndjson", headers=headers)
 
 
 @html
@@ -534,8 +598,9 @@ async def signin_post(request: Request) -> Response:
     session = secrets.token_urlsafe(32)
     f.sessions[session] = (author.id, author.sessions)
     response = RedirectResponse("/", status_code=303)
-    secure = request.url.scheme == "https"
-    response.set_cookie(SESSION_COOKIE, session, httponly=True, samesite="strict", secure=secure)
+    response.set_cookie(
+        SESSION_COOKIE, session, httponly=True, samesite="strict", secure=_over_tls(request)
+    )
     return response
 
 
@@ -622,6 +687,8 @@ ROUTES = [
     Route("/submit", submit_post, methods=["POST"]),
     Route("/bots/{bot}", bot_page),
     Route("/games/{game:int}", game_view),
+    Route("/games/{game:int}/record.jsonl", game_record),
+    Route("/games/{game:int}/seat{seat:int}.jsonl", seat_record),
     Route("/api/leaderboard", leaderboard_api),
     Route("/api/bots/{bot}", bot_api),
     Route("/api/versions", submit_api, methods=["POST"]),

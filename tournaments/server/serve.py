@@ -13,7 +13,6 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve as serve_asgi
 
-from tournaments.league.league import League, ServeLock
 from tournaments.league.service import LeagueService
 from tournaments.server.app import make_app
 
@@ -21,8 +20,7 @@ from tournaments.server.app import make_app
 async def serve(file: Path, host: str, port: int, on_ready: Callable[[list[str]], None]) -> None:
     """Serve the league of `file` on host:port until cancelled; `on_ready` gets the addresses
     once the server listens (port 0: the one the system chose)."""
-    with League(file) as league, ServeLock(league):
-        service = LeagueService(league)
+    with LeagueService.opened(file) as service:
         config = Config()
         config.bind = [f"{host}:{port}"]
         config.accesslog = None  # request lines may carry what an author typed; never tokens

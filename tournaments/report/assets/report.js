@@ -268,7 +268,7 @@ async function openGame(id, step) {
   const views = [["all", "every hand"], ["none", "a spectator's view"],
     ...(game.names || []).map((name, seat) => [String(seat), `${seatName(game, seat)}'s view`])];
   const parts = [
-    ARENA_DATA.mode === "game" ? null : el("p", {}, el("a", {id: "back", href: "#games", text: "← all games"})),
+    ARENA_DATA.mode === "game" ? gameLinks() : el("p", {}, el("a", {id: "back", href: "#games", text: "← all games"})),
     el("h2", {id: "viewer-title", text: ARENA_DATA.mode === "game" ? `Game of ${game.game}` : `Game ${id}: ${game.game || ""}`}),
     el("p", {class: "note", id: "viewer-info"}),
     game.error ? el("p", {class: "error", id: "viewer-error", text: "This record does not replay: " + game.error}) : null,
@@ -295,6 +295,15 @@ async function openGame(id, step) {
   if (reveal) reveal.value = current.reveal;
   go(step || 0);
   window.scrollTo(0, 0);
+}
+
+// A one-game page's links (a league's game page: back to its leaderboard and bots, and its
+// downloads), as the server that made the page listed them: [text, address] pairs.
+function gameLinks() {
+  const links = ARENA_DATA.links || [];
+  if (!links.length) return null;
+  const parts = links.flatMap(([text, href], k) => [k ? " · " : null, el("a", {href, text})]);
+  return el("p", {id: "links"}, ...parts.filter(part => part != null));
 }
 
 // A fault at decision n was made while the referee asked for decision n: it shows where that
