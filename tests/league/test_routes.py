@@ -6,8 +6,10 @@ loop): routes, statuses, authentication, CSRF and what signed-out visitors see, 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
+import tarfile
 import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 import trio
+from tourhelp_league import zipped
 
 from referee import replay
 from tournaments.league.ladder import run_ladder
@@ -107,7 +110,42 @@ async def test_each_status_of_the_api(front: Front) -> None:
     assert (await client.post("/api/authors/carol/disable", headers=boss)).status_code == 404
     codes = [(await front.upload(front.bob, f"r{n}"))[0] for n in range(5)]
     assert codes == [201, 201, 201, 201, 429]
+    assert "4 uploads an hour" in (await front.upload(front.bob, "r9"))[1]["error"]
     assert (await client.get("/games/99999999999999999999")).status_code == 404
+
+
+async def test_uploads_the_unpacker_refuses_are_answered_with_the_reason(front: Front) -> None:
+    bot = b"print(1)\n"
+    refused = {
+        "traversal": ("evil.zip", zipped({"bot.toml": b'command = "x"', "../escape.py": bot})),
+        "no-manifest": ("plain.zip", zipped({"main.py": bot})),
+        "garbage": ("bot.tar.gz", b"not a tar at all"),
+        "linked": ("bot.tar.gz", linked_tar("main.py", "/etc/passwd")),
+    }
+    errors = {}
+    for name, (filename, data) in refused.items():
+        answer = await front.client.post(
+            "/api/versions",
+            data={"name": name},
+            files={"file": (filename, data)},
+            headers={"Authorization": f"Bearer {front.alice}"},
+        )
+        assert answer.status_code == 400, (name, answer.text)
+        errors[name] = answer.json()["error"]
+    assert "'..'" in errors["traversal"] and "link" in errors["linked"]
+    assert "bot.toml" in errors["no-manifest"]
+    code, answer = await front.upload(front.alice, "big", b"#" * (1024 * 1024 + 1))
+    assert code == 413 and "1 MB" in answer["error"]
+    assert front.league.registry.versions() == []
+
+
+def linked_tar(name: str, target: str) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        link = tarfile.TarInfo(name)
+        link.type, link.linkname = tarfile.SYMTYPE, target
+        archive.addfile(link)
+    return buffer.getvalue()
 
 
 async def test_signed_out_pages_show_no_private_output(front: Front) -> None:
@@ -283,3 +321,51 @@ async def test_cookies_are_secure_when_a_tls_proxy_says_the_browser_came_over_tl
     assert signed.status_code == 303
     assert "arena_session=" in signed.headers["set-cookie"]
     assert "; secure" in signed.headers["set-cookie"].lower()
+
+
+async def test_the_remaining_routes_answer_and_the_pages_run_no_script(front: Front) -> None:
+    client = front.client
+    board = await client.get("/api/leaderboard")
+    assert board.status_code == 200 and board.json() == {"games": 0, "made": 0.0, "standings": []}
+    assert (await client.get("/favicon.ico")).status_code == 204
+    for path in ("/", "/league", "/docs/rules", "/docs/protocol", "/signin", "/submit"):
+        page = await client.get(path)
+        assert page.status_code == 200, path
+        assert "script-src" not in page.headers["content-security-policy"]
+        assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert (await client.get("/docs/nothing")).status_code == 404
+    assert (await client.get("/kits/starter-none.zip")).status_code == 404
+    assert "Being checked" not in (await client.get("/")).text
+    assert (await front.upload(front.alice, "mine"))[0] == 201
+    listed = (await client.get("/")).text.split("Being checked")[1]  # not the page kept before
+    assert '<a href="/bots/mine">mine</a>: queued' in listed
+
+
+async def test_an_organisers_buttons_disable_and_enable_a_bot_and_its_author(
+    front: Front,
+) -> None:
+    assert (await front.upload(front.alice, "mine"))[0] == 201
+    client = await front.signed_in(front.alice)
+    page = (await client.get("/bots/mine")).text
+    assert 'id="bot-action"' not in page  # an author has no organiser's buttons
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert csrf is not None
+    refused = await client.post("/bots/mine/disable", data={"csrf": csrf[1]})
+    assert refused.status_code == 403 and "only an organiser" in refused.text
+    client.cookies.clear()
+    client = await front.signed_in(front.boss)
+    page = (await client.get("/bots/mine")).text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert csrf is not None and 'id="bot-action"' in page
+    assert (await client.post("/bots/mine/disable", data={})).status_code == 403  # no CSRF
+    done = await client.post("/bots/mine/disable", data={"csrf": csrf[1]})
+    assert done.status_code == 303 and front.league.registry.bot("mine").disabled
+    assert 'id="disabled"' in (await client.get("/bots/mine")).text
+    data = {"csrf": csrf[1], "what": "author"}
+    assert (await client.post("/bots/mine/disable", data=data)).status_code == 303
+    assert front.league.registry.author("alice").disabled
+    assert (await front.upload(front.alice, "other"))[0] == 401  # a disabled author's token
+    assert (await client.post("/bots/mine/enable", data=data)).status_code == 303
+    assert (await client.post("/bots/mine/enable", data={"csrf": csrf[1]})).status_code == 303
+    assert not front.league.registry.bot("mine").disabled
+    assert (await client.post("/bots/house/disable", data=data)).status_code == 404

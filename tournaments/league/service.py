@@ -18,7 +18,7 @@ import sys
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 import trio
@@ -94,6 +94,37 @@ class _Names(msgspec.Struct):
     names: list[str]
 
 
+class Standing(msgspec.Struct, frozen=True):
+    """A leaderboard row: `arena table`'s standings row of a store label, and whose it is."""
+
+    row: dict[str, Any]
+    bot: str
+    """The bot the label is a version of."""
+    author: str
+    """Its author's name ("" for a house bot)."""
+    number: int | None
+    """The bot's version number when the label is its playing version."""
+    disabled: bool
+    change: float | None
+    """Its Elo move since the board before (None: new on this board, or the first board)."""
+
+
+class Leaderboard(msgspec.Struct, frozen=True):
+    """What the leaderboard shows: the board's standings with their authors, the playing bots
+    with no games yet, and the versions being checked."""
+
+    generation: int
+    """Counts the leaderboards made: what is rendered from one may be kept under it."""
+    games: int
+    made: float
+    standings: list[Standing]
+    unplaced: list[tuple[str, str, int | None]]
+    """(bot, its author or "house", its version number) of each playing bot not ranked yet."""
+    waiting: list[Version]
+    first: bool
+    """The first board: no Elo moves to show yet."""
+
+
 MAX_GAME_ID = 2**63 - 1
 """The largest game id SQLite holds: a larger one in an address is no game (not an error)."""
 
@@ -114,6 +145,8 @@ class LeagueService:
         self.board = BoardKeeper(league.store_path)
         self._change = trio.Event()
         self._runtimes: list[Runtime] | None = None
+        self._leaderboard: Leaderboard | None = None
+        self._leaderboard_shows: object = None
 
     async def runtimes(self) -> list[Runtime]:
         """The runtimes uploads can use here, found once (in a thread: it runs each)."""
@@ -184,6 +217,57 @@ class LeagueService:
             raise Forbidden("only an organiser may do this")
 
     # ---- what the pages read ------------------------------------------------------------
+
+    def leaderboard(self) -> Leaderboard:
+        """The leaderboard now: made again only when the board or the versions playing and
+        being checked changed (every open browser polls it)."""
+        registry = self.league.registry
+        waiting, playing = registry.waiting(), registry.playing()
+        shows = (self.board.generation, [(v.bot, v.status, v.number) for v in (*waiting, *playing)])
+        if self._leaderboard is None or shows != self._leaderboard_shows:
+            made = self._leaderboard.generation + 1 if self._leaderboard else 1
+            self._leaderboard = self._make_leaderboard(made, waiting, playing)
+            self._leaderboard_shows = shows
+        return self._leaderboard
+
+    def _make_leaderboard(
+        self, generation: int, waiting: list[Version], playing: list[Version]
+    ) -> Leaderboard:
+        board, previous = self.board.board, self.board.previous
+        registry = self.league.registry
+        authors = {author.id: author.name for author in registry.authors()}
+        uploaded, numbers = registry.bots(), {v.bot: v.number for v in playing}
+        standings = []
+        for row in board.standings:
+            label = str(row["bot"])
+            name = bot_of(label)
+            bot = uploaded.get(name)
+            before = previous.get(label)
+            standings.append(
+                Standing(
+                    row=row,
+                    bot=name,
+                    author=authors.get(bot.author, "") if bot else "",
+                    number=numbers.get(name) if name == label else None,
+                    disabled=bot is not None and bot.disabled,
+                    change=None if before is None else float(row["elo"]) - before,
+                )
+            )
+        ranked = {standing.row["bot"] for standing in standings}
+        house = [name for name in self.league.tournament.participants if name not in ranked]
+        unplaced: list[tuple[str, str, int | None]] = [(name, "house", None) for name in house]
+        for v in playing:
+            if v.bot not in ranked:
+                unplaced.append((v.bot, authors.get(v.author, ""), v.number))
+        return Leaderboard(
+            generation=generation,
+            games=board.games,
+            made=board.made,
+            standings=standings,
+            unplaced=unplaced,
+            waiting=waiting,
+            first=not previous,
+        )
 
     def game(self, game_id: int) -> StoredGame:
         """The stored game `game_id` (`NotFound` if none)."""

@@ -7,153 +7,67 @@ would bring Flask's request globals along. Pages are Jinja2 templates with autoe
 every bot-controlled string (names, reasons, logs) is text, never markup. Nothing is loaded
 from another site, and the league's own pages run no script.
 
-What is here and nowhere else: cookies, CSRF values, browser sessions, request bodies (read
-only once the request is authenticated, and never past their size limit), and the one mapping
-from the error family to HTTP answers (`refusal`: each error's `http_status`, beside its exit
-code).
+Cookies, sessions, CSRF values, request bodies and the error family's HTTP answers are
+`server.front`'s; this module is the endpoints, their routes and what they render.
 """
 
 from __future__ import annotations
 
-import hmac
 import secrets
-import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import quote
 
 import msgspec
-from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.datastructures import FormData, UploadFile
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from protocol.errors import ArenaError, RequestError
-from referee.games import find_game
 from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.league.board import MIN_REFRESH_S, head_to_head
 from tournaments.league.league import bot_of
 from tournaments.league.registry import Author, NotFound, Version
-from tournaments.league.service import BotView, Forbidden, LeagueService, public_record
-from tournaments.league.submissions import TooLarge
+from tournaments.league.service import (
+    BotView,
+    Forbidden,
+    Leaderboard,
+    LeagueService,
+    Standing,
+    public_record,
+)
 from tournaments.report.page import game_page
 from tournaments.server import library
+from tournaments.server.front import (
+    EXPIRED,
+    FORM_BYTES,
+    NO_TOKEN,
+    SAFE_HEADERS,
+    SESSION_COOKIE,
+    SIGN_IN,
+    SIGN_IN_OR_TOKEN,
+    Front,
+    Unauthorized,
+    api,
+    csrf_value,
+    from_this_site,
+    front,
+    html,
+    over_tls,
+    read_form,
+    refusal,
+    with_csrf,
+)
 from tournaments.server.history import svg_line
-
-CSRF_COOKIE = "arena_csrf"
-SESSION_COOKIE = "arena_session"
-FORM_BYTES = 64 * 1024
-"""The largest form that is not an upload (sign in, an organiser's button), and the room an
-upload's form takes beyond its file."""
-
-
-class Unauthorized(RequestError):
-    """No token, an unknown or old one, a disabled author, or no session (HTTP 401)."""
-
-    http_status: ClassVar[int] = 401
-
 
 WAITING = frozenset({"queued", "building", "checking"})
 WAITING_REFRESH_S = 3
 """A bot page reloads itself this often while a version of it waits for its check."""
 REFRESH_S = 2 * int(MIN_REFRESH_S)
 """The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
-
-_SAFE_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
-    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "same-origin",
-}
-"""The league's own pages run no script at all, so none may run there (an injected one
-included); the game viewer (the report's, with its inline scripts) is served without them."""
-
-_EXPIRED = "the form expired or came from another site: reload this page and submit again"
-_NO_TOKEN = "no such token (or it was disabled): ask the organiser for yours"
-_SIGN_IN = "sign in with your token first (Sign in, at the top of the page)"
-_SIGN_IN_OR_TOKEN = "sign in, or send your token (Authorization: Bearer …)"
-
-
-def refusal(error: ArenaError) -> str:
-    """What a client is told of `error`: its message when the request was wrong (a 4xx);
-    otherwise the league's own trouble (a damaged store), whose message names the server's
-    files: that goes to the organiser's log, the client learns only that it failed."""
-    if error.http_status < 500:
-        return str(error)
-    print(f"arena serve: a request failed: {error}", file=sys.stderr, flush=True)
-    return "the league could not answer this now: its organiser's log says why"
-
-
-class Front:
-    """What the web front keeps beside the league: templates, browser sessions (in memory: a
-    restart signs everyone out) and the leaderboard's last bodies."""
-
-    def __init__(self, service: LeagueService) -> None:
-        self.service = service
-        self.league = service.league
-        self.templates = Environment(
-            loader=PackageLoader("tournaments.server", "templates"),
-            autoescape=select_autoescape(["html"]),
-        )
-        self.game = find_game(self.league.tournament.game)
-        self.sessions: dict[str, tuple[int, int]] = {}
-        """Session cookie → (author id, the author's session count when signed in)."""
-        self.leaderboard_shown = _Kept()
-        self.leaderboard_sent = _Kept()
-
-    def rendered(self, template: str, request: Request, **values: Any) -> str:
-        viewer = self.signed_in(request)
-        common = {
-            "league_name": self.league.file.stem,
-            "game_title": self.game.title,
-            "viewer": viewer,
-            "signed_out": viewer is None and bool(request.cookies.get(SESSION_COOKIE)),
-            "csrf": _csrf(request),
-        }
-        return self.templates.get_template(template).render(**{**common, **values})
-
-    def page(
-        self, template: str, request: Request, status: int = 200, **values: Any
-    ) -> HTMLResponse:
-        body = self.rendered(template, request, **values)
-        return HTMLResponse(body, status_code=status, headers=_SAFE_HEADERS)
-
-    def signed_in(self, request: Request) -> Author | None:
-        """The author whose session the request carries, unless disabled, or re-issued a
-        token, since."""
-        session = self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
-        if session is None:
-            return None
-        author = self.league.registry.author_by_id(session[0])
-        if author is None or author.disabled or author.sessions != session[1]:
-            return None
-        return author
-
-    def viewer(self, request: Request) -> Author | None:
-        """Who asks: the request's bearer token's author, else its session's."""
-        return self.bearer(request) or self.signed_in(request)
-
-    def bearer(self, request: Request) -> Author | None:
-        """The author of the request's bearer token, if any and valid."""
-        scheme, _, token = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer":
-            return None
-        return self.league.registry.author_for(token.strip())
-
-    @property
-    def upload_bytes(self) -> int:
-        return self.league.settings.upload_mb * 1024 * 1024 + FORM_BYTES
-
-
-def front(request: Request) -> Front:
-    found: Front = request.app.state.front
-    return found
 
 
 def make_app(service: LeagueService) -> Starlette:
@@ -163,157 +77,32 @@ def make_app(service: LeagueService) -> Starlette:
     return app
 
 
-# ---- reading requests ---------------------------------------------------------------------
-
-
-@asynccontextmanager
-async def read_form(request: Request, limit: int) -> AsyncIterator[FormData]:
-    """The request's form, its body read only up to `limit` bytes: `TooLarge` when its
-    Content-Length says more, or as soon as what arrives goes past it. Its files are closed
-    when the block ends."""
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise RequestError("the Content-Length header is not a number")
-        if int(declared) > limit:
-            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
-        chunks.append(chunk)
-    body = b"".join(chunks)
-
-    async def replay() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    try:
-        form = await Request(request.scope, replay).form(max_files=1, max_fields=10)
-    except HTTPException as exc:
-        raise RequestError(f"the form cannot be read: {exc.detail}") from None
-    try:
-        yield form
-    finally:
-        await form.close()
-
-
-def _same_site(request: Request, form: FormData) -> bool:
-    """The form carries the CSRF value its page set as a cookie (another site's page cannot
-    read the cookie, so cannot send the value)."""
-    cookie = request.cookies.get(CSRF_COOKIE, "")
-    sent = form.get("csrf", "")
-    return isinstance(sent, str) and bool(cookie) and hmac.compare_digest(sent, cookie)
-
-
-def _csrf(request: Request) -> str:
-    """The CSRF value of the request's browser: its cookie's, or a new one for this page
-    (`_with_csrf` sets it as the cookie)."""
-    token = request.cookies.get(CSRF_COOKIE) or getattr(request.state, "csrf", None)
-    if token is None:
-        token = request.state.csrf = secrets.token_urlsafe(24)
-    return str(token)
-
-
-def _over_tls(request: Request) -> bool:
-    """The browser reached the league over TLS: directly, or through a proxy that says so
-    (`X-Forwarded-Proto: https`, docs/server.md). Its cookies are then `Secure`: never sent
-    over plain HTTP. (A client that claims it falsely only keeps its own cookies from itself.)"""
-    forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
-    return request.url.scheme == "https" or forwarded == "https"
-
-
-def _with_csrf(response: Response, request: Request) -> Response:
-    """Set the CSRF cookie the forms on this page carry back, unless it is set already."""
-    if not request.cookies.get(CSRF_COOKIE):
-        response.set_cookie(
-            CSRF_COOKIE, _csrf(request), httponly=True, samesite="strict", secure=_over_tls(request)
-        )
-    return response
-
-
-def api(
-    endpoint: Callable[[Request], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    """An API endpoint whose refusals (the error family) are JSON `{"error": reason}` with
-    their status."""
-
-    async def answer(request: Request) -> Response:
-        try:
-            return await endpoint(request)
-        except ArenaError as exc:
-            return JSONResponse({"error": refusal(exc)}, status_code=exc.http_status)
-
-    return answer
-
-
-def html(
-    endpoint: Callable[[Request], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    """A page whose refusals (the error family) are an error page with their status."""
-
-    async def answer(request: Request) -> Response:
-        try:
-            return await endpoint(request)
-        except ArenaError as exc:
-            page = front(request).page
-            return page("error.html", request, exc.http_status, error=refusal(exc))
-
-    return answer
-
-
 # ---- pages ----------------------------------------------------------------------------------
 
 
 @html
 async def leaderboard_page(request: Request) -> Response:
     f = front(request)
-    registry = f.league.registry
-    waiting, playing = registry.waiting(), registry.playing()
+    board = f.service.leaderboard()
     viewer = f.signed_in(request)
-    browser = None if viewer is None else (viewer, _csrf(request))  # its sign-out form
-    versions = tuple((v.bot, v.status, v.number) for v in (*waiting, *playing))
-    shows = (f.service.board.generation, versions, browser)
+    browser = None if viewer is None else (viewer, csrf_value(request))  # its sign-out form
     body = f.leaderboard_shown.get(
-        shows, lambda: _leaderboard(f, request, waiting, playing).encode()
+        (board.generation, browser), lambda: _leaderboard(f, request, board).encode()
     )
-    return _with_csrf(HTMLResponse(body, headers=_SAFE_HEADERS), request)
+    return with_csrf(HTMLResponse(body, headers=SAFE_HEADERS), request)
 
 
-def _leaderboard(f: Front, request: Request, waiting: list[Version], playing: list[Version]) -> str:
-    board, previous = f.service.board.board, f.service.board.previous
-    registry = f.league.registry
-    authors = {author.id: author.name for author in registry.authors()}
-    uploaded, numbers = registry.bots(), {version.bot: version.number for version in playing}
-    rows = []
-    for row in board.standings:
-        base = bot_of(str(row["bot"]))
-        bot = uploaded.get(base)
-        rows.append(
-            {
-                **row,
-                "base": base,
-                "change": _change(row, previous),
-                "author": authors.get(bot.author, "") if bot else "",
-                "number": numbers.get(base, "") if base == row["bot"] else "",
-                "disabled": bot is not None and bot.disabled,
-            }
-        )
-    ranked = {row["bot"] for row in rows}
-    house = [name for name in f.league.tournament.participants if name not in ranked]
-    unplaced = [
-        (v.bot, authors.get(v.author, ""), v.number) for v in playing if v.bot not in ranked
-    ]
+def _leaderboard(f: Front, request: Request, board: Leaderboard) -> str:
     return f.rendered(
         "leaderboard.html",
         request,
-        rows=rows,
-        unplaced=[*((name, "house", "") for name in house), *unplaced],
+        rows=[(standing, _change(standing, board.first)) for standing in board.standings],
+        unplaced=board.unplaced,
         games=board.games,
         made=_clock(board.made),
         refresh=REFRESH_S,
         players=f.league.tournament.players,
-        waiting=waiting,
+        waiting=board.waiting,
     )
 
 
@@ -344,7 +133,7 @@ async def bot_page(request: Request) -> Response:
     board = f.service.board.board
     standing = next((row for row in board.standings if row["bot"] == view.name), None)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
-    return _with_csrf(
+    return with_csrf(
         f.page(
             "bot.html",
             request,
@@ -449,7 +238,7 @@ async def seat_record(request: Request) -> Response:
     game_id, seat = request.path_params["game"], request.path_params["seat"]
     viewer = f.viewer(request)
     if viewer is None:
-        raise Unauthorized(_SIGN_IN_OR_TOKEN)
+        raise Unauthorized(SIGN_IN_OR_TOKEN)
     record = await f.service.seat_record(game_id, seat, viewer)
     return _jsonl(record, f"game-{game_id}-seat{seat}.jsonl")
 
@@ -533,7 +322,7 @@ async def _upload(f: Front, author: Author, form: FormData) -> Version:
 async def submit_form(request: Request) -> Response:
     f = front(request)
     page = f.page("submit.html", request, base_url=str(request.base_url).rstrip("/"))
-    return _with_csrf(page, request)
+    return with_csrf(page, request)
 
 
 async def submit_post(request: Request) -> Response:
@@ -543,11 +332,11 @@ async def submit_post(request: Request) -> Response:
     try:
         author = f.signed_in(request)
         if author is None:
-            raise Unauthorized(_SIGN_IN)
+            raise Unauthorized(SIGN_IN)
         async with read_form(request, f.upload_bytes) as form:
             name = str(form.get("name", ""))
-            if not _same_site(request, form):
-                raise Forbidden(_EXPIRED)
+            if not from_this_site(request, form):
+                raise Forbidden(EXPIRED)
             version = await _upload(f, author, form)
     except ArenaError as exc:
         return f.page(
@@ -561,7 +350,7 @@ async def submit_api(request: Request) -> Response:
     f = front(request)
     author = f.bearer(request)
     if author is None:
-        raise Unauthorized(_NO_TOKEN)
+        raise Unauthorized(NO_TOKEN)
     async with read_form(request, f.upload_bytes) as form:
         version = await _upload(f, author, form)
     answer = VersionAnswer(
@@ -580,26 +369,26 @@ async def submit_api(request: Request) -> Response:
 
 @html
 async def signin_form(request: Request) -> Response:
-    return _with_csrf(front(request).page("signin.html", request), request)
+    return with_csrf(front(request).page("signin.html", request), request)
 
 
 async def signin_post(request: Request) -> Response:
     f = front(request)
     try:
         async with read_form(request, FORM_BYTES) as form:
-            same_site, token = _same_site(request, form), form.get("token", "")
+            same_site, token = from_this_site(request, form), form.get("token", "")
         if not same_site:
-            raise Forbidden(_EXPIRED)
+            raise Forbidden(EXPIRED)
         author = f.league.registry.author_for(token if isinstance(token, str) else "")
         if author is None:
-            raise Unauthorized(_NO_TOKEN)
+            raise Unauthorized(NO_TOKEN)
     except ArenaError as exc:
         return f.page("signin.html", request, exc.http_status, error=refusal(exc))
     session = secrets.token_urlsafe(32)
     f.sessions[session] = (author.id, author.sessions)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(
-        SESSION_COOKIE, session, httponly=True, samesite="strict", secure=_over_tls(request)
+        SESSION_COOKIE, session, httponly=True, samesite="strict", secure=over_tls(request)
     )
     return response
 
@@ -608,8 +397,8 @@ async def signin_post(request: Request) -> Response:
 async def signout_post(request: Request) -> Response:
     f = front(request)
     async with read_form(request, FORM_BYTES) as form:
-        if not _same_site(request, form):
-            raise Forbidden(_EXPIRED)
+        if not from_this_site(request, form):
+            raise Forbidden(EXPIRED)
     f.sessions.pop(request.cookies.get(SESSION_COOKIE, ""), None)
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
@@ -634,11 +423,11 @@ async def bot_action_form(request: Request) -> Response:
     f = front(request)
     viewer = f.signed_in(request)
     if viewer is None:
-        raise Unauthorized(_SIGN_IN)
+        raise Unauthorized(SIGN_IN)
     async with read_form(request, FORM_BYTES) as form:
-        same_site, what = _same_site(request, form), form.get("what")
+        same_site, what = from_this_site(request, form), form.get("what")
     if not same_site:
-        raise Forbidden(_EXPIRED)
+        raise Forbidden(EXPIRED)
     bot, disabled = request.path_params["bot"], _action(request)
     if what == "author":
         view = f.service.bot_view(bot, viewer)
@@ -653,7 +442,7 @@ async def bot_action_form(request: Request) -> Response:
 def _organiser(request: Request) -> Author:
     author = front(request).bearer(request)
     if author is None:
-        raise Unauthorized(_NO_TOKEN)
+        raise Unauthorized(NO_TOKEN)
     return author
 
 
@@ -702,28 +491,11 @@ ROUTES = [
 ]
 
 
-class _Kept:
-    """A page's last body and what it showed: the leaderboard is polled by every open browser
-    and script, and between two boards (and two changes of the versions being checked) it is
-    the same bytes, rendered once."""
-
-    def __init__(self) -> None:
-        self._shows: object = None
-        self._body = b""
-
-    def get(self, shows: object, render: Callable[[], bytes]) -> bytes:
-        """The body for what the page `shows` now, rendered only if that changed."""
-        if shows != self._shows:
-            self._body, self._shows = render(), shows
-        return self._body
-
-
-def _change(row: dict[str, Any], previous: dict[str, float]) -> str:
+def _change(standing: Standing, first: bool) -> str:
     """The bot's Elo move since the board before ("+12", "−3", "new", or "")."""
-    before = previous.get(str(row["bot"]))
-    if before is None:
-        return "new" if previous else ""
-    moved = round(float(row["elo"]) - before)
+    if standing.change is None:
+        return "" if first else "new"
+    moved = round(standing.change)
     return "" if moved == 0 else f"{moved:+d}".replace("-", "−")
 
 

@@ -1,0 +1,248 @@
+"""The web front's state and request handling, shared by its endpoints (`server.app`):
+templates, browser sessions, cookies and CSRF values, request bodies (read only once the request
+is authenticated, and never past their size limit), and the one mapping from the error family
+to HTTP answers (`refusal`: each error's `http_status`, beside its exit code).
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, ClassVar
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+
+from protocol.errors import ArenaError, RequestError
+from referee.games import find_game
+from tournaments.league.registry import Author
+from tournaments.league.service import LeagueService
+from tournaments.league.submissions import TooLarge
+
+CSRF_COOKIE = "arena_csrf"
+SESSION_COOKIE = "arena_session"
+FORM_BYTES = 64 * 1024
+"""The largest form that is not an upload (sign in, an organiser's button), and the room an
+upload's form takes beyond its file."""
+
+
+class Unauthorized(RequestError):
+    """No token, an unknown or old one, a disabled author, or no session (HTTP 401)."""
+
+    http_status: ClassVar[int] = 401
+
+
+SAFE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+"""The league's own pages run no script at all, so none may run there (an injected one
+included); the game viewer (the report's, with its inline scripts) is served without them."""
+
+EXPIRED = "the form expired or came from another site: reload this page and submit again"
+NO_TOKEN = "no such token (or it was disabled): ask the organiser for yours"
+SIGN_IN = "sign in with your token first (Sign in, at the top of the page)"
+SIGN_IN_OR_TOKEN = "sign in, or send your token (Authorization: Bearer …)"
+
+
+def refusal(error: ArenaError) -> str:
+    """What a client is told of `error`: its message when the request was wrong (a 4xx);
+    otherwise the league's own trouble (a damaged store), whose message names the server's
+    files: that goes to the organiser's log, the client learns only that it failed."""
+    if error.http_status < 500:
+        return str(error)
+    print(f"arena serve: a request failed: {error}", file=sys.stderr, flush=True)
+    return "the league could not answer this now: its organiser's log says why"
+
+
+class Front:
+    """What the web front keeps beside the league: templates, browser sessions (in memory: a
+    restart signs everyone out) and the leaderboard's last bodies."""
+
+    def __init__(self, service: LeagueService) -> None:
+        self.service = service
+        self.league = service.league
+        self.templates = Environment(
+            loader=PackageLoader("tournaments.server", "templates"),
+            autoescape=select_autoescape(["html"]),
+        )
+        self.game = find_game(self.league.tournament.game)
+        self.sessions: dict[str, tuple[int, int]] = {}
+        """Session cookie → (author id, the author's session count when signed in)."""
+        self.leaderboard_shown = Kept()
+        self.leaderboard_sent = Kept()
+
+    def rendered(self, template: str, request: Request, **values: Any) -> str:
+        viewer = self.signed_in(request)
+        common = {
+            "league_name": self.league.file.stem,
+            "game_title": self.game.title,
+            "viewer": viewer,
+            "signed_out": viewer is None and bool(request.cookies.get(SESSION_COOKIE)),
+            "csrf": csrf_value(request),
+        }
+        return self.templates.get_template(template).render(**{**common, **values})
+
+    def page(
+        self, template: str, request: Request, status: int = 200, **values: Any
+    ) -> HTMLResponse:
+        body = self.rendered(template, request, **values)
+        return HTMLResponse(body, status_code=status, headers=SAFE_HEADERS)
+
+    def signed_in(self, request: Request) -> Author | None:
+        """The author whose session the request carries, unless disabled, or re-issued a
+        token, since."""
+        session = self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
+        if session is None:
+            return None
+        author = self.league.registry.author_by_id(session[0])
+        if author is None or author.disabled or author.sessions != session[1]:
+            return None
+        return author
+
+    def viewer(self, request: Request) -> Author | None:
+        """Who asks: the request's bearer token's author, else its session's."""
+        return self.bearer(request) or self.signed_in(request)
+
+    def bearer(self, request: Request) -> Author | None:
+        """The author of the request's bearer token, if any and valid."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return None
+        return self.league.registry.author_for(token.strip())
+
+    @property
+    def upload_bytes(self) -> int:
+        return self.league.settings.upload_mb * 1024 * 1024 + FORM_BYTES
+
+
+def front(request: Request) -> Front:
+    found: Front = request.app.state.front
+    return found
+
+
+# ---- reading requests ---------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def read_form(request: Request, limit: int) -> AsyncIterator[FormData]:
+    """The request's form, its body read only up to `limit` bytes: `TooLarge` when its
+    Content-Length says more, or as soon as what arrives goes past it. Its files are closed
+    when the block ends."""
+    declared = request.headers.get("content-length")
+    if declared is not None:
+        if not declared.isdigit():
+            raise RequestError("the Content-Length header is not a number")
+        if int(declared) > limit:
+            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
+        chunks.append(chunk)
+    body = b"".join(chunks)
+
+    async def replay() -> dict[str, Any]:
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    try:
+        form = await Request(request.scope, replay).form(max_files=1, max_fields=10)
+    except HTTPException as exc:
+        raise RequestError(f"the form cannot be read: {exc.detail}") from None
+    try:
+        yield form
+    finally:
+        await form.close()
+
+
+def from_this_site(request: Request, form: FormData) -> bool:
+    """The form carries the CSRF value its page set as a cookie (another site's page cannot
+    read the cookie, so cannot send the value)."""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    sent = form.get("csrf", "")
+    return isinstance(sent, str) and bool(cookie) and hmac.compare_digest(sent, cookie)
+
+
+def csrf_value(request: Request) -> str:
+    """The CSRF value of the request's browser: its cookie's, or a new one for this page
+    (`with_csrf` sets it as the cookie)."""
+    token = request.cookies.get(CSRF_COOKIE) or getattr(request.state, "csrf", None)
+    if token is None:
+        token = request.state.csrf = secrets.token_urlsafe(24)
+    return str(token)
+
+
+def over_tls(request: Request) -> bool:
+    """The browser reached the league over TLS: directly, or through a proxy that says so
+    (`X-Forwarded-Proto: https`, docs/server.md). Its cookies are then `Secure`: never sent
+    over plain HTTP. (A client that claims it falsely only keeps its own cookies from itself.)"""
+    forwarded = request.headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+    return request.url.scheme == "https" or forwarded == "https"
+
+
+def with_csrf(response: Response, request: Request) -> Response:
+    """Set the CSRF cookie the forms on this page carry back, unless it is set already."""
+    if not request.cookies.get(CSRF_COOKIE):
+        response.set_cookie(
+            CSRF_COOKIE,
+            csrf_value(request),
+            httponly=True,
+            samesite="strict",
+            secure=over_tls(request),
+        )
+    return response
+
+
+def api(
+    endpoint: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """An API endpoint whose refusals (the error family) are JSON `{"error": reason}` with
+    their status."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except ArenaError as exc:
+            return JSONResponse({"error": refusal(exc)}, status_code=exc.http_status)
+
+    return answer
+
+
+def html(
+    endpoint: Callable[[Request], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """A page whose refusals (the error family) are an error page with their status."""
+
+    async def answer(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except ArenaError as exc:
+            page = front(request).page
+            return page("error.html", request, exc.http_status, error=refusal(exc))
+
+    return answer
+
+
+class Kept:
+    """A page's last body and what it showed: the leaderboard is polled by every open browser
+    and script, and between two boards (and two changes of the versions being checked) it is
+    the same bytes, rendered once."""
+
+    def __init__(self) -> None:
+        self._shows: object = None
+        self._body = b""
+
+    def get(self, shows: object, render: Callable[[], bytes]) -> bytes:
+        """The body for what the page `shows` now, rendered only if that changed."""
+        if shows != self._shows:
+            self._body, self._shows = render(), shows
+        return self._body
