@@ -28,6 +28,7 @@ COMMANDS = (
     "serve",
     "league",
     "submit",
+    "fetch",
     "remove",
     "table",
     "compare",

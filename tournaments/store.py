@@ -46,7 +46,7 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 from urllib.parse import quote
 
 import msgspec
@@ -171,6 +171,22 @@ def seat_set_key(bot_ids: Sequence[int]) -> str:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+
+
+class GameChoice(msgspec.Struct, frozen=True, kw_only=True):
+    """Which of a bot's games `Store.games_of` lists (every condition must hold)."""
+
+    content_hash: str | None = None
+    """Only those of its version with this content hash."""
+    opponent: str | None = None
+    """Only those against this bot (any of its versions)."""
+    faulted: bool = False
+    """Only those where it faulted."""
+    result: Literal["win", "draw", "loss"] | None = None
+    """Only those it won alone, shared first place in, or did not finish first in."""
+    before: int | None = None
+    """Only games older than this id (the next page)."""
+    count: int = 50
 
 
 class Store(SqliteFile):
@@ -538,6 +554,36 @@ class Store(SqliteFile):
             "(SELECT id FROM bots WHERE name = ?) ORDER BY game DESC LIMIT ?)"
         )
         return self._games(where, (name, count), "id DESC")
+
+    @_read_back
+    def games_of(self, name: str, chosen: GameChoice) -> list[tuple[int, FinishedGame]]:
+        """The newest games (by id, newest first) the bot `name` sat in that `chosen` keeps:
+        a league's list of a bot's games, filtered in SQL however many the store holds."""
+        seat = "SELECT s.game FROM seats s JOIN bots b ON b.id = s.bot WHERE b.name = ?"
+        params: list[Any] = [name]
+        if chosen.content_hash is not None:
+            seat += " AND b.hash = ?"
+            params.append(chosen.content_hash)
+        if chosen.opponent is not None:
+            seat += (
+                " AND EXISTS (SELECT 1 FROM seats o JOIN bots ob ON ob.id = o.bot "
+                "WHERE o.game = s.game AND o.seat != s.seat AND ob.name = ?)"
+            )
+            params.append(chosen.opponent)
+        if chosen.faulted:
+            seat += " AND EXISTS (SELECT 1 FROM faults f WHERE f.game = s.game AND f.seat = s.seat)"
+        if chosen.result is not None:
+            firsts = "(SELECT count(*) FROM seats w WHERE w.game = s.game AND w.rank = 1)"
+            seat += {
+                "win": f" AND s.rank = 1 AND {firsts} = 1",
+                "draw": f" AND s.rank = 1 AND {firsts} > 1",
+                "loss": " AND s.rank > 1",
+            }[chosen.result]
+        if chosen.before is not None:
+            seat += " AND s.game < ?"
+            params.append(chosen.before)
+        where = f"WHERE id IN ({seat} ORDER BY s.game DESC LIMIT ?)"
+        return self._games(where, (*params, chosen.count), "id DESC")
 
     def _games(
         self, where: str, params: tuple[Any, ...], order: str

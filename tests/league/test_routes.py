@@ -369,3 +369,42 @@ async def test_an_organisers_buttons_disable_and_enable_a_bot_and_its_author(
     assert (await client.post("/bots/mine/enable", data={"csrf": csrf[1]})).status_code == 303
     assert not front.league.registry.bot("mine").disabled
     assert (await client.post("/bots/house/disable", data=data)).status_code == 404
+
+
+async def test_a_bots_games_are_listed_filtered_with_the_downloads_the_asker_may_have(
+    front: Front,
+) -> None:
+    game, seat = await play_one_game(front)
+    client = front.client
+    alice = {"Authorization": f"Bearer {front.alice}"}
+
+    async def listed(query: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+        answer = await client.get(f"/api/bots/mine/games?{query}", headers=headers or {})
+        assert answer.status_code == 200, answer.text
+        found: dict[str, Any] = answer.json()
+        return found
+
+    every = await listed("", alice)
+    ids = [row["id"] for row in every["games"]]
+    assert game in ids and ids == sorted(ids, reverse=True) and every["more"] is None
+    first = next(row for row in every["games"] if row["id"] == game)
+    assert first["seats"][seat] == "mine" and first["record"] == f"/games/{game}/record.jsonl"
+    assert first["observations"] == {str(seat): f"/games/{game}/seat{seat}.jsonl"}
+    assert any(f["seat"] == seat and f["kind"] == "crash" for f in first["faults"])
+    assert (await listed(""))["games"][0]["observations"] == {}  # signed out: none
+    assert [row["id"] for row in (await listed("opponent=house"))["games"]] == ids
+    assert (await listed("opponent=nobody"))["games"] == []
+    assert [row["id"] for row in (await listed("faulted=true&version=1"))["games"]] == ids
+    results = {row["id"]: row["result"] for row in every["games"]}
+    for result in ("win", "draw", "loss"):
+        chosen = [row["id"] for row in (await listed(f"result={result}"))["games"]]
+        assert chosen == [k for k in ids if results[k] == result]
+    page = await listed("count=1")
+    assert [row["id"] for row in page["games"]] == ids[:1] and page["more"] == ids[0]
+    if len(ids) > 1:
+        assert (await listed(f"count=1&before={ids[0]}"))["games"][0]["id"] == ids[1]
+    for wrong in ("count=0", "count=x", "result=maybe", "junk=1", "before=-1"):
+        answer = await client.get(f"/api/bots/mine/games?{wrong}")
+        assert answer.status_code == 400 and "the query is wrong" in answer.json()["error"]
+    assert (await client.get("/api/bots/mine/games?version=9")).status_code == 404
+    assert (await client.get("/api/bots/nobody/games")).status_code == 404

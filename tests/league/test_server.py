@@ -316,3 +316,41 @@ def test_the_pages_say_what_an_author_needs(league: Path, served: Running) -> No
         assert 'id="signed-out"' in page and "Signed in as" not in page
     finally:
         again.stop()
+
+
+def test_fetch_lists_a_bots_games_and_downloads_its_authors_own_seats(
+    league: Path,
+    served: Running,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    alice, bob = token(league, "alice"), token(league, "bob")
+    assert (
+        served.upload(alice, "fetched", "bot.py", BOT.format(pick=0, name="f").encode())[0] == 201
+    )
+    assert served.status("fetched", {"playing", "rejected"})["status"] == "playing"
+    deadline = time.monotonic() + 90
+    while not any("fetched" in seats for seats, _, _ in stored_keys(league)):
+        assert time.monotonic() < deadline, "no game of the new version was stored"
+        time.sleep(0.2)
+
+    monkeypatch.setenv("ARENA_TOKEN", alice)
+    mine = tmp_path / "mine"
+    args = ["fetch", served.url, "fetched", "--opponent", "random", "--count", "1"]
+    assert main([*args, "--out", str(mine)]) == 0
+    out = capsys.readouterr().out
+    assert "fetched's result" in out and "wrote 2 records" in out
+    (bundle,) = mine.glob("game-*-seat*.jsonl")
+    (record,) = set(mine.glob("game-*.jsonl")) - {bundle}
+    assert b'"observations"' in bundle.read_bytes() and b'"observations"' not in record.read_bytes()
+    for path in (record, bundle):
+        assert main(["replay", str(path)]) == 0, capsys.readouterr()
+
+    monkeypatch.setenv("ARENA_TOKEN", bob)  # another author: the record, never the seats'
+    theirs = tmp_path / "theirs"
+    assert main([*args, "--out", str(theirs)]) == 0
+    assert [path.name for path in theirs.iterdir()] == [record.name]
+    capsys.readouterr()
+    assert main(["fetch", served.url, "nobody"]) == 2
+    assert "404" in capsys.readouterr().err

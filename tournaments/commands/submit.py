@@ -1,18 +1,13 @@
 """`arena submit URL FILE --name NAME`: upload a bot (a file, an archive or a folder) to a league
-server, as its author (a bearer token).
+server, as its author (a bearer token), through the league's client (`commands.client`).
 
-Only the standard library: the multipart body is built here, the request goes through urllib
-with redirects refused (a redirect would carry the token to wherever it points) and a timeout.
-The token is never printed: not in the output, not in an error, not even when the server
-echoes it.
+Only the standard library: the multipart body is built here.
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
 import io
-import json
 import os
 import secrets
 import stat
@@ -24,25 +19,29 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
-from protocol.errors import ArenaError, RequestError
+from protocol.errors import ArenaError
+from tournaments.commands.client import (
+    TOKEN_VARIABLE,
+    base_url,
+    find_token,
+    request_json,
+    send,
+    shown,
+    shown_log,
+)
 from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from tournaments.errors import UsageError
 from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.output import render_json
 
-TOKEN_VARIABLE = "ARENA_TOKEN"
-TIMEOUT_S = 120
 WAIT_S = 900.0
 POLL_S = 1.0
 """How often `--wait` asks for the version's status."""
 SKIPPED = frozenset({"__pycache__", ".git"})
 """Names left out of a packed folder, wherever they are (Python's caches, a git checkout)."""
-_MAX_ANSWER_BYTES = 1024 * 1024
-_MAX_REASON_CHARS = 300
 
 EPILOG = f"""\
 environment:
@@ -180,55 +179,6 @@ def version_row(base: str, token: str, answer: VersionAnswer) -> VersionRow:
     raise ArenaError(f"the server no longer lists version {answer.number} of {answer.bot}")
 
 
-def shown_log(text: str, token: str) -> str:
-    """A log the server sent, safe to print: the token masked, control characters dropped
-    (the lines kept)."""
-    text = text.replace(token, "<token>")
-    return "\n".join(
-        "".join(ch for ch in line if ch.isprintable() or ch == "\t") for line in text.splitlines()
-    )
-
-
-def base_url(text: str) -> str:
-    """The server's address without a trailing slash, checked: http(s), a host, no query."""
-    parts = urllib.parse.urlsplit(text.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(
-            f"URL {text!r} is not a league server's address: give one starting with http:// "
-            "or https://, e.g. https://league.example.org"
-        )
-    if parts.query or parts.fragment or text.strip().endswith(("?", "#")):
-        raise UsageError(
-            f"URL {text!r}: give the server's address (with the base path it is served under, "
-            "if any), without a query or fragment"
-        )
-    try:
-        parts.port  # noqa: B018 (validates the port)
-    except ValueError:
-        raise UsageError(f"URL {text!r}: the port is not a number from 0 to 65535") from None
-    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
-
-
-def find_token(given: str | None) -> str:
-    """`--token`, else `$ARENA_TOKEN`; checked to fit in a header. Messages never show it."""
-    where = "--token"
-    token = given
-    if token is None:
-        where = TOKEN_VARIABLE
-        token = os.environ.get(TOKEN_VARIABLE)
-    if not token:
-        raise UsageError(
-            f"no token: give --token TOKEN or set {TOKEN_VARIABLE} (the league's organiser "
-            "gives each author one)"
-        )
-    if not (token.isascii() and token.isprintable()) or any(ch.isspace() for ch in token):
-        raise UsageError(
-            f"the token in {where} is not usable: a token is printable ASCII without spaces; "
-            "copy it again"
-        )
-    return token
-
-
 def read_upload(path: Path) -> Upload:
     """FILE's bytes under its name, or a folder packed into `<folder>.tar.gz`."""
     try:
@@ -346,92 +296,11 @@ def quoted(name: str) -> str:
     return name.replace("\r", "%0D").replace("\n", "%0A").replace('"', "%22")
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """Refuse to follow: the request would be sent again, token included, elsewhere."""
-
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
 def post(base: str, token: str, name: str, upload: Upload) -> VersionAnswer:
     """POST the upload to `base/api/versions`; the server's answer, or an error."""
     body, content_type = multipart({"name": name}, upload)
     status, text = send(base, "POST", "/api/versions", token, body, content_type)
     return accepted(status, text, token)
-
-
-def request_json(base: str, method: str, path: str, token: str) -> bytes:
-    """A JSON answer of the server (as the token's author), or an error."""
-    return send(base, method, path, token)[1]
-
-
-def send(
-    base: str,
-    method: str,
-    path: str,
-    token: str,
-    body: bytes | None = None,
-    content_type: str | None = None,
-) -> tuple[int, bytes]:
-    """One request to the server with the token as bearer: (status, answer), or an error."""
-    headers = {
-        "Authorization": f"Bearer {token}",
-        "Accept": "application/json",
-        "User-Agent": "arena-submit",
-    }
-    if content_type is not None:
-        headers["Content-Type"] = content_type
-    request = urllib.request.Request(f"{base}{path}", data=body, method=method, headers=headers)
-    opener = urllib.request.build_opener(_NoRedirects)
-    try:
-        with opener.open(request, timeout=TIMEOUT_S) as response:
-            status = response.status
-            text = response.read(_MAX_ANSWER_BYTES)
-    except urllib.error.HTTPError as exc:
-        try:
-            raise refusal(exc, token) from None
-        finally:
-            exc.close()
-    except TimeoutError:
-        raise ArenaError(f"cannot reach {base}: no answer within {TIMEOUT_S} s") from None
-    except urllib.error.URLError as exc:
-        raise ArenaError(f"cannot reach {base}: {reason(exc.reason)}") from None
-    except (OSError, http.client.HTTPException) as exc:
-        raise ArenaError(f"cannot reach {base}: {reason(exc)}") from None
-    return status, text
-
-
-def reason(error: object) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror
-    if isinstance(error, TimeoutError):
-        return f"no answer within {TIMEOUT_S} s"
-    return str(error) or type(error).__name__
-
-
-def refusal(exc: urllib.error.HTTPError, token: str) -> ArenaError:
-    """The server's `error` with the status: a RequestError for 4xx, an ArenaError else."""
-    code = exc.code
-    try:
-        text = exc.read(64 * 1024)
-    except (OSError, http.client.HTTPException):
-        text = b""
-    why = None
-    try:
-        answer = json.loads(text)
-    except ValueError:
-        answer = None
-    if isinstance(answer, dict) and isinstance(answer.get("error"), str) and answer["error"]:
-        why = answer["error"]
-    if 300 <= code < 400:
-        location = exc.headers.get("Location") if exc.headers else None
-        where = f" to {shown(location, token)}" if location else ""
-        return ArenaError(
-            f"{code}: the server redirects{where}; give the address it redirects to as URL "
-            "(a redirect is not followed: it would send your token on)"
-        )
-    message = f"{code}: {shown(why or exc.reason or 'no reason given', token)}"
-    return RequestError(message) if 400 <= code < 500 else ArenaError(message)
 
 
 def accepted(status: int, text: bytes, token: str) -> VersionAnswer:
@@ -452,13 +321,3 @@ def page_url(base: str, answer: VersionAnswer) -> str:
     # Quoted as a browser would (a space in a bot's name), leaving what is quoted already.
     page = urllib.parse.quote(page, safe="/%:@!$&'()*+,;=~?#")
     return urllib.parse.urljoin(base + "/", page.lstrip("/"))
-
-
-def shown(text: str, token: str) -> str:
-    """What the server said, safe to print: one line of printable characters, short, and
-    without the token."""
-    text = text.replace(token, "<token>")
-    text = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    if len(text) > _MAX_REASON_CHARS:
-        text = text[: _MAX_REASON_CHARS - 1] + "…"
-    return text

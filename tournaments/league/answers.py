@@ -38,3 +38,37 @@ class BotAnswer(msgspec.Struct, frozen=True):
     author: str | None
     disabled: bool
     versions: list[VersionRow]
+
+
+class FaultAnswer(msgspec.Struct, frozen=True):
+    seat: int
+    kind: str
+    decision: int | None
+    """The decision it happened at (-1: the handshake; None: after the game)."""
+
+
+class GameRow(msgspec.Struct, frozen=True):
+    """One game of a bot's list (`GET /api/bots/NAME/games`)."""
+
+    id: int
+    seats: list[str]
+    """Who sat in each seat: a bot's name, or `name@hash` for an older version of it."""
+    scores: list[int]
+    ranks: list[int]
+    result: str
+    """The bot's: "win" (first alone), "draw" (first, shared) or "loss"."""
+    faults: list[FaultAnswer]
+    record: str
+    """The game's record to download, relative to the server's address."""
+    observations: dict[int, str]
+    """Seat → its record with what it was sent, for the seats the asker may download: their
+    own bots' (an organiser: every seat)."""
+
+
+class GamesAnswer(msgspec.Struct, frozen=True):
+    """`GET /api/bots/NAME/games`: the bot's games the query chose, newest first."""
+
+    bot: str
+    games: list[GameRow]
+    more: int | None
+    """Pass as `before` for the next, older page (None: this was the last)."""

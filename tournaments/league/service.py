@@ -15,7 +15,7 @@ check logs and its stderr logs, which the store records game by game with their 
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -26,6 +26,7 @@ import trio
 from protocol.errors import RequestError
 from referee import FAULT_KINDS
 from tournaments.exclusion import hidden
+from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, History
 from tournaments.league.ladder import run_checks, run_ladder
 from tournaments.league.league import League, ServeLock, bot_of
@@ -35,7 +36,7 @@ from tournaments.league.submissions import submit
 from tournaments.report.steps import with_observations
 from tournaments.results import FinishedGame
 from tournaments.runner import Voided
-from tournaments.store import LogRow, Store
+from tournaments.store import GameChoice, LogRow, Store
 
 LOG_TAIL_BYTES = 8192
 """A stderr log's end shown on its bot's page."""
@@ -280,20 +281,66 @@ class LeagueService:
         names = msgspec.json.decode(record.split(b"\n", 1)[0], type=_Names).names
         return StoredGame(game_id, names, record)
 
-    def own_seats(self, game: StoredGame, viewer: Author | None) -> list[int]:
-        """The seats of `game` whose logs `viewer` may see (their own bots'; an organiser's:
-        every seat)."""
+    def own_seats(self, names: Sequence[str], viewer: Author | None) -> list[int]:
+        """The seats of a game of `names` whose logs `viewer` may see (their own bots'; an
+        organiser's: every seat)."""
         return [
-            seat
-            for seat, label in enumerate(game.names)
-            if self.may_see_private(viewer, bot_of(label))
+            seat for seat, label in enumerate(names) if self.may_see_private(viewer, bot_of(label))
         ]
+
+    def games_of(
+        self, bot: str, viewer: Author | None, choice: GameChoice, version: int | None = None
+    ) -> GamesAnswer:
+        """The games of `bot` that `choice` keeps (of its version number `version`, if given),
+        newest first, with the downloads `viewer` may have of each."""
+        if self.league.registry.bot(bot) is None and bot not in self.league.tournament.participants:
+            raise NotFound(f"the league has no bot named {bot!r}")
+        if version is not None:
+            numbered = {v.number: v for v in self.league.registry.versions(bot)}
+            if version not in numbered:
+                raise NotFound(f"{bot} has no version {version}")
+            chosen = numbered[version]
+            choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
+        found: list[tuple[int, FinishedGame]] = []
+        hide: set[str] = set()
+        if self.league.store_path.exists():
+            with Store(self.league.store_path, readonly=True) as store:
+                found = store.games_of(bot, choice)
+                hide = hidden(store, [])
+        rows = [
+            self._game_row(game_id, game, bot, viewer)
+            for game_id, game in found
+            if hide.isdisjoint(game.bots)
+        ]
+        more = found[-1][0] if len(found) == choice.count else None
+        return GamesAnswer(bot, rows, more)
+
+    def _game_row(
+        self, game_id: int, game: FinishedGame, bot: str, viewer: Author | None
+    ) -> GameRow:
+        ranks = game.played.ranks
+        mine = next(seat for seat, label in enumerate(game.bots) if bot_of(label) == bot)
+        firsts = ranks.count(1)
+        result = "loss" if ranks[mine] != 1 else "win" if firsts == 1 else "draw"
+        downloads = {
+            seat: f"/games/{game_id}/seat{seat}.jsonl" for seat in self.own_seats(game.bots, viewer)
+        }
+        return GameRow(
+            id=game_id,
+            seats=list(game.bots),
+            scores=game.played.scores,
+            ranks=ranks,
+            result=result,
+            faults=[FaultAnswer(f.seat, f.kind, f.decision) for f in game.played.faults],
+            record=f"/games/{game_id}/record.jsonl",
+            observations=downloads,
+        )
 
     def record_for(self, game_id: int, viewer: Author | None) -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of
         the faults of the viewer's own seats."""
         game = self.game(game_id)
-        return public_record(game.record, self.own_seats(game, viewer))
+        return public_record(game.record, self.own_seats(game.names, viewer))
 
     async def seat_record(self, game_id: int, seat: int, viewer: Author | None) -> bytes:
         """The game's record with what `seat` was sent before each of its decisions — the
@@ -302,7 +349,7 @@ class LeagueService:
         game = self.game(game_id)
         if not 0 <= seat < len(game.names):
             raise NotFound(f"game {game_id} has no seat {seat}")
-        own = self.own_seats(game, viewer)
+        own = self.own_seats(game.names, viewer)
         if seat not in own:
             raise Forbidden(f"seat {seat} of game {game_id} is not your bot's")
         public = public_record(game.record, own)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 import msgspec
@@ -32,6 +32,7 @@ from tournaments.league.board import MIN_REFRESH_S, head_to_head
 from tournaments.league.league import bot_of
 from tournaments.league.registry import Author, NotFound, Version
 from tournaments.league.service import (
+    MAX_GAME_ID,
     BotView,
     Forbidden,
     Leaderboard,
@@ -62,6 +63,7 @@ from tournaments.server.front import (
     with_csrf,
 )
 from tournaments.server.history import svg_line
+from tournaments.store import GameChoice
 
 WAITING = frozenset({"queued", "building", "checking"})
 WAITING_REFRESH_S = 3
@@ -203,6 +205,32 @@ async def bot_api(request: Request) -> Response:
     return Response(msgspec.json.encode(answer), media_type="application/json")
 
 
+class GamesQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """`GET /api/bots/NAME/games?…`: which of the bot's games to list."""
+
+    opponent: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    version: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    faulted: bool = False
+    result: Literal["win", "draw", "loss"] | None = None
+    before: Annotated[int, msgspec.Meta(ge=0, le=MAX_GAME_ID)] | None = None
+    count: Annotated[int, msgspec.Meta(ge=1, le=500)] = 50
+
+
+@api
+async def games_api(request: Request) -> Response:
+    """A bot's games, filtered, newest first, with their downloads (`GamesAnswer`)."""
+    f = front(request)
+    try:
+        query = msgspec.convert(dict(request.query_params), GamesQuery, strict=False)
+    except msgspec.ValidationError as exc:
+        raise RequestError(f"the query is wrong: {exc}") from None
+    chosen = msgspec.structs.asdict(query)
+    version = chosen.pop("version")
+    bot = request.path_params["bot"]
+    answer = f.service.games_of(bot, f.viewer(request), GameChoice(**chosen), version)
+    return Response(msgspec.json.encode(answer), media_type="application/json")
+
+
 @html
 async def game_view(request: Request) -> Response:
     """The game's viewer (the report's, with its scripts: served without the league pages'
@@ -210,7 +238,7 @@ async def game_view(request: Request) -> Response:
     f = front(request)
     viewer = f.signed_in(request)
     game = f.service.game(request.path_params["game"])
-    own = f.service.own_seats(game, viewer)
+    own = f.service.own_seats(game.names, viewer)
     links = [("leaderboard", "/")]
     for bot in dict.fromkeys(map(bot_of, game.names)):
         links.append((bot, f"/bots/{quote(bot)}"))
@@ -480,6 +508,7 @@ ROUTES = [
     Route("/games/{game:int}/seat{seat:int}.jsonl", seat_record),
     Route("/api/leaderboard", leaderboard_api),
     Route("/api/bots/{bot}", bot_api),
+    Route("/api/bots/{bot}/games", games_api),
     Route("/api/versions", submit_api, methods=["POST"]),
     Route("/favicon.ico", no_content),
     Route("/signin", signin_form, methods=["GET"]),
