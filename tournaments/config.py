@@ -119,6 +119,14 @@ class Participant(BotCommand, frozen=True, forbid_unknown_fields=True, kw_only=T
         return msgspec.structs.replace(defaults, **own)
 
 
+class Grade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A `[[league.grades]]` entry: `grade = "B"`, `beats = {staff-medium = 50}` (a score % of
+    at least 50 against the benchmark staff-medium)."""
+
+    grade: Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+    beats: dict[str, Annotated[float, msgspec.Meta(ge=0, le=100)]]
+
+
 class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """A league file's `[league]` table: the tournament is fed by authors' uploads and never
     ends (`arena serve`); its `[participants]`, if any, are house bots that always play."""
@@ -148,6 +156,12 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     runtimes: list[str] = msgspec.field(default_factory=list)
     """Folders of runtimes an uploaded bot may use beside the system's `/usr`, `/bin`, `/lib*`
     and `/etc` (read-only): e.g. `["/opt/jdk-21"]`. Nothing else of the host is visible."""
+    benchmarks: list[str] = msgspec.field(default_factory=list)
+    """House bots (participants) every author's bot is measured against on the benchmarks
+    page: its score against each."""
+    grades: list[Grade] = msgspec.field(default_factory=list)
+    """The organiser's thresholds, best first: a bot's grade is the first whose every score
+    it reaches."""
 
 
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -362,11 +376,32 @@ def check(tournament: Tournament, source: str = "tournament") -> None:
     for name in tournament.participants:
         if tournament.time_for(name) is not tournament.time:
             check_time(tournament.time_for(name), f"{source}: participant {name!r}: time")
+    if tournament.league is not None:
+        check_benchmarks(tournament.league, names, source)
     if tournament.sandbox == "bwrap":
         try:
             bwrap_path()
         except SandboxUnavailable as exc:
             raise ConfigError(f'{source}: sandbox = "bwrap": {exc}') from None
+
+
+def check_benchmarks(league: LeagueSettings, house: list[str], source: str) -> None:
+    """Benchmarks are house bots, and grades name only benchmarks."""
+    for name in league.benchmarks:
+        if name not in house:
+            raise ConfigError(
+                f"{source}: [league] benchmarks: {name!r} is not one of the house bots "
+                f"([participants]: {', '.join(house) or 'none'})"
+            )
+    for grade in league.grades:
+        if not grade.beats:
+            raise ConfigError(f"{source}: grade {grade.grade!r} beats no benchmark")
+        for name in grade.beats:
+            if name not in league.benchmarks:
+                raise ConfigError(
+                    f"{source}: grade {grade.grade!r}: {name!r} is not one of the benchmarks "
+                    f"({', '.join(league.benchmarks) or 'none: set [league] benchmarks'})"
+                )
 
 
 def check_time(time: TimeControl, where: str) -> None:

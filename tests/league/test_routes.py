@@ -38,6 +38,11 @@ house = "random"
 [league]
 uploads_per_hour = 4
 upload_mb = 1
+benchmarks = ["house"]
+
+[[league.grades]]
+grade = "took part"
+beats = { house = 0 }
 """
 BOT = b"print('a bot')\n"
 
@@ -408,3 +413,30 @@ async def test_a_bots_games_are_listed_filtered_with_the_downloads_the_asker_may
         assert answer.status_code == 400 and "the query is wrong" in answer.json()["error"]
     assert (await client.get("/api/bots/mine/games?version=9")).status_code == 404
     assert (await client.get("/api/bots/nobody/games")).status_code == 404
+
+
+async def test_the_benchmarks_page_and_csv_show_each_grade_to_its_author_alone(
+    front: Front,
+) -> None:
+    await play_one_game(front)
+    await front.service.board.refresh()
+    client = front.client
+    page = (await client.get("/benchmarks")).text
+    assert "0% or more against house" in page
+    row = page.split('<a href="/bots/mine">mine</a>')[1].split("</tr>")[0]
+    assert "<td>alice</td>" in row and "games" in row and "took part" not in row
+    csv = await client.get("/benchmarks.csv")
+    assert csv.status_code == 200 and csv.headers["content-type"].startswith("text/csv")
+    lines = csv.text.splitlines()
+    assert lines[0] == "bot,author,house %,house low,house high,house games,grade"
+    assert lines[1].startswith("mine,alice,") and lines[1].endswith(",")
+    alice = {"Authorization": f"Bearer {front.alice}"}
+    assert (
+        (await client.get("/benchmarks.csv", headers=alice))
+        .text.splitlines()[1]
+        .endswith(",took part")
+    )
+    bob = {"Authorization": f"Bearer {front.bob}"}
+    assert (await client.get("/benchmarks.csv", headers=bob)).text.splitlines()[1].endswith(",")
+    signed = await front.signed_in(front.alice)
+    assert '<td class="grade">took part</td>' in (await signed.get("/benchmarks")).text

@@ -28,6 +28,7 @@ from referee import FAULT_KINDS
 from tournaments.exclusion import hidden
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, History
+from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import run_checks, run_ladder
 from tournaments.league.league import League, ServeLock, bot_of
 from tournaments.league.registry import Author, NotFound, Version
@@ -230,6 +231,20 @@ class LeagueService:
             self._leaderboard = self._make_leaderboard(made, waiting, playing)
             self._leaderboard_shows = shows
         return self._leaderboard
+
+    def grades(self, viewer: Author | None) -> list[Graded]:
+        """Every playing uploaded bot against each benchmark; its grade only for whom may see
+        its logs (its author, the organisers)."""
+        registry = self.league.registry
+        authors = {author.id: author.name for author in registry.authors()}
+        bots = [(v.bot, authors.get(v.author, "")) for v in registry.playing()]
+        rows = graded(self.board.board, self.league.settings, bots)
+        return [
+            row
+            if self.may_see_private(viewer, row.bot)
+            else msgspec.structs.replace(row, grade=None)
+            for row in rows
+        ]
 
     def _make_leaderboard(
         self, generation: int, waiting: list[Version], playing: list[Version]

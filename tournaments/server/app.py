@@ -29,6 +29,7 @@ from starlette.routing import Route
 from protocol.errors import ArenaError, RequestError
 from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.league.board import MIN_REFRESH_S, head_to_head
+from tournaments.league.grades import as_table
 from tournaments.league.league import bot_of
 from tournaments.league.registry import Author, NotFound, Version
 from tournaments.league.service import (
@@ -40,6 +41,7 @@ from tournaments.league.service import (
     Standing,
     public_record,
 )
+from tournaments.output import render_csv
 from tournaments.report.page import game_page
 from tournaments.server import library
 from tournaments.server.front import (
@@ -278,6 +280,30 @@ def _jsonl(data: bytes, filename: str) -> Response:
 
 
 @html
+async def benchmarks_page(request: Request) -> Response:
+    """Every author's bot against the staff's benchmark bots, with the grades the viewer may
+    see."""
+    f = front(request)
+    settings = f.league.settings
+    return f.page(
+        "benchmarks.html",
+        request,
+        benchmarks=settings.benchmarks,
+        grades=settings.grades,
+        rows=f.service.grades(f.signed_in(request)),
+    )
+
+
+@api
+async def benchmarks_csv(request: Request) -> Response:
+    """The benchmarks page as CSV (a grade where the asker may see it), for a gradebook."""
+    f = front(request)
+    table = as_table(f.service.grades(f.viewer(request)), f.league.settings)
+    headers = {"Content-Disposition": f'attachment; filename="{f.league.file.stem}-grades.csv"'}
+    return Response(render_csv(table.keys, table.rows), media_type="text/csv", headers=headers)
+
+
+@html
 async def league_page(request: Request) -> Response:
     f = front(request)
     t, s = f.league.tournament, f.league.settings
@@ -498,6 +524,8 @@ async def no_content(request: Request) -> Response:
 ROUTES = [
     Route("/", leaderboard_page),
     Route("/league", league_page),
+    Route("/benchmarks", benchmarks_page),
+    Route("/benchmarks.csv", benchmarks_csv),
     Route("/docs/{which:str}", document),
     Route("/kits/{name:str}.zip", kit),
     Route("/submit", submit_form, methods=["GET"]),
