@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tournaments.cli import main
-from tournaments.league.league import League
+from tournaments.league.league import League, ServeLock
 
 LEAGUE = """
 game = "azul"
@@ -72,3 +72,25 @@ def test_a_file_without_a_league_table_is_said_to_be_no_league(
     err = capsys.readouterr().err
     assert "has no [league] table: it is a tournament file" in err
     assert "participants" not in err
+
+
+def test_freeze_needs_the_server_stopped_and_a_field_for_a_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE.replace("[league]", '[participants]\nhouse = "random"\n\n[league]'))
+    assert main(["league", "freeze", str(file), "--budget", "100"]) == 2
+    assert "a final needs 2 bots for a game; 1 play now" in capsys.readouterr().err
+    file.write_text(
+        file.read_text().replace('house = "random"', 'house = "random"\nother = "greedy"')
+    )
+    with League(file) as league, ServeLock(league):
+        assert main(["league", "freeze", str(file), "--budget", "100"]) == 2
+        assert "another `arena serve`" in capsys.readouterr().err
+    assert main(["league", "freeze", str(file), "--budget", "100"]) == 0
+    assert "season 1 frozen for its final of at most 100 games" in capsys.readouterr().err
+    with League(file) as league:
+        season = league.registry.season()
+        assert (season.number, season.budget) == (1, 100) and season.frozen is not None
+    assert main(["league", "freeze", str(file), "--budget", "100"]) == 2
+    assert "season 1 is frozen already" in capsys.readouterr().err

@@ -48,6 +48,9 @@ def served(league: Path) -> Iterator[Running]:
     yield running
     if running.process.poll() is None:
         running.stop()
+    else:  # it died during the test: its log says why (shown with the test's failure)
+        running.drain.join(timeout=5)
+        print(f"arena serve ended with {running.process.returncode}:", *running.log, sep="\n")
 
 
 def stored_keys(league: Path) -> list[tuple[str, int, int]]:

@@ -1,6 +1,7 @@
 """`arena league`: a league's authors and bots from the command line — make (or re-issue) an
-author's token, disable or enable a bot or an author. It works on the league's files whether
-or not its server runs: a league whose server will not start can be mended here."""
+author's token, disable or enable a bot or an author, freeze the season for its final. It
+works on the league's files whether or not its server runs (a league whose server will not
+start can be mended here), but for `freeze`, which needs the server stopped."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from tournaments.commands.common import EXIT_CODES, EXIT_OK
 from tournaments.league.league import League
+from tournaments.league.service import LeagueService
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,6 +45,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                 f"{action}-{kind}", help=f"{action} a {kind}: {effect}", description=effect
             )
             _league_and_name(command, f"the {kind}")
+    freeze = actions.add_parser(
+        "freeze",
+        help="freeze the season for its final (with the server stopped)",
+        description="Freeze the league's season: its ladder stops, and the next `arena serve` "
+        "plays its final — the bots playing now, on fresh deals, every seat-set in every "
+        "rotation, until every two neighbours in its standings are told apart or BUDGET games "
+        "are played — then publishes its standings and opens the next season. A running "
+        "server is frozen from its /league page or POST /api/league/freeze instead.",
+    )
+    freeze.add_argument("file", type=Path, metavar="LEAGUE", help="the league file (TOML)")
+    freeze.add_argument(
+        "--budget", type=int, required=True, metavar="GAMES", help="the final's most games"
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -52,6 +67,8 @@ def _league_and_name(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.action == "freeze":
+        return freeze(args.file, args.budget)
     with League(args.file) as league:
         registry = league.registry
         if args.action == "token":
@@ -76,4 +93,17 @@ def handle(args: argparse.Namespace) -> int:
         else:
             registry.set_author_disabled(args.name, disabled)
     print(f"arena league: {kind} {args.name} {action}d", file=sys.stderr)
+    return EXIT_OK
+
+
+def freeze(file: Path, budget: int) -> int:
+    """Freeze the season, holding the league's lock: a running server keeps its season in
+    memory, so it must be frozen through its own pages or API."""
+    with LeagueService.opened(file) as service:
+        season = service.freeze_offline(budget)
+    print(
+        f"arena league: season {season.number} frozen for its final of at most {budget} games; "
+        f"`arena serve {file}` plays it",
+        file=sys.stderr,
+    )
     return EXIT_OK

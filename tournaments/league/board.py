@@ -146,6 +146,14 @@ class BoardKeeper:
         """A game was stored: the board is out of date."""
         self._stored.set()
 
+    def start_over(self, store_path: Path) -> None:
+        """A new season: its board is of its own store, empty until its first game."""
+        self.store_path = store_path
+        self.previous = {}
+        self.board = EMPTY
+        self.generation += 1
+        self._stored.set()
+
     async def refresh(self) -> None:
         """Compute the board now, in a child process."""
         result = await trio.run_process(

@@ -39,7 +39,8 @@ def open_league(league: League) -> Prepared:
     the first of them until `focus` chooses), none of them hashed again."""
     entrants = [*league.house(), *map(league.entrant, league.registry.playing())]
     first = entrants[0].name if entrants else ""
-    return opened(league.file, league.tournament_for(first, 1), entrants=entrants)
+    tournament = league.tournament_for(first, 1)
+    return opened(league.file, tournament, db=league.store_path, entrants=entrants)
 
 
 class Focus:

@@ -26,7 +26,7 @@ from tournaments.botcommands import split_command
 from tournaments.config import ConfigError, LeagueSettings, Tournament, db_path, load_league
 from tournaments.entrants import Entrant
 from tournaments.errors import BotCommandError
-from tournaments.league.registry import Registry, Taken, Version, name_key
+from tournaments.league.registry import Registry, Season, Taken, Version, name_key
 from tournaments.league.unpack import UploadLimits
 from tournaments.prepare import own_time, resolve
 
@@ -49,11 +49,38 @@ class League:
         self.file = file
         self.tournament = tournament
         self.settings: LeagueSettings = tournament.league
-        self.store_path = db_path(tournament, file)
-        self.registry = Registry(self.store_path.with_suffix(".league.sqlite"))
-        self.bots_dir = self.store_path.with_suffix(".bots")
-        self.logs_dir = self.store_path.with_suffix(".logs")
+        self.base_path = db_path(tournament, file)
+        """The first season's store; the registry, the bots and the lock are named after it."""
+        self.registry = Registry(self.base_path.with_suffix(".league.sqlite"))
+        self.bots_dir = self.base_path.with_suffix(".bots")
+        self.season: Season = self.registry.season()
+        """The season now (this process alone writes the registry: `ServeLock`)."""
         self._house: list[Entrant] | None = None
+
+    @property
+    def store_path(self) -> Path:
+        """The store of the season now: its ladder's games."""
+        return self.season_store(self.season.number)
+
+    @property
+    def logs_dir(self) -> Path:
+        """The bots' stderr logs of the season now (beside its store, as a tournament's)."""
+        return self.store_path.with_suffix(".logs")
+
+    def season_store(self, number: int) -> Path:
+        """Season `number`'s ladder store (the first season's is the league file's store, as
+        before there were seasons)."""
+        base = self.base_path
+        return base if number == 1 else base.with_name(f"{base.stem}.season-{number}{base.suffix}")
+
+    def final_store(self, number: int) -> Path:
+        """Season `number`'s final: a store of its own, whose games alone rate it."""
+        base = self.base_path
+        return base.with_name(f"{base.stem}.season-{number}-final{base.suffix}")
+
+    def report_dir(self, number: int) -> Path:
+        """The static report of season `number`'s final, written when it is published."""
+        return self.final_store(number).with_suffix(".report")
 
     def close(self) -> None:
         self.registry.close()
@@ -73,13 +100,15 @@ class League:
     def hidden(self) -> tuple[str, ...]:
         """The league's own files, which no bot and no build may see wherever the league lives
         (masked where a sandbox would show them: under `/opt`, say)."""
-        registry = self.registry.path.resolve()
         ends = ("", "-wal", "-shm")
-        return (
-            *(str(registry.with_name(registry.name + end)) for end in ends),
-            str(self.bots_dir.resolve()),
-            str(self.logs_dir.resolve()),
-        )
+        stores = [self.registry.path]
+        for number in range(1, self.season.number + 1):
+            stores += [self.season_store(number), self.final_store(number)]
+        resolved = [store.resolve() for store in stores]
+        files = [store.with_name(store.name + end) for store in resolved for end in ends]
+        folders = [self.bots_dir, *(store.with_suffix(".logs") for store in stores[1:])]
+        folders += [self.report_dir(number) for number in range(1, self.season.number + 1)]
+        return (*map(str, files), *(str(folder.resolve()) for folder in folders))
 
     def limits(self, base: Limits) -> Limits:
         """The tournament's referee limits (`base`) with the league's files hidden too, the
@@ -155,7 +184,7 @@ class ServeLock:
     kernel lets go of it when the process ends, however it ends."""
 
     def __init__(self, league: League) -> None:
-        self.path = league.store_path.with_suffix(".serve.lock")
+        self.path = league.base_path.with_suffix(".serve.lock")
         self._fd: int | None = None
 
     def __enter__(self) -> ServeLock:

@@ -32,9 +32,9 @@ left to check, in upload order. So one server serves a registry (`arena serve` h
 league's lock: `tournaments.league.league.ServeLock`): a second one opening it would queue the
 first one's checks again.
 
-Schema (version 2; a version 1 file is brought up when it is opened)::
+Schema (version 3; a version 1 or 2 file is brought up when it is opened)::
 
-    meta(key PRIMARY KEY, value)          -- 'schema' = '2'
+    meta(key PRIMARY KEY, value)          -- 'schema' = '3'
     authors(id PRIMARY KEY, name UNIQUE, token_hash UNIQUE, organiser, disabled, created,
             sessions)                     -- token_hash: hex SHA-256 of the token
     bots(name PRIMARY KEY, key UNIQUE, author, disabled, created)
@@ -48,6 +48,10 @@ Schema (version 2; a version 1 file is brought up when it is opened)::
                                           -- kind: build | check; text: the last 64 KiB at
                                           --   most; dropped: bytes cut from its start
     uploads(author, at)                   -- accepted uploads of the last hour (Unix time)
+    seasons(number PRIMARY KEY, opened, frozen, budget, published)
+                                          -- frozen: for its final, of `budget` games at most
+    finalists(season, version, PRIMARY KEY(season, version))
+                                          -- the versions a season's final plays
 """
 
 from __future__ import annotations
@@ -65,7 +69,7 @@ import msgspec
 from protocol.errors import RequestError
 from tournaments.sqlitefile import SqliteFile, StoreError, guarded
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 Status = Literal["queued", "building", "checking", "playing", "rejected", "superseded"]
 STATUSES: frozenset[str] = frozenset(get_args(Status))
@@ -142,8 +146,24 @@ CREATE TABLE IF NOT EXISTS uploads (
     at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS uploads_author ON uploads (author, at);
+CREATE TABLE IF NOT EXISTS seasons (
+    number INTEGER PRIMARY KEY,
+    opened TEXT NOT NULL,
+    frozen TEXT,
+    budget INTEGER,
+    published TEXT
+);
+CREATE TABLE IF NOT EXISTS finalists (
+    season INTEGER NOT NULL REFERENCES seasons(number),
+    version INTEGER NOT NULL REFERENCES versions(id),
+    PRIMARY KEY (season, version)
+);
 """
-REGISTRY_TABLES = frozenset({"meta", "authors", "bots", "versions", "logs", "uploads"})
+REGISTRY_TABLES = frozenset(
+    {"meta", "authors", "bots", "versions", "logs", "uploads", "seasons", "finalists"}
+)
+_SEASON_TABLES = ("seasons", "finalists")
+"""What version 3 added."""
 
 
 class NotFound(RequestError):
@@ -196,8 +216,21 @@ class Version(msgspec.Struct, frozen=True):
     """The hash of its folder as it runs (after the build), made once by its check."""
 
 
+class Season(msgspec.Struct, frozen=True):
+    """A season of the league: its ladder from `opened`; frozen for its final (`budget` games
+    at most) from `frozen`; its final's standings published at `published`, when the next
+    season opened."""
+
+    number: int
+    opened: str
+    frozen: str | None
+    budget: int | None
+    published: str | None
+
+
 _AUTHOR_COLUMNS = ", ".join(Author.__struct_fields__)
 _VERSION_COLUMNS = ", ".join(Version.__struct_fields__)
+_SEASON_COLUMNS = ", ".join(Season.__struct_fields__)
 _PUNCTUATION = re.compile(r"[._-]+")
 
 
@@ -247,6 +280,7 @@ class Registry(SqliteFile):
                 f"{self.path}: league registry schema {version[0]}, this arena reads "
                 f"{SCHEMA_VERSION}; use the arena that made it"
             )
+        self._db.execute("INSERT OR IGNORE INTO seasons (number, opened) VALUES (1, ?)", (_now(),))
         self._requeue_interrupted()
 
     def _requeue_interrupted(self) -> None:
@@ -267,6 +301,9 @@ class Registry(SqliteFile):
         objects = self._objects()
         if "authors" in objects and "bots" not in objects:
             self._upgrade_from_1(objects)
+            objects = self._objects()
+        if "authors" in objects and "seasons" not in objects:
+            self._upgrade_from_2()
             objects = self._objects()
         if "authors" not in objects:
             if {"games", "seats"} <= objects.keys():
@@ -316,6 +353,21 @@ class Registry(SqliteFile):
                 self._db.execute(
                     "UPDATE versions SET number = ? WHERE id = ?", (numbers[bot], version_id)
                 )
+            self._db.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+
+    def _upgrade_from_2(self) -> None:
+        """Version 2 to 3: seasons (the league so far is season 1, opened when the league was
+        made) and the finalists of each season's final."""
+        with self._transaction():
+            if self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() != ("2",):
+                raise self._damaged("it has no seasons table but is not a version 2 registry")
+            statements = _SCHEMA.split(";")
+            for table in _SEASON_TABLES:
+                self._db.execute(next(s for s in statements if f"EXISTS {table} (" in s))
+            first = self._db.execute("SELECT min(created) FROM authors").fetchone()[0]
+            self._db.execute(
+                "INSERT INTO seasons (number, opened) VALUES (1, ?)", (first or _now(),)
+            )
             self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
     def _author_row(self, row: tuple[Any, ...]) -> Author:
@@ -606,6 +658,66 @@ class Registry(SqliteFile):
             "AND bot NOT IN (SELECT name FROM bots WHERE disabled) ORDER BY bot"
         )
         return [self._version_row(row) for row in rows]
+
+    # ---- seasons ----------------------------------------------------------------------------
+
+    @guarded
+    def season(self) -> Season:
+        """The season now: the newest."""
+        return self.seasons()[-1]
+
+    @guarded
+    def seasons(self) -> list[Season]:
+        rows = self._db.execute(f"SELECT {_SEASON_COLUMNS} FROM seasons ORDER BY number")
+        return [
+            msgspec.convert(dict(zip(Season.__struct_fields__, row, strict=True)), Season)
+            for row in rows
+        ]
+
+    @guarded
+    def freeze(self, budget: int) -> Season:
+        """Freeze the season now for its final of at most `budget` games: its finalists are
+        the versions playing now (one a bot, none of a disabled bot); the season then."""
+        with self._transaction():
+            season = self.season()
+            if season.frozen is not None:
+                raise RequestError(
+                    f"season {season.number} is frozen already (since {season.frozen})"
+                )
+            self._db.execute(
+                "UPDATE seasons SET frozen = ?, budget = ? WHERE number = ?",
+                (_now(), budget, season.number),
+            )
+            for version in self.playing():
+                self._db.execute(
+                    "INSERT INTO finalists (season, version) VALUES (?, ?)",
+                    (season.number, version.id),
+                )
+            return self.season()
+
+    @guarded
+    def finalists(self, season: int) -> list[Version]:
+        """The versions a season's final plays, by bot name."""
+        rows = self._db.execute(
+            f"SELECT {_VERSION_COLUMNS} FROM versions WHERE id IN "
+            "(SELECT version FROM finalists WHERE season = ?) ORDER BY bot",
+            (season,),
+        )
+        return [self._version_row(row) for row in rows]
+
+    @guarded
+    def publish(self, season: int) -> Season:
+        """The frozen season's final is published: the next season opens (the new one)."""
+        with self._transaction():
+            current = self.season()
+            if current.number != season or current.frozen is None:
+                raise RequestError(f"season {season} is not the frozen season now")
+            now = _now()
+            self._db.execute("UPDATE seasons SET published = ? WHERE number = ?", (now, season))
+            self._db.execute(
+                "INSERT INTO seasons (number, opened) VALUES (?, ?)", (season + 1, now)
+            )
+            return self.season()
 
     # ---- logs -------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ check logs and its stderr logs, which the store records game by game with their 
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,12 +29,14 @@ from referee import FAULT_KINDS
 from tournaments.exclusion import hidden
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, History
+from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import run_checks, run_ladder
 from tournaments.league.league import League, ServeLock, bot_of
-from tournaments.league.registry import Author, NotFound, Version
+from tournaments.league.registry import Author, NotFound, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.submissions import submit
+from tournaments.report.page import write_report
 from tournaments.report.steps import with_observations
 from tournaments.results import FinishedGame
 from tournaments.runner import Voided
@@ -127,6 +130,15 @@ class Leaderboard(msgspec.Struct, frozen=True):
     """The first board: no Elo moves to show yet."""
 
 
+class SeasonResult(msgspec.Struct, frozen=True):
+    """A season, its final's standings (None before it is frozen) and whether its final's
+    report is written."""
+
+    season: Season
+    final: FinalProgress | None
+    report: bool
+
+
 MAX_GAME_ID = 2**63 - 1
 """The largest game id SQLite holds: a larger one in an address is no game (not an error)."""
 
@@ -147,7 +159,12 @@ class LeagueService:
         self.board = BoardKeeper(league.store_path)
         self._change = trio.Event()
         self._runtimes: list[Runtime] | None = None
+        self._frozen = trio.Event()
+        """Set when the organiser freezes the season: its ladder stops."""
+        self.final: FinalProgress | None = None
+        """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
+        self._results: dict[int, SeasonResult] = {}
         self._leaderboard_shows: object = None
 
     async def runtimes(self) -> list[Runtime]:
@@ -169,7 +186,8 @@ class LeagueService:
         self._change = trio.Event()
 
     def on_game(self, game: FinishedGame) -> None:
-        self.board.on_game()
+        if self.league.season.frozen is None:  # else a final's game: the ladder's board stays
+            self.board.on_game()
 
     def on_void(self, voided: Voided) -> None:
         """A referee error (not a bot's): the organiser's log says how to play it again; the
@@ -185,11 +203,38 @@ class LeagueService:
         """A bot faulting game after game plays on; its page shows its faults."""
 
     async def run(self) -> None:
-        """The board, the checks of new versions and the ladder, until cancelled."""
+        """The board, the checks of new versions and the seasons (a ladder until frozen, then
+        the final, then the next season), until cancelled."""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.board.run)
             nursery.start_soon(run_checks, self.league, self.notify, self.changes)
-            nursery.start_soon(run_ladder, self.league, self, self.changes)
+            nursery.start_soon(self._seasons)
+
+    async def _seasons(self) -> None:
+        while True:
+            season = self.league.season
+            if season.frozen is None:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(run_ladder, self.league, self, self.changes)
+                    await self._frozen.wait()
+                    nursery.cancel_scope.cancel()
+            else:
+                await play_final(self.league, season, self, self._on_final)
+                await self._publish(season)
+
+    def _on_final(self, progress: FinalProgress) -> None:
+        self.final = progress
+
+    async def _publish(self, season: Season) -> None:
+        """The final's standings published with its report, and the next season opened: its
+        ladder starts over on a store of its own."""
+        store, out = self.league.final_store(season.number), self.league.report_dir(season.number)
+        if store.exists():
+            await trio.to_thread.run_sync(functools.partial(write_report, store, out, workers=1))
+        self.league.season = self.league.registry.publish(season.number)
+        self.final = None
+        self.board.start_over(self.league.store_path)
+        self.notify()
 
     # ---- operations ----------------------------------------------------------------------
 
@@ -199,6 +244,27 @@ class LeagueService:
         version = await submit(self.league, author, bot, filename, data)
         self.notify()
         return version
+
+    def freeze(self, actor: Author, budget: int) -> Season:
+        """An organiser freezes the season for its final of at most `budget` games: uploads are
+        kept and checked but play no more; the final plays the bots playing now."""
+        self._organiser(actor)
+        return self.freeze_offline(budget)
+
+    def freeze_offline(self, budget: int) -> Season:
+        """`freeze` by whoever holds the league's files (`arena league freeze`)."""
+        if budget < 1:
+            raise RequestError(f"a final's budget is a number of games, at least 1, not {budget}")
+        field = len(self.league.registry.playing()) + len(self.league.tournament.participants)
+        if field < self.league.tournament.players:
+            raise RequestError(
+                f"a final needs {self.league.tournament.players} bots for a game; {field} play now"
+            )
+        self.league.season = self.league.registry.freeze(budget)
+        self._frozen.set()
+        self._frozen = trio.Event()
+        self.notify()
+        return self.league.season
 
     def set_bot_disabled(self, actor: Author, bot: str, disabled: bool) -> None:
         """An organiser disables or enables an uploaded bot (`Forbidden` for anyone else)."""
@@ -231,6 +297,29 @@ class LeagueService:
             self._leaderboard = self._make_leaderboard(made, waiting, playing)
             self._leaderboard_shows = shows
         return self._leaderboard
+
+    def seasons(self) -> list[Season]:
+        return self.league.registry.seasons()
+
+    def season_result(self, number: int) -> SeasonResult:
+        """Season `number` and its final as its store holds it (`NotFound` if no such season);
+        a published one's result does not change, so it is computed once."""
+        kept = self._results.get(number)
+        if kept is not None:
+            return kept
+        season = next((s for s in self.seasons() if s.number == number), None)
+        if season is None:
+            raise NotFound(f"the league has no season {number}")
+        final = None
+        if season.frozen is not None and season.published is None and self.final is not None:
+            final = self.final  # the final playing now, as of its last deal
+        elif season.frozen is not None:
+            final = progress(self.league.final_store(number), season)
+        report = (self.league.report_dir(number) / "index.html").exists()
+        result = SeasonResult(season, final, report)
+        if season.published is not None:
+            self._results[number] = result
+        return result
 
     def grades(self, viewer: Author | None) -> list[Graded]:
         """Every playing uploaded bot against each benchmark; its grade only for whom may see

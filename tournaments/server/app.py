@@ -23,12 +23,19 @@ from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Route
 
 from protocol.errors import ArenaError, RequestError
 from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.league.board import MIN_REFRESH_S, head_to_head
+from tournaments.league.final import SETTLED_LOS
 from tournaments.league.grades import as_table
 from tournaments.league.league import bot_of
 from tournaments.league.registry import Author, NotFound, Version
@@ -90,9 +97,9 @@ async def leaderboard_page(request: Request) -> Response:
     board = f.service.leaderboard()
     viewer = f.signed_in(request)
     browser = None if viewer is None else (viewer, csrf_value(request))  # its sign-out form
-    body = f.leaderboard_shown.get(
-        (board.generation, browser), lambda: _leaderboard(f, request, board).encode()
-    )
+    final = f.service.final
+    shows = (board.generation, browser, f.league.season, final and final.games)
+    body = f.leaderboard_shown.get(shows, lambda: _leaderboard(f, request, board).encode())
     return with_csrf(HTMLResponse(body, headers=SAFE_HEADERS), request)
 
 
@@ -107,6 +114,8 @@ def _leaderboard(f: Front, request: Request, board: Leaderboard) -> str:
         refresh=REFRESH_S,
         players=f.league.tournament.players,
         waiting=board.waiting,
+        season=f.league.season,
+        final=f.service.final,
     )
 
 
@@ -329,7 +338,90 @@ async def league_page(request: Request) -> Response:
         has_rules=library.rules_html(f.game.id) is not None,
         has_protocol=library.protocol_html() is not None,
         base_url=str(request.base_url).rstrip("/"),
+        season=f.league.season,
     )
+
+
+@html
+async def seasons_page(request: Request) -> Response:
+    f = front(request)
+    return f.page("seasons.html", request, seasons=f.service.seasons(), now=f.league.season)
+
+
+@html
+async def season_page(request: Request) -> Response:
+    """A season's final: its standings (so far, while it plays) and their downloads."""
+    f = front(request)
+    result = f.service.season_result(request.path_params["number"])
+    return f.page("season.html", request, result=result, los=SETTLED_LOS)
+
+
+@api
+async def season_api(request: Request) -> Response:
+    result = front(request).service.season_result(request.path_params["number"])
+    return Response(msgspec.json.encode(result), media_type="application/json")
+
+
+@api
+async def season_csv(request: Request) -> Response:
+    """The season's final standings as CSV (`arena table`'s standings of its games)."""
+    number = request.path_params["number"]
+    final = front(request).service.season_result(number).final
+    if final is None:
+        raise NotFound(f"season {number} has no final yet")
+    keys = list(final.standings[0]) if final.standings else ["rank", "bot"]
+    rows = [[row.get(key) for key in keys] for row in final.standings]
+    disposition = f'attachment; filename="season-{number}-final.csv"'
+    return Response(
+        render_csv(keys, rows), media_type="text/csv", headers={"Content-Disposition": disposition}
+    )
+
+
+@api
+async def season_report(request: Request) -> Response:
+    """A file of the static report of a season's final (its page runs its own scripts: served
+    as the game viewer is, without the league pages' policy)."""
+    f = front(request)
+    number, path = request.path_params["number"], request.path_params["path"] or "index.html"
+    f.service.season_result(number)  # NotFound for no such season
+    folder = f.league.report_dir(number).resolve()
+    target = (folder / path).resolve()
+    if not target.is_relative_to(folder) or not target.is_file():
+        raise NotFound(f"season {number}'s report has no {path!r}")
+    return FileResponse(target, headers={"X-Content-Type-Options": "nosniff"})
+
+
+async def freeze_form(request: Request) -> Response:
+    """An organiser's button on /league: freeze the season for its final."""
+    f = front(request)
+    try:
+        viewer = f.signed_in(request)
+        if viewer is None:
+            raise Unauthorized(SIGN_IN)
+        async with read_form(request, FORM_BYTES) as form:
+            if not from_this_site(request, form):
+                raise Forbidden(EXPIRED)
+            budget = _budget(form.get("budget"))
+        f.service.freeze(viewer, budget)
+    except ArenaError as exc:
+        return f.page("error.html", request, exc.http_status, error=refusal(exc))
+    return RedirectResponse("/", status_code=303)
+
+
+@api
+async def freeze_api(request: Request) -> Response:
+    f = front(request)
+    actor = _organiser(request)
+    async with read_form(request, FORM_BYTES) as form:
+        budget = _budget(form.get("budget"))
+    season = f.service.freeze(actor, budget)
+    return Response(msgspec.json.encode(season), media_type="application/json")
+
+
+def _budget(value: object) -> int:
+    if not isinstance(value, str) or not value.strip().isdigit():
+        raise RequestError("budget: give the final's most games, a whole number")
+    return int(value)
 
 
 @html
@@ -525,6 +617,13 @@ ROUTES = [
     Route("/", leaderboard_page),
     Route("/league", league_page),
     Route("/benchmarks", benchmarks_page),
+    Route("/seasons", seasons_page),
+    Route("/seasons/{number:int}", season_page),
+    Route("/seasons/{number:int}.csv", season_csv),
+    Route("/seasons/{number:int}/report/{path:path}", season_report),
+    Route("/api/seasons/{number:int}", season_api),
+    Route("/league/freeze", freeze_form, methods=["POST"]),
+    Route("/api/league/freeze", freeze_api, methods=["POST"]),
     Route("/benchmarks.csv", benchmarks_csv),
     Route("/docs/{which:str}", document),
     Route("/kits/{name:str}.zip", kit),

@@ -1,0 +1,128 @@
+"""Seasons: the organiser freezes the league; its final plays the frozen field alone on fresh
+deals until its order is settled or its budget spent; its standings are published (a page, JSON,
+CSV and the report of its games) and equal `arena table` on its store; the next season starts
+over while the old one stays browsable; an upload during the final waits for the next season."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+import trio
+
+from tournaments.cli import main
+from tournaments.league.service import LeagueService
+from tournaments.server.app import make_app
+from tournaments.store import Store
+
+pytestmark = pytest.mark.slow  # a ladder, a final and the next season's first games
+
+LEAGUE = """
+game = "azul"
+players = 2
+concurrency = 2
+sandbox = "none"
+
+[participants]
+greedy = "greedy"
+random = "random"
+
+[league]
+batch = 2
+"""
+BOT = b"from bots.sdk import run\nrun(lambda observation, legal, context: 0, name='late')\n"
+
+
+def stored(path: Path) -> list[tuple[str, ...]]:
+    if not path.exists():
+        return []
+    with Store(path, readonly=True) as store:
+        return [game.bots for game in store.games()]
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    with trio.move_on_after(150) as waited:
+        while not condition():
+            await trio.sleep(0.1)
+    assert not waited.cancelled_caught, f"still waiting for {what} after 150 s"
+
+
+@pytest.fixture
+async def running(tmp_path: Path) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE)
+    with LeagueService.opened(file) as service:
+        transport = httpx.ASGITransport(app=make_app(service))
+        async with (
+            httpx.AsyncClient(transport=transport, base_url="http://league") as client,
+            trio.open_nursery() as nursery,
+        ):
+            nursery.start_soon(service.run)
+            yield service, client
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_season_freezes_plays_its_final_publishes_and_starts_over(
+    running: tuple[LeagueService, httpx.AsyncClient], tmp_path: Path
+) -> None:
+    service, client = running
+    league = service.league
+    boss = {"Authorization": f"Bearer {league.registry.new_token('boss', organiser=True)}"}
+    alice = league.registry.new_token("alice")
+    first = league.store_path
+    await until(lambda: len(stored(first)) >= 2, "the ladder's first games")
+
+    author = {"Authorization": f"Bearer {alice}"}
+    refused = await client.post("/api/league/freeze", data={"budget": "40"}, headers=author)
+    assert refused.status_code == 403
+    frozen = await client.post("/api/league/freeze", data={"budget": "40"}, headers=boss)
+    assert frozen.status_code == 200 and frozen.json()["number"] == 1
+    assert (
+        await client.post("/api/league/freeze", data={"budget": "9"}, headers=boss)
+    ).status_code == 400
+    ladder_games = len(stored(first))
+
+    answer = await client.post(
+        "/api/versions", data={"name": "late"}, files={"file": ("late.py", BOT)}, headers=author
+    )
+    assert answer.status_code == 201
+    await until(lambda: league.registry.versions("late")[-1].status == "playing", "its check")
+
+    await until(lambda: league.registry.season().number == 2, "the final and its publication")
+    final_games = stored(league.final_store(1))
+    assert 0 < len(final_games) <= 40
+    assert {bot for game in final_games for bot in game} == {"greedy", "random"}  # not "late"
+    assert len(stored(first)) <= ladder_games + 2  # the ladder stopped (games in flight aside)
+
+    result = (await client.get("/api/seasons/1")).json()
+    assert result["season"]["published"] and result["report"]
+    final = result["final"]
+    assert final["games"] == len(final_games) and (final["settled"] or final["games"] == 40)
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdout", out)
+        assert main(["table", str(league.final_store(1)), "-t", "standings", "--csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert [(row["bot"], int(row["elo"])) for row in table] == [
+        (row["bot"], row["elo"]) for row in final["standings"]
+    ]
+    page = (await client.get("/seasons/1")).text
+    assert "Final standings" in page and 'id="report"' in page
+    report = await client.get("/seasons/1/report/")
+    assert report.status_code == 200 and "ARENA_DATA" in report.text
+    assert (await client.get("/seasons/1/report/../../cup.toml")).status_code == 404
+    assert (await client.get("/seasons/1.csv")).text.startswith("rank,bot,elo")
+    assert (await client.get("/seasons/7")).status_code == 404
+
+    second = league.store_path
+    assert second != first and second == league.season_store(2)
+    await until(lambda: any("late" in game for game in stored(second)), "season 2's ladder")
+    assert not any("late" in game for game in stored(first))
+    board = (await client.get("/api/leaderboard")).json()
+    assert board["games"] <= len(stored(second))  # the new season's board: its games alone
+    seasons = (await client.get("/seasons")).text
+    assert 'href="/seasons/1"' in seasons and 'href="/seasons/2"' in seasons

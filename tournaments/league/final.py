@@ -1,0 +1,122 @@
+"""A season's final: the frozen field — each bot's version playing when the organiser froze the
+season, and the house bots — on fresh deals (a store of its own, with its own secret), every
+seat-set in every rotation, one deal after another, rated by its own games alone, until every
+two neighbours in its standings are told apart (likelihood of superiority at least
+`SETTLED_LOS`) or its budget of games is spent."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from tournaments.executors.choose import executor_for
+from tournaments.executors.work import UnitWork
+from tournaments.league.ladder import LADDER_NICE
+from tournaments.league.league import League
+from tournaments.league.registry import Season
+from tournaments.prepare import opened
+from tournaments.results import FinishedGame
+from tournaments.runner import Runner
+from tournaments.running import GameListener
+from tournaments.store import Store
+from tournaments.tables import pairs, standings
+
+SETTLED_LOS = 95.0
+"""How sure each step down the final's standings must be, in per cent (head to head)."""
+
+
+class FinalProgress(msgspec.Struct, frozen=True):
+    """Where a season's final stands: its games, its standings so far, and whether it is
+    over."""
+
+    season: int
+    games: int
+    deals: int
+    """Deals begun (each is played in every seat-set and rotation)."""
+    budget: int
+    standings: list[dict[str, Any]]
+    """`arena table`'s standings rows of the final's games, strongest first."""
+    settled: bool
+    """Every two neighbours in the standings told apart."""
+
+    @property
+    def over(self) -> bool:
+        return self.settled or self.games >= self.budget
+
+
+def progress(store_path: Path, season: Season) -> FinalProgress:
+    """The final of `season` as its store holds it now."""
+    games: list[FinishedGame] = []
+    if store_path.exists():
+        with Store(store_path, readonly=True) as store:
+            games = store.games()
+    rows = standings(games).records() if games else []
+    assert season.budget is not None
+    deals = 1 + max((game.deal for game in games), default=-1)
+    return FinalProgress(
+        season.number, len(games), deals, season.budget, rows, settled(games, rows)
+    )
+
+
+def settled(games: list[FinishedGame], rows: list[dict[str, Any]]) -> bool:
+    """Every two neighbours in the standings `rows` told apart by their head to head."""
+    order = [str(row["bot"]) for row in rows]
+    if len(order) < 2:
+        return False
+    met = {(row["bot"], row["opponent"]): row for row in pairs(games, order).records()}
+    return all(
+        (upper, lower) in met and met[upper, lower]["los_pct"] >= SETTLED_LOS
+        for upper, lower in itertools.pairwise(order)
+    )
+
+
+async def play_final(
+    league: League,
+    season: Season,
+    listener: GameListener,
+    on_progress: Callable[[FinalProgress], None],
+) -> FinalProgress:
+    """Play `season`'s final to its end (it goes on where a stopped server left it), telling
+    `on_progress` where it stands after each deal; where it ended."""
+    assert season.budget is not None
+    path = league.final_store(season.number)
+    entrants = [*league.house(), *map(league.entrant, league.registry.finalists(season.number))]
+    executor = executor_for(league.tournament, nice=LADDER_NICE)
+    async with executor.kept():
+        while True:
+            now = await trio.to_thread.run_sync(progress, path, season)
+            on_progress(now)
+            if now.over:
+                return now
+            tournament = msgspec.structs.replace(  # one more deal (and any a stop left unplayed)
+                league.tournament, schedule="round-robin", candidate=None, deals=now.deals + 1
+            )
+            prepared = opened(league.file, tournament, db=path, entrants=entrants)
+            try:
+                runner = Runner(
+                    prepared.tournament,
+                    prepared.store,
+                    prepared.players,
+                    limits=league.limits(prepared.limits),
+                    on_game=listener.on_game,
+                    on_void=listener.on_void,
+                    on_probation=listener.on_probation,
+                )
+                units = _within(runner.work(), season.budget - now.games)
+                await executor.run(units, runner.deliver)
+            finally:
+                prepared.close()
+
+
+def _within(units: Iterator[UnitWork], games: int) -> Iterator[UnitWork]:
+    """The units while their games stay within `games` (the budget left)."""
+    for work in units:
+        games -= len(work.deals)
+        if games < 0:
+            return
+        yield work
