@@ -156,6 +156,10 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     runtimes: list[str] = msgspec.field(default_factory=list)
     """Folders of runtimes an uploaded bot may use beside the system's `/usr`, `/bin`, `/lib*`
     and `/etc` (read-only): e.g. `["/opt/jdk-21"]`. Nothing else of the host is visible."""
+    scrimmages_per_hour: NonNegative = 5
+    """Scrimmages (unranked games against a chosen bot) one author may ask for in an hour."""
+    scrimmage_games: Positive = 20
+    """Most games one scrimmage may ask for."""
     benchmarks: list[str] = msgspec.field(default_factory=list)
     """House bots (participants) every author's bot is measured against on the benchmarks
     page: its score against each."""

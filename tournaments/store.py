@@ -184,6 +184,8 @@ class GameChoice(msgspec.Struct, frozen=True, kw_only=True):
     """Only those where it faulted."""
     result: Literal["win", "draw", "loss"] | None = None
     """Only those it won alone, shared first place in, or did not finish first in."""
+    deals: tuple[int, int] | None = None
+    """Only games of these deals: (the first, how many) (a scrimmage's)."""
     before: int | None = None
     """Only games older than this id (the next page)."""
     count: int = 50
@@ -579,6 +581,9 @@ class Store(SqliteFile):
                 "draw": f" AND s.rank = 1 AND {firsts} > 1",
                 "loss": " AND s.rank > 1",
             }[chosen.result]
+        if chosen.deals is not None:
+            seat += " AND s.game IN (SELECT id FROM games WHERE deal >= ? AND deal < ?)"
+            params += [chosen.deals[0], chosen.deals[0] + chosen.deals[1]]
         if chosen.before is not None:
             seat += " AND s.game < ?"
             params.append(chosen.before)

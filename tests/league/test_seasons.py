@@ -7,17 +7,14 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-import trio
+from tourhelp_league import stored_games, until
 
 from tournaments.cli import main
 from tournaments.league.service import LeagueService
-from tournaments.server.app import make_app
-from tournaments.store import Store
 
 pytestmark = pytest.mark.slow  # a ladder, a final and the next season's first games
 
@@ -38,32 +35,7 @@ BOT = b"from bots.sdk import run\nrun(lambda observation, legal, context: 0, nam
 
 
 def stored(path: Path) -> list[tuple[str, ...]]:
-    if not path.exists():
-        return []
-    with Store(path, readonly=True) as store:
-        return [game.bots for game in store.games()]
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    with trio.move_on_after(150) as waited:
-        while not condition():
-            await trio.sleep(0.1)
-    assert not waited.cancelled_caught, f"still waiting for {what} after 150 s"
-
-
-@pytest.fixture
-async def running(tmp_path: Path) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
-    file = tmp_path / "cup.toml"
-    file.write_text(LEAGUE)
-    with LeagueService.opened(file) as service:
-        transport = httpx.ASGITransport(app=make_app(service))
-        async with (
-            httpx.AsyncClient(transport=transport, base_url="http://league") as client,
-            trio.open_nursery() as nursery,
-        ):
-            nursery.start_soon(service.run)
-            yield service, client
-            nursery.cancel_scope.cancel()
+    return [game.bots for game in stored_games(path)]
 
 
 async def test_a_season_freezes_plays_its_final_publishes_and_starts_over(

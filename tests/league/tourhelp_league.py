@@ -18,11 +18,18 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
+import trio
+
 from tournaments.league.league import League
+from tournaments.league.service import LeagueService
 from tournaments.results import FinishedGame, Played
+from tournaments.server.app import make_app
+from tournaments.store import Store
 
 
 def finished(bots: list[str], ranks: list[int]) -> FinishedGame:
@@ -230,3 +237,34 @@ def signed_in(served: Running, token: str) -> urllib.request.OpenerDirector:
 def page_as(served: Running, opener: urllib.request.OpenerDirector | None, path: str) -> str:
     with (opener or urllib.request.build_opener()).open(served.url + path, timeout=30) as response:
         return str(response.read().decode())
+
+
+def stored_games(path: Path) -> list[FinishedGame]:
+    """The games of the store at `path` (none before it exists)."""
+    if not path.exists():
+        return []
+    with Store(path, readonly=True) as store:
+        return store.games()
+
+
+async def until(condition: Callable[[], bool], what: str, timeout: float = 150) -> None:
+    """Wait (in trio) for `condition`, failing with `what` after `timeout` seconds."""
+    with trio.move_on_after(timeout) as waited:
+        while not condition():
+            await trio.sleep(0.1)
+    assert not waited.cancelled_caught, f"still waiting for {what} after {timeout:g} s"
+
+
+@contextlib.asynccontextmanager
+async def in_process(file: Path) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
+    """The league of `file` running in this trio loop (its checks, ladder, finals and
+    scrimmages), with an HTTP client on its web front."""
+    with LeagueService.opened(file) as service:
+        transport = httpx.ASGITransport(app=make_app(service))
+        async with (
+            httpx.AsyncClient(transport=transport, base_url="http://league") as client,
+            trio.open_nursery() as nursery,
+        ):
+            nursery.start_soon(service.run)
+            yield service, client
+            nursery.cancel_scope.cancel()

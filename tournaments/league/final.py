@@ -6,6 +6,7 @@ two neighbours in its standings are told apart (likelihood of superiority at lea
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,9 +20,8 @@ from tournaments.executors.work import UnitWork
 from tournaments.league.ladder import LADDER_NICE
 from tournaments.league.league import League
 from tournaments.league.registry import Season
-from tournaments.prepare import opened
+from tournaments.league.side_games import play_side_games
 from tournaments.results import FinishedGame
-from tournaments.runner import Runner
 from tournaments.running import GameListener
 from tournaments.store import Store
 from tournaments.tables import pairs, standings
@@ -96,21 +96,8 @@ async def play_final(
             tournament = msgspec.structs.replace(  # one more deal (and any a stop left unplayed)
                 league.tournament, schedule="round-robin", candidate=None, deals=now.deals + 1
             )
-            prepared = opened(league.file, tournament, db=path, entrants=entrants)
-            try:
-                runner = Runner(
-                    prepared.tournament,
-                    prepared.store,
-                    prepared.players,
-                    limits=league.limits(prepared.limits),
-                    on_game=listener.on_game,
-                    on_void=listener.on_void,
-                    on_probation=listener.on_probation,
-                )
-                units = _within(runner.work(), season.budget - now.games)
-                await executor.run(units, runner.deliver)
-            finally:
-                prepared.close()
+            within = functools.partial(_within, games=season.budget - now.games)
+            await play_side_games(league, tournament, path, entrants, executor, listener, within)
 
 
 def _within(units: Iterator[UnitWork], games: int) -> Iterator[UnitWork]:

@@ -78,6 +78,12 @@ class League:
         base = self.base_path
         return base.with_name(f"{base.stem}.season-{number}-final{base.suffix}")
 
+    @property
+    def scrimmage_store(self) -> Path:
+        """Every season's scrimmages: a store of their own, which no rating reads."""
+        base = self.base_path
+        return base.with_name(f"{base.stem}.scrimmages{base.suffix}")
+
     def report_dir(self, number: int) -> Path:
         """The static report of season `number`'s final, written when it is published."""
         return self.final_store(number).with_suffix(".report")
@@ -101,7 +107,7 @@ class League:
         """The league's own files, which no bot and no build may see wherever the league lives
         (masked where a sandbox would show them: under `/opt`, say)."""
         ends = ("", "-wal", "-shm")
-        stores = [self.registry.path]
+        stores = [self.registry.path, self.scrimmage_store]
         for number in range(1, self.season.number + 1):
             stores += [self.season_store(number), self.final_store(number)]
         resolved = [store.resolve() for store in stores]

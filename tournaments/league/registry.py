@@ -158,11 +158,35 @@ CREATE TABLE IF NOT EXISTS finalists (
     version INTEGER NOT NULL REFERENCES versions(id),
     PRIMARY KEY (season, version)
 );
+CREATE TABLE IF NOT EXISTS scrimmages (
+    id INTEGER PRIMARY KEY,
+    author INTEGER NOT NULL REFERENCES authors(id),
+    version INTEGER NOT NULL REFERENCES versions(id),
+    opponent TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'playing', 'done', 'failed')),
+    reason TEXT,
+    first_deal INTEGER,
+    deals INTEGER,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS scrimmages_author ON scrimmages (author, created);
 """
 REGISTRY_TABLES = frozenset(
-    {"meta", "authors", "bots", "versions", "logs", "uploads", "seasons", "finalists"}
+    {
+        "meta",
+        "authors",
+        "bots",
+        "versions",
+        "logs",
+        "uploads",
+        "seasons",
+        "finalists",
+        "scrimmages",
+    }
 )
-_SEASON_TABLES = ("seasons", "finalists")
+_VERSION_3_TABLES = ("seasons", "finalists", "scrimmages")
 """What version 3 added."""
 
 
@@ -170,6 +194,12 @@ class NotFound(RequestError):
     """No author or bot of that name (HTTP 404)."""
 
     http_status: ClassVar[int] = 404
+
+
+class RateLimited(RequestError):
+    """An author over the league's uploads or scrimmages per hour (HTTP 429)."""
+
+    http_status: ClassVar[int] = 429
 
 
 class Taken(RequestError):
@@ -216,6 +246,26 @@ class Version(msgspec.Struct, frozen=True):
     """The hash of its folder as it runs (after the build), made once by its check."""
 
 
+ScrimmageStatus = Literal["queued", "playing", "done", "failed"]
+
+
+class Scrimmage(msgspec.Struct, frozen=True):
+    """An author's unranked games of one of their versions against a chosen bot, played apart
+    from the ladder (`first_deal` and `deals`: the deals of its pairing it played)."""
+
+    id: int
+    author: int
+    version: int
+    opponent: str
+    games: int
+    status: ScrimmageStatus
+    reason: str | None
+    first_deal: int | None
+    deals: int | None
+    created: str
+    updated: str
+
+
 class Season(msgspec.Struct, frozen=True):
     """A season of the league: its ladder from `opened`; frozen for its final (`budget` games
     at most) from `frozen`; its final's standings published at `published`, when the next
@@ -231,6 +281,7 @@ class Season(msgspec.Struct, frozen=True):
 _AUTHOR_COLUMNS = ", ".join(Author.__struct_fields__)
 _VERSION_COLUMNS = ", ".join(Version.__struct_fields__)
 _SEASON_COLUMNS = ", ".join(Season.__struct_fields__)
+_SCRIMMAGE_COLUMNS = ", ".join(Scrimmage.__struct_fields__)
 _PUNCTUATION = re.compile(r"[._-]+")
 
 
@@ -286,6 +337,9 @@ class Registry(SqliteFile):
     def _requeue_interrupted(self) -> None:
         """Versions a killed server left building or checking are queued again, their partial
         logs dropped (the check starts afresh)."""
+        self._db.execute(  # its deals are kept: it goes on where it stopped
+            "UPDATE scrimmages SET status = 'queued' WHERE status = 'playing'"
+        )
         interrupted = "SELECT id FROM versions WHERE status IN ('building', 'checking')"
         self._db.execute(f"DELETE FROM logs WHERE version IN ({interrupted})")
         self._db.execute(
@@ -357,12 +411,12 @@ class Registry(SqliteFile):
 
     def _upgrade_from_2(self) -> None:
         """Version 2 to 3: seasons (the league so far is season 1, opened when the league was
-        made) and the finalists of each season's final."""
+        made), the finalists of each season's final, and scrimmages."""
         with self._transaction():
             if self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() != ("2",):
                 raise self._damaged("it has no seasons table but is not a version 2 registry")
             statements = _SCHEMA.split(";")
-            for table in _SEASON_TABLES:
+            for table in _VERSION_3_TABLES:
                 self._db.execute(next(s for s in statements if f"EXISTS {table} (" in s))
             first = self._db.execute("SELECT min(created) FROM authors").fetchone()[0]
             self._db.execute(
@@ -718,6 +772,80 @@ class Registry(SqliteFile):
                 "INSERT INTO seasons (number, opened) VALUES (?, ?)", (season + 1, now)
             )
             return self.season()
+
+    # ---- scrimmages -------------------------------------------------------------------------
+
+    @guarded
+    def add_scrimmage(
+        self, author: int, version: int, opponent: str, games: int, now: float, per_hour: int
+    ) -> Scrimmage:
+        """Queue a scrimmage, unless the author asked for `per_hour` in the hour before `now`
+        (Unix time): then `RateLimited`."""
+        since = datetime.datetime.fromtimestamp(now - HOUR, datetime.UTC).isoformat()
+        with self._transaction():
+            recent = self._db.execute(
+                "SELECT count(*) FROM scrimmages WHERE author = ? AND created > ?",
+                (author, since),
+            ).fetchone()[0]
+            if recent >= per_hour:
+                raise RateLimited(f"{per_hour} scrimmages an hour at most: ask again later")
+            stamp = _now()
+            cursor = self._db.execute(
+                "INSERT INTO scrimmages (author, version, opponent, games, status, created, "
+                "updated) VALUES (?, ?, ?, ?, 'queued', ?, ?)",
+                (author, version, opponent, games, stamp, stamp),
+            )
+            assert cursor.lastrowid is not None
+            return self.scrimmage(cursor.lastrowid)
+
+    @guarded
+    def scrimmage(self, scrimmage_id: int) -> Scrimmage:
+        row = self._db.execute(
+            f"SELECT {_SCRIMMAGE_COLUMNS} FROM scrimmages WHERE id = ?", (scrimmage_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"the league has no scrimmage {scrimmage_id}")
+        return msgspec.convert(dict(zip(Scrimmage.__struct_fields__, row, strict=True)), Scrimmage)
+
+    @guarded
+    def scrimmages(
+        self, status: ScrimmageStatus | None = None, bot: str | None = None
+    ) -> list[Scrimmage]:
+        """Scrimmages oldest first: those of `status`, of versions of `bot`, if given."""
+        where: list[str] = []
+        params: list[str] = []
+        if status is not None:
+            where.append("status = ?")
+            params.append(status)
+        if bot is not None:
+            where.append("version IN (SELECT id FROM versions WHERE bot = ?)")
+            params.append(bot)
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
+        rows = self._db.execute(
+            f"SELECT {_SCRIMMAGE_COLUMNS} FROM scrimmages {clause} ORDER BY id", params
+        )
+        return [
+            msgspec.convert(dict(zip(Scrimmage.__struct_fields__, row, strict=True)), Scrimmage)
+            for row in rows
+        ]
+
+    @guarded
+    def set_scrimmage(
+        self,
+        scrimmage_id: int,
+        status: ScrimmageStatus,
+        reason: str | None = None,
+        deals: tuple[int, int] | None = None,
+    ) -> Scrimmage:
+        """A scrimmage's progress: its status, its reason (a failure's), the deals it plays."""
+        first, count = deals if deals is not None else (None, None)
+        with self._transaction():
+            self._db.execute(
+                "UPDATE scrimmages SET status = ?, reason = ?, first_deal = coalesce(?, "
+                "first_deal), deals = coalesce(?, deals), updated = ? WHERE id = ?",
+                (status, reason, first, count, _now(), scrimmage_id),
+            )
+        return self.scrimmage(scrimmage_id)
 
     # ---- logs -------------------------------------------------------------------------------
 

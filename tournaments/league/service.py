@@ -16,25 +16,29 @@ from __future__ import annotations
 
 import functools
 import sys
+import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import msgspec
 import trio
 
-from protocol.errors import RequestError
+from protocol.errors import ArenaError, RequestError
 from referee import FAULT_KINDS
 from tournaments.exclusion import hidden
+from tournaments.executors import Executor
+from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, History
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
-from tournaments.league.ladder import run_checks, run_ladder
+from tournaments.league.ladder import LADDER_NICE, run_checks, run_ladder
 from tournaments.league.league import League, ServeLock, bot_of
-from tournaments.league.registry import Author, NotFound, Season, Version
+from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
+from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.submissions import submit
 from tournaments.report.page import write_report
 from tournaments.report.steps import with_observations
@@ -130,6 +134,25 @@ class Leaderboard(msgspec.Struct, frozen=True):
     """The first board: no Elo moves to show yet."""
 
 
+class ScrimmageView(msgspec.Struct, frozen=True):
+    """A scrimmage as its bot's page shows it: its version's number and its games."""
+
+    scrimmage: Scrimmage
+    number: int
+    games: list[GameRow]
+
+
+class _Quiet:
+    """A scrimmage's listener: its games rate nothing (the board is not told of them)."""
+
+    def __init__(self, service: LeagueService) -> None:
+        self.on_void = service.on_void
+        self.on_probation = service.on_probation
+
+    def on_game(self, game: FinishedGame) -> None:
+        """Nothing to tell: a scrimmage's games are listed from its store."""
+
+
 class SeasonResult(msgspec.Struct, frozen=True):
     """A season, its final's standings (None before it is frozen) and whether its final's
     report is written."""
@@ -139,6 +162,10 @@ class SeasonResult(msgspec.Struct, frozen=True):
     report: bool
 
 
+Where = Literal["ladder", "scrimmages"]
+"""Which store a game is in: the ladder's of this season, or the scrimmages'."""
+GAME_PAGES: dict[str, str] = {"ladder": "/games", "scrimmages": "/scrimmage-games"}
+"""Where each store's games are shown and downloaded."""
 MAX_GAME_ID = 2**63 - 1
 """The largest game id SQLite holds: a larger one in an address is no game (not an error)."""
 
@@ -161,6 +188,7 @@ class LeagueService:
         self._runtimes: list[Runtime] | None = None
         self._frozen = trio.Event()
         """Set when the organiser freezes the season: its ladder stops."""
+        self._scrimmage_asked = trio.Event()
         self.final: FinalProgress | None = None
         """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
@@ -209,6 +237,7 @@ class LeagueService:
             nursery.start_soon(self.board.run)
             nursery.start_soon(run_checks, self.league, self.notify, self.changes)
             nursery.start_soon(self._seasons)
+            nursery.start_soon(self._scrimmages)
 
     async def _seasons(self) -> None:
         while True:
@@ -221,6 +250,30 @@ class LeagueService:
             else:
                 await play_final(self.league, season, self, self._on_final)
                 await self._publish(season)
+
+    async def _scrimmages(self) -> None:
+        """Play the queued scrimmages, oldest first, on an executor of their own beside the
+        ladder's; between requests, wait for the next."""
+        executor = executor_for(self.league.tournament, nice=LADDER_NICE)
+        async with executor.kept():
+            while True:
+                asked = self._scrimmage_asked
+                for scrimmage in self.league.registry.scrimmages("queued"):
+                    await self._scrimmage(scrimmage, executor)
+                await asked.wait()
+
+    async def _scrimmage(self, scrimmage: Scrimmage, executor: Executor) -> None:
+        registry = self.league.registry
+        try:
+            await play_scrimmage(self.league, scrimmage, executor, _Quiet(self))
+        except ArenaError as exc:
+            reason = str(exc)
+            if exc.http_status >= 500:  # the league's trouble: its message names its files
+                print(f"arena serve: scrimmage {scrimmage.id}: {exc}", file=sys.stderr, flush=True)
+                reason = "the league could not play it: its organiser's log says why"
+            registry.set_scrimmage(scrimmage.id, "failed", reason)
+        else:
+            registry.set_scrimmage(scrimmage.id, "done")
 
     def _on_final(self, progress: FinalProgress) -> None:
         self.final = progress
@@ -244,6 +297,51 @@ class LeagueService:
         version = await submit(self.league, author, bot, filename, data)
         self.notify()
         return version
+
+    def ask_scrimmage(
+        self, author: Author, bot: str, number: int, opponent: str, games: int
+    ) -> Scrimmage:
+        """`games` unranked games of version `number` of `author`'s bot `bot` against the
+        playing bot `opponent`, queued (rate-limited per author)."""
+        registry, settings = self.league.registry, self.league.settings
+        if registry.owner(bot) != author.id:
+            raise Forbidden(f"{bot!r} is not your bot")
+        version = next((v for v in registry.versions(bot) if v.number == number), None)
+        if version is None or version.status not in ("playing", "superseded"):
+            raise NotFound(f"{bot} has no version {number} that passed its check")
+        house = opponent in self.league.tournament.participants
+        if opponent == bot or not (house or opponent in {v.bot for v in registry.playing()}):
+            raise NotFound(f"{opponent!r} is not another bot playing in this league")
+        if not 1 <= games <= settings.scrimmage_games:
+            raise RequestError(f"games: from 1 to {settings.scrimmage_games}, not {games}")
+        per_hour = settings.scrimmages_per_hour
+        asked = registry.add_scrimmage(
+            author.id, version.id, opponent, games, time.time(), per_hour
+        )
+        self._scrimmage_asked.set()
+        self._scrimmage_asked = trio.Event()
+        return asked
+
+    def scrimmages(self, bot: str, viewer: Author | None) -> list[ScrimmageView]:
+        """The bot's scrimmages with their games, for its author and the organisers (none for
+        anyone else)."""
+        if not self.may_see_private(viewer, bot):
+            return []
+        numbers = {v.id: v for v in self.league.registry.versions(bot)}
+        views = []
+        for scrimmage in reversed(self.league.registry.scrimmages(bot=bot)):
+            version = numbers[scrimmage.version]
+            games: list[GameRow] = []
+            if scrimmage.first_deal is not None and scrimmage.deals is not None:
+                choice = GameChoice(
+                    content_hash=version.identity or version.hash,
+                    opponent=scrimmage.opponent,
+                    deals=(scrimmage.first_deal, scrimmage.deals),
+                    count=500,
+                )
+                games = self.games_of(bot, viewer, choice, where="scrimmages").games
+            views.append(ScrimmageView(scrimmage, version.number, games))
+        return views
 
     def freeze(self, actor: Author, budget: int) -> Season:
         """An organiser freezes the season for its final of at most `budget` games: uploads are
@@ -374,11 +472,16 @@ class LeagueService:
             first=not previous,
         )
 
-    def game(self, game_id: int) -> StoredGame:
+    def store_of(self, where: Where) -> Path:
+        """The store of the ladder's games this season, or of the scrimmages."""
+        return self.league.store_path if where == "ladder" else self.league.scrimmage_store
+
+    def game(self, game_id: int, where: Where = "ladder") -> StoredGame:
         """The stored game `game_id` (`NotFound` if none)."""
         record = None
-        if 0 <= game_id <= MAX_GAME_ID and self.league.store_path.exists():
-            with Store(self.league.store_path, readonly=True) as store:
+        path = self.store_of(where)
+        if 0 <= game_id <= MAX_GAME_ID and path.exists():
+            with Store(path, readonly=True) as store:
                 record = store.game_record(game_id)
         if record is None:
             raise NotFound(f"the league has no game {game_id}")
@@ -393,7 +496,12 @@ class LeagueService:
         ]
 
     def games_of(
-        self, bot: str, viewer: Author | None, choice: GameChoice, version: int | None = None
+        self,
+        bot: str,
+        viewer: Author | None,
+        choice: GameChoice,
+        version: int | None = None,
+        where: Where = "ladder",
     ) -> GamesAnswer:
         """The games of `bot` that `choice` keeps (of its version number `version`, if given),
         newest first, with the downloads `viewer` may have of each."""
@@ -407,12 +515,13 @@ class LeagueService:
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
         found: list[tuple[int, FinishedGame]] = []
         hide: set[str] = set()
-        if self.league.store_path.exists():
-            with Store(self.league.store_path, readonly=True) as store:
+        path = self.store_of(where)
+        if path.exists():
+            with Store(path, readonly=True) as store:
                 found = store.games_of(bot, choice)
                 hide = hidden(store, [])
         rows = [
-            self._game_row(game_id, game, bot, viewer)
+            self._game_row(game_id, game, bot, viewer, GAME_PAGES[where])
             for game_id, game in found
             if hide.isdisjoint(game.bots)
         ]
@@ -420,14 +529,15 @@ class LeagueService:
         return GamesAnswer(bot, rows, more)
 
     def _game_row(
-        self, game_id: int, game: FinishedGame, bot: str, viewer: Author | None
+        self, game_id: int, game: FinishedGame, bot: str, viewer: Author | None, pages: str
     ) -> GameRow:
         ranks = game.played.ranks
         mine = next(seat for seat, label in enumerate(game.bots) if bot_of(label) == bot)
         firsts = ranks.count(1)
         result = "loss" if ranks[mine] != 1 else "win" if firsts == 1 else "draw"
         downloads = {
-            seat: f"/games/{game_id}/seat{seat}.jsonl" for seat in self.own_seats(game.bots, viewer)
+            seat: f"{pages}/{game_id}/seat{seat}.jsonl"
+            for seat in self.own_seats(game.bots, viewer)
         }
         return GameRow(
             id=game_id,
@@ -436,21 +546,23 @@ class LeagueService:
             ranks=ranks,
             result=result,
             faults=[FaultAnswer(f.seat, f.kind, f.decision) for f in game.played.faults],
-            record=f"/games/{game_id}/record.jsonl",
+            record=f"{pages}/{game_id}/record.jsonl",
             observations=downloads,
         )
 
-    def record_for(self, game_id: int, viewer: Author | None) -> bytes:
+    def record_for(self, game_id: int, viewer: Author | None, where: Where = "ladder") -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of
         the faults of the viewer's own seats."""
-        game = self.game(game_id)
+        game = self.game(game_id, where)
         return public_record(game.record, self.own_seats(game.names, viewer))
 
-    async def seat_record(self, game_id: int, seat: int, viewer: Author | None) -> bytes:
+    async def seat_record(
+        self, game_id: int, seat: int, viewer: Author | None, where: Where = "ladder"
+    ) -> bytes:
         """The game's record with what `seat` was sent before each of its decisions — the
         bundle `arena replay` checks and a bot can be run on again — for that seat's author
         and the organisers (`Forbidden` for anyone else)."""
-        game = self.game(game_id)
+        game = self.game(game_id, where)
         if not 0 <= seat < len(game.names):
             raise NotFound(f"game {game_id} has no seat {seat}")
         own = self.own_seats(game.names, viewer)

@@ -22,7 +22,7 @@ import trio
 from protocol.errors import RequestError
 from tournaments.league.folders import remove, upload_hash
 from tournaments.league.league import League, confined_command
-from tournaments.league.registry import Author, Taken, Version
+from tournaments.league.registry import Author, RateLimited, Taken, Version
 from tournaments.league.unpack import MANIFEST, manifest, single_file_command, unpack
 
 
@@ -30,12 +30,6 @@ class TooLarge(RequestError):
     """An upload over the league's size limit (HTTP 413)."""
 
     http_status: ClassVar[int] = 413
-
-
-class RateLimited(RequestError):
-    """An author over the league's uploads per hour (HTTP 429)."""
-
-    http_status: ClassVar[int] = 429
 
 
 class Staged(msgspec.Struct, frozen=True):

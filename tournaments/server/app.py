@@ -38,14 +38,16 @@ from tournaments.league.board import MIN_REFRESH_S, head_to_head
 from tournaments.league.final import SETTLED_LOS
 from tournaments.league.grades import as_table
 from tournaments.league.league import bot_of
-from tournaments.league.registry import Author, NotFound, Version
+from tournaments.league.registry import Author, NotFound, Scrimmage, Version
 from tournaments.league.service import (
+    GAME_PAGES,
     MAX_GAME_ID,
     BotView,
     Forbidden,
     Leaderboard,
     LeagueService,
     Standing,
+    Where,
     public_record,
 )
 from tournaments.output import render_csv
@@ -69,6 +71,7 @@ from tournaments.server.front import (
     over_tls,
     read_form,
     refusal,
+    session_form,
     with_csrf,
 )
 from tournaments.server.history import svg_line
@@ -145,7 +148,9 @@ async def bot_page(request: Request) -> Response:
     history = view.history
     board = f.service.board.board
     standing = next((row for row in board.standings if row["bot"] == view.name), None)
+    scrimmages = f.service.scrimmages(view.name, viewer)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
+    waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
     return with_csrf(
         f.page(
             "bot.html",
@@ -164,9 +169,26 @@ async def bot_page(request: Request) -> Response:
             ],
             players=f.league.tournament.players,
             refresh=WAITING_REFRESH_S if waiting else None,
+            scrimmages=scrimmages,
+            scrimmage=_scrimmage_choices(f, view, viewer),
         ),
         request,
     )
+
+
+def _scrimmage_choices(f: Front, view: BotView, viewer: Author | None) -> dict[str, Any] | None:
+    """What the bot's author may ask a scrimmage of: its versions that passed their check and
+    the other bots playing (None for anyone else)."""
+    found = f.league.registry.bot(view.name)
+    if viewer is None or found is None or found.author != viewer.id:
+        return None
+    others = [*f.league.tournament.participants, *(v.bot for v in f.league.registry.playing())]
+    return {
+        "versions": [v.number for v in view.versions if v.status in ("playing", "superseded")],
+        "opponents": [name for name in dict.fromkeys(others) if name != view.name],
+        "most": f.league.settings.scrimmage_games,
+        "per_hour": f.league.settings.scrimmages_per_hour,
+    }
 
 
 def _games(view: BotView) -> list[dict[str, Any]]:
@@ -247,16 +269,18 @@ async def game_view(request: Request) -> Response:
     """The game's viewer (the report's, with its scripts: served without the league pages'
     policy), with links back and to its downloads."""
     f = front(request)
-    viewer = f.signed_in(request)
-    game = f.service.game(request.path_params["game"])
+    viewer, where = f.signed_in(request), _where(request)
+    game = f.service.game(request.path_params["game"], where)
     own = f.service.own_seats(game.names, viewer)
+    pages = GAME_PAGES[where]
     links = [("leaderboard", "/")]
     for bot in dict.fromkeys(map(bot_of, game.names)):
         links.append((bot, f"/bots/{quote(bot)}"))
-    links.append(("record (JSON lines)", f"/games/{game.id}/record.jsonl"))
+    links.append(("record (JSON lines)", f"{pages}/{game.id}/record.jsonl"))
     for seat in own:
-        links.append((f"seat {seat}'s observations", f"/games/{game.id}/seat{seat}.jsonl"))
-    title = f"{f.league.file.stem}: game {game.id}"
+        links.append((f"seat {seat}'s observations", f"{pages}/{game.id}/seat{seat}.jsonl"))
+    kind = "scrimmage game" if where == "scrimmages" else "game"
+    title = f"{f.league.file.stem}: {kind} {game.id}"
     return HTMLResponse(game_page(public_record(game.record, own), title, links))
 
 
@@ -266,8 +290,8 @@ async def game_record(request: Request) -> Response:
     seats' faults (signed in, or with a bearer token)."""
     f = front(request)
     game_id = request.path_params["game"]
-    record = f.service.record_for(game_id, f.viewer(request))
-    return _jsonl(record, f"game-{game_id}.jsonl")
+    record = f.service.record_for(game_id, f.viewer(request), _where(request))
+    return _jsonl(record, f"{_file_stem(request)}-{game_id}.jsonl")
 
 
 @api
@@ -278,8 +302,49 @@ async def seat_record(request: Request) -> Response:
     viewer = f.viewer(request)
     if viewer is None:
         raise Unauthorized(SIGN_IN_OR_TOKEN)
-    record = await f.service.seat_record(game_id, seat, viewer)
-    return _jsonl(record, f"game-{game_id}-seat{seat}.jsonl")
+    record = await f.service.seat_record(game_id, seat, viewer, _where(request))
+    return _jsonl(record, f"{_file_stem(request)}-{game_id}-seat{seat}.jsonl")
+
+
+def _where(request: Request) -> Where:
+    """The store of the game an address names: `/scrimmage-games/…` or `/games/…`."""
+    return "scrimmages" if request.url.path.startswith(GAME_PAGES["scrimmages"]) else "ladder"
+
+
+def _file_stem(request: Request) -> str:
+    return "scrimmage" if _where(request) == "scrimmages" else "game"
+
+
+@api
+async def scrimmage_api(request: Request) -> Response:
+    """`POST /api/bots/NAME/scrimmages` (form: version, opponent, games) by the bot's author."""
+    f = front(request)
+    author = f.token_author(request)
+    async with read_form(request, FORM_BYTES) as form:
+        asked = _ask_scrimmage(f, author, request.path_params["bot"], form)
+    return Response(msgspec.json.encode(asked), 201, media_type="application/json")
+
+
+@html
+async def scrimmage_form(request: Request) -> Response:
+    """The scrimmage form on the author's bot page."""
+    bot = request.path_params["bot"]
+    async with session_form(request) as (author, form):
+        _ask_scrimmage(front(request), author, bot, form)
+    return RedirectResponse(f"/bots/{quote(bot)}#scrimmages", status_code=303)
+
+
+def _ask_scrimmage(f: Front, author: Author, bot: str, form: FormData) -> Scrimmage:
+    values = {key: form.get(key) for key in ("version", "games")}
+    numbers = {}
+    for key, value in values.items():
+        if not isinstance(value, str) or not value.strip().isdigit():
+            raise RequestError(f"{key}: give a whole number")
+        numbers[key] = int(value)
+    opponent = form.get("opponent")
+    if not isinstance(opponent, str) or not opponent:
+        raise RequestError("opponent: name the bot to play against")
+    return f.service.ask_scrimmage(author, bot, numbers["version"], opponent, numbers["games"])
 
 
 def _jsonl(data: bytes, filename: str) -> Response:
@@ -391,27 +456,19 @@ async def season_report(request: Request) -> Response:
     return FileResponse(target, headers={"X-Content-Type-Options": "nosniff"})
 
 
+@html
 async def freeze_form(request: Request) -> Response:
     """An organiser's button on /league: freeze the season for its final."""
-    f = front(request)
-    try:
-        viewer = f.signed_in(request)
-        if viewer is None:
-            raise Unauthorized(SIGN_IN)
-        async with read_form(request, FORM_BYTES) as form:
-            if not from_this_site(request, form):
-                raise Forbidden(EXPIRED)
-            budget = _budget(form.get("budget"))
-        f.service.freeze(viewer, budget)
-    except ArenaError as exc:
-        return f.page("error.html", request, exc.http_status, error=refusal(exc))
+    async with session_form(request) as (viewer, form):
+        budget = _budget(form.get("budget"))
+    front(request).service.freeze(viewer, budget)
     return RedirectResponse("/", status_code=303)
 
 
 @api
 async def freeze_api(request: Request) -> Response:
     f = front(request)
-    actor = _organiser(request)
+    actor = front(request).token_author(request)
     async with read_form(request, FORM_BYTES) as form:
         budget = _budget(form.get("budget"))
     season = f.service.freeze(actor, budget)
@@ -494,9 +551,7 @@ async def submit_post(request: Request) -> Response:
 @api
 async def submit_api(request: Request) -> Response:
     f = front(request)
-    author = f.bearer(request)
-    if author is None:
-        raise Unauthorized(NO_TOKEN)
+    author = f.token_author(request)
     async with read_form(request, f.upload_bytes) as form:
         version = await _upload(f, author, form)
     answer = VersionAnswer(
@@ -567,13 +622,8 @@ def _action(request: Request) -> bool:
 async def bot_action_form(request: Request) -> Response:
     """An organiser's disable/enable buttons on a bot's page (for the bot, or its author)."""
     f = front(request)
-    viewer = f.signed_in(request)
-    if viewer is None:
-        raise Unauthorized(SIGN_IN)
-    async with read_form(request, FORM_BYTES) as form:
-        same_site, what = from_this_site(request, form), form.get("what")
-    if not same_site:
-        raise Forbidden(EXPIRED)
+    async with session_form(request) as (viewer, form):
+        what = form.get("what")
     bot, disabled = request.path_params["bot"], _action(request)
     if what == "author":
         view = f.service.bot_view(bot, viewer)
@@ -585,18 +635,11 @@ async def bot_action_form(request: Request) -> Response:
     return RedirectResponse(f"/bots/{bot}", status_code=303)
 
 
-def _organiser(request: Request) -> Author:
-    author = front(request).bearer(request)
-    if author is None:
-        raise Unauthorized(NO_TOKEN)
-    return author
-
-
 @api
 async def bot_action_api(request: Request) -> Response:
     f, disabled = front(request), _action(request)
     bot = request.path_params["bot"]
-    f.service.set_bot_disabled(_organiser(request), bot, disabled)
+    f.service.set_bot_disabled(front(request).token_author(request), bot, disabled)
     return JSONResponse({"bot": bot, "disabled": disabled})
 
 
@@ -604,7 +647,7 @@ async def bot_action_api(request: Request) -> Response:
 async def author_action_api(request: Request) -> Response:
     f, disabled = front(request), _action(request)
     author = f.service.set_author_disabled(
-        _organiser(request), request.path_params["author"], disabled
+        front(request).token_author(request), request.path_params["author"], disabled
     )
     return JSONResponse({"author": author.name, "disabled": author.disabled})
 
@@ -633,6 +676,11 @@ ROUTES = [
     Route("/games/{game:int}", game_view),
     Route("/games/{game:int}/record.jsonl", game_record),
     Route("/games/{game:int}/seat{seat:int}.jsonl", seat_record),
+    Route("/scrimmage-games/{game:int}", game_view),
+    Route("/scrimmage-games/{game:int}/record.jsonl", game_record),
+    Route("/scrimmage-games/{game:int}/seat{seat:int}.jsonl", seat_record),
+    Route("/bots/{bot}/scrimmages", scrimmage_form, methods=["POST"]),
+    Route("/api/bots/{bot}/scrimmages", scrimmage_api, methods=["POST"]),
     Route("/api/leaderboard", leaderboard_api),
     Route("/api/bots/{bot}", bot_api),
     Route("/api/bots/{bot}/games", games_api),

@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
 from tournaments.league.registry import Author
-from tournaments.league.service import LeagueService
+from tournaments.league.service import Forbidden, LeagueService
 from tournaments.league.submissions import TooLarge
 
 CSRF_COOKIE = "arena_csrf"
@@ -112,6 +112,13 @@ class Front:
         """Who asks: the request's bearer token's author, else its session's."""
         return self.bearer(request) or self.signed_in(request)
 
+    def token_author(self, request: Request) -> Author:
+        """The author of the request's bearer token: `Unauthorized` without a valid one."""
+        author = self.bearer(request)
+        if author is None:
+            raise Unauthorized(NO_TOKEN)
+        return author
+
     def bearer(self, request: Request) -> Author | None:
         """The author of the request's bearer token, if any and valid."""
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -162,6 +169,21 @@ async def read_form(request: Request, limit: int) -> AsyncIterator[FormData]:
         yield form
     finally:
         await form.close()
+
+
+@asynccontextmanager
+async def session_form(
+    request: Request, limit: int = FORM_BYTES
+) -> AsyncIterator[tuple[Author, FormData]]:
+    """A signed-in browser's form with its page's CSRF value: (who, the form); `Unauthorized`
+    without a session, `Forbidden` for a form from another site."""
+    author = front(request).signed_in(request)
+    if author is None:
+        raise Unauthorized(SIGN_IN)
+    async with read_form(request, limit) as form:
+        if not from_this_site(request, form):
+            raise Forbidden(EXPIRED)
+        yield author, form
 
 
 def from_this_site(request: Request, form: FormData) -> bool:

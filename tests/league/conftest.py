@@ -1,0 +1,24 @@
+"""The league tests' fixtures."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+from tourhelp_league import in_process
+
+from tournaments.league.service import LeagueService
+
+
+@pytest.fixture
+async def running(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
+    """The league of the test module's `LEAGUE` running in the test's trio loop, with an HTTP
+    client on its web front."""
+    file = tmp_path / "cup.toml"
+    file.write_text(request.module.LEAGUE)
+    async with in_process(file) as running:
+        yield running

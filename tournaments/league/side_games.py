@@ -1,0 +1,45 @@
+"""Games a league plays beside its ladder — a season's final, a scrimmage — on a store of their
+own, with the ladder's runner, limits and executors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from tournaments.config import Tournament
+from tournaments.entrants import Entrant
+from tournaments.executors import Executor
+from tournaments.executors.work import UnitWork
+from tournaments.league.league import League
+from tournaments.prepare import opened
+from tournaments.runner import Runner
+from tournaments.running import GameListener
+
+Units = Callable[[Iterator[UnitWork]], Iterator[UnitWork]]
+"""Which of the schedule's units to play (as the executor takes them)."""
+
+
+async def play_side_games(
+    league: League,
+    tournament: Tournament,
+    store: Path,
+    entrants: Sequence[Entrant],
+    executor: Executor,
+    listener: GameListener,
+    units: Units,
+) -> None:
+    """Play the games of `tournament` missing from `store` that `units` keeps."""
+    prepared = opened(league.file, tournament, db=store, entrants=entrants)
+    try:
+        runner = Runner(
+            prepared.tournament,
+            prepared.store,
+            prepared.players,
+            limits=league.limits(prepared.limits),
+            on_game=listener.on_game,
+            on_void=listener.on_void,
+            on_probation=listener.on_probation,
+        )
+        await executor.run(units(runner.work()), runner.deliver)
+    finally:
+        prepared.close()
