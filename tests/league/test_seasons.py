@@ -96,5 +96,12 @@ async def test_a_season_freezes_plays_its_final_publishes_and_starts_over(
     assert not any("late" in game for game in stored(first))
     board = (await client.get("/api/leaderboard")).json()
     assert board["games"] <= len(stored(second))  # the new season's board: its games alone
+    old = await client.get("/api/bots/greedy/games?season=1&count=500")
+    rows = old.json()["games"]
+    assert len(rows) == len(stored(first)) and rows[0]["record"].startswith("/seasons/1/games/")
+    record = await client.get(rows[0]["record"])
+    assert record.status_code == 200 and b'"greedy"' in record.content
+    assert (await client.get(f"/seasons/1/games/{rows[0]['id']}")).status_code == 200
+    assert (await client.get("/api/bots/greedy/games?season=9")).status_code == 404
     seasons = (await client.get("/seasons")).text
     assert 'href="/seasons/1"' in seasons and 'href="/seasons/2"' in seasons

@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "fetch",
         help="list a league bot's games and download their records",
         description="List the games of BOT on the league server at URL, newest first, "
-        "filtered by opponent, version, fault and result; with --out, download each game's "
+        "filtered by season, opponent, version, fault and result; with --out, download each game's "
         "record to DIR/game-ID.jsonl and, for your own bots' seats (with your token), the "
         "record with what that seat was sent before each decision to DIR/game-ID-seatN.jsonl, "
         "which `arena replay` checks.",
@@ -52,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("url", metavar="URL", help="the league server's address")
     parser.add_argument("bot", metavar="BOT", help="the bot's name in the league")
+    parser.add_argument(
+        "--season", type=int, metavar="N", help="the games of season N (default: this season's)"
+    )
     parser.add_argument("--opponent", metavar="NAME", help="only games against this bot")
     parser.add_argument("--version", type=int, metavar="N", help="only games of its version N")
     parser.add_argument("--faulted", action="store_true", help="only games where BOT faulted")
@@ -98,6 +101,7 @@ def listed(base: str, token: str | None, args: argparse.Namespace) -> GamesAnswe
         "result": args.result,
         "before": args.before,
         "count": args.count,
+        "season": args.season,
     }
     given = urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
     path = f"/api/bots/{urllib.parse.quote(args.bot, safe='')}/games?{given}"
@@ -136,7 +140,7 @@ def download(base: str, token: str | None, games: list[GameRow], out: Path) -> l
         for seat, address in game.observations.items():
             wanted[out / f"game-{game.id}-seat{int(seat)}.jsonl"] = address
         for path, address in wanted.items():
-            if not address.startswith("/games/"):
+            if not address.startswith(("/games/", "/seasons/", "/scrimmage-games/")):
                 raise ArenaError(f"the server lists a record at {address!r}, not one of its games")
             path.write_bytes(send(base, "GET", address, token, limit=MAX_RECORD_BYTES)[1])
             written.append(path)

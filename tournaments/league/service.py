@@ -20,7 +20,7 @@ import time
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import msgspec
 import trio
@@ -162,10 +162,22 @@ class SeasonResult(msgspec.Struct, frozen=True):
     report: bool
 
 
-Where = Literal["ladder", "scrimmages"]
-"""Which store a game is in: the ladder's of this season, or the scrimmages'."""
-GAME_PAGES: dict[str, str] = {"ladder": "/games", "scrimmages": "/scrimmage-games"}
-"""Where each store's games are shown and downloaded."""
+class Where(msgspec.Struct, frozen=True):
+    """Which store a game is in: a season's ladder (None: this season's), or the scrimmages."""
+
+    season: int | None = None
+    scrimmages: bool = False
+
+    @property
+    def pages(self) -> str:
+        """Where its games are shown and downloaded (`…/ID`, `…/ID/record.jsonl`)."""
+        if self.scrimmages:
+            return "/scrimmage-games"
+        return "/games" if self.season is None else f"/seasons/{self.season}/games"
+
+
+LADDER = Where()
+SCRIMMAGES = Where(scrimmages=True)
 MAX_GAME_ID = 2**63 - 1
 """The largest game id SQLite holds: a larger one in an address is no game (not an error)."""
 
@@ -339,7 +351,7 @@ class LeagueService:
                     deals=(scrimmage.first_deal, scrimmage.deals),
                     count=500,
                 )
-                games = self.games_of(bot, viewer, choice, where="scrimmages").games
+                games = self.games_of(bot, viewer, choice, where=SCRIMMAGES).games
             views.append(ScrimmageView(scrimmage, version.number, games))
         return views
 
@@ -473,10 +485,17 @@ class LeagueService:
         )
 
     def store_of(self, where: Where) -> Path:
-        """The store of the ladder's games this season, or of the scrimmages."""
-        return self.league.store_path if where == "ladder" else self.league.scrimmage_store
+        """The store of a season's ladder games (`NotFound` for no such season), or of the
+        scrimmages."""
+        if where.scrimmages:
+            return self.league.scrimmage_store
+        if where.season is None:
+            return self.league.store_path
+        if not 1 <= where.season <= self.league.season.number:
+            raise NotFound(f"the league has no season {where.season}")
+        return self.league.season_store(where.season)
 
-    def game(self, game_id: int, where: Where = "ladder") -> StoredGame:
+    def game(self, game_id: int, where: Where = LADDER) -> StoredGame:
         """The stored game `game_id` (`NotFound` if none)."""
         record = None
         path = self.store_of(where)
@@ -501,7 +520,7 @@ class LeagueService:
         viewer: Author | None,
         choice: GameChoice,
         version: int | None = None,
-        where: Where = "ladder",
+        where: Where = LADDER,
     ) -> GamesAnswer:
         """The games of `bot` that `choice` keeps (of its version number `version`, if given),
         newest first, with the downloads `viewer` may have of each."""
@@ -521,7 +540,7 @@ class LeagueService:
                 found = store.games_of(bot, choice)
                 hide = hidden(store, [])
         rows = [
-            self._game_row(game_id, game, bot, viewer, GAME_PAGES[where])
+            self._game_row(game_id, game, bot, viewer, where.pages)
             for game_id, game in found
             if hide.isdisjoint(game.bots)
         ]
@@ -550,14 +569,14 @@ class LeagueService:
             observations=downloads,
         )
 
-    def record_for(self, game_id: int, viewer: Author | None, where: Where = "ladder") -> bytes:
+    def record_for(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of
         the faults of the viewer's own seats."""
         game = self.game(game_id, where)
         return public_record(game.record, self.own_seats(game.names, viewer))
 
     async def seat_record(
-        self, game_id: int, seat: int, viewer: Author | None, where: Where = "ladder"
+        self, game_id: int, seat: int, viewer: Author | None, where: Where = LADDER
     ) -> bytes:
         """The game's record with what `seat` was sent before each of its decisions — the
         bundle `arena replay` checks and a bot can be run on again — for that seat's author

@@ -40,8 +40,9 @@ from tournaments.league.grades import as_table
 from tournaments.league.league import bot_of
 from tournaments.league.registry import Author, NotFound, Scrimmage, Version
 from tournaments.league.service import (
-    GAME_PAGES,
+    LADDER,
     MAX_GAME_ID,
+    SCRIMMAGES,
     BotView,
     Forbidden,
     Leaderboard,
@@ -247,6 +248,7 @@ class GamesQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     result: Literal["win", "draw", "loss"] | None = None
     before: Annotated[int, msgspec.Meta(ge=0, le=MAX_GAME_ID)] | None = None
     count: Annotated[int, msgspec.Meta(ge=1, le=500)] = 50
+    season: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 @api
@@ -258,9 +260,9 @@ async def games_api(request: Request) -> Response:
     except msgspec.ValidationError as exc:
         raise RequestError(f"the query is wrong: {exc}") from None
     chosen = msgspec.structs.asdict(query)
-    version = chosen.pop("version")
+    version, where = chosen.pop("version"), Where(season=chosen.pop("season"))
     bot = request.path_params["bot"]
-    answer = f.service.games_of(bot, f.viewer(request), GameChoice(**chosen), version)
+    answer = f.service.games_of(bot, f.viewer(request), GameChoice(**chosen), version, where)
     return Response(msgspec.json.encode(answer), media_type="application/json")
 
 
@@ -272,14 +274,14 @@ async def game_view(request: Request) -> Response:
     viewer, where = f.signed_in(request), _where(request)
     game = f.service.game(request.path_params["game"], where)
     own = f.service.own_seats(game.names, viewer)
-    pages = GAME_PAGES[where]
+    pages = where.pages
     links = [("leaderboard", "/")]
     for bot in dict.fromkeys(map(bot_of, game.names)):
         links.append((bot, f"/bots/{quote(bot)}"))
     links.append(("record (JSON lines)", f"{pages}/{game.id}/record.jsonl"))
     for seat in own:
         links.append((f"seat {seat}'s observations", f"{pages}/{game.id}/seat{seat}.jsonl"))
-    kind = "scrimmage game" if where == "scrimmages" else "game"
+    kind = "scrimmage game" if where.scrimmages else "game"
     title = f"{f.league.file.stem}: {kind} {game.id}"
     return HTMLResponse(game_page(public_record(game.record, own), title, links))
 
@@ -307,12 +309,22 @@ async def seat_record(request: Request) -> Response:
 
 
 def _where(request: Request) -> Where:
-    """The store of the game an address names: `/scrimmage-games/…` or `/games/…`."""
-    return "scrimmages" if request.url.path.startswith(GAME_PAGES["scrimmages"]) else "ladder"
+    """The store of the game an address names: `/games/…` (this season's ladder),
+    `/seasons/N/games/…` or `/scrimmage-games/…`."""
+    if "season" in request.path_params:
+        return Where(season=request.path_params["season"])
+    return SCRIMMAGES if request.url.path.startswith(SCRIMMAGES.pages) else LADDER
 
 
 def _file_stem(request: Request) -> str:
-    return "scrimmage" if _where(request) == "scrimmages" else "game"
+    where = _where(request)
+    return (
+        "scrimmage"
+        if where.scrimmages
+        else f"season-{where.season}-game"
+        if where.season
+        else "game"
+    )
 
 
 @api
@@ -676,6 +688,9 @@ ROUTES = [
     Route("/games/{game:int}", game_view),
     Route("/games/{game:int}/record.jsonl", game_record),
     Route("/games/{game:int}/seat{seat:int}.jsonl", seat_record),
+    Route("/seasons/{season:int}/games/{game:int}", game_view),
+    Route("/seasons/{season:int}/games/{game:int}/record.jsonl", game_record),
+    Route("/seasons/{season:int}/games/{game:int}/seat{seat:int}.jsonl", seat_record),
     Route("/scrimmage-games/{game:int}", game_view),
     Route("/scrimmage-games/{game:int}/record.jsonl", game_record),
     Route("/scrimmage-games/{game:int}/seat{seat:int}.jsonl", seat_record),
