@@ -357,3 +357,32 @@ def test_fetch_lists_a_bots_games_and_downloads_its_authors_own_seats(
     capsys.readouterr()
     assert main(["fetch", served.url, "nobody"]) == 2
     assert "404" in capsys.readouterr().err
+
+
+def test_a_frozen_league_plays_its_final_and_opens_the_next_season(
+    league: Path, served: Running
+) -> None:
+    alice = token(league, "alice")
+    with League(league) as opened:
+        boss = opened.registry.new_token("boss", organiser=True)
+    assert (
+        served.upload(alice, "finalist", "bot.py", BOT.format(pick=0, name="f").encode())[0] == 201
+    )
+    assert served.status("finalist", {"playing", "rejected"})["status"] == "playing"
+    bearer = {"Authorization": f"Bearer {boss}"}
+    code, text = served.post("/api/league/freeze", {"budget": "6"}, "none", b"", bearer)
+    assert code == 200 and json.loads(text)["number"] == 1
+    deadline = time.monotonic() + 120
+    while json.loads(served.get("/api/seasons/1")[1])["season"]["published"] is None:
+        assert time.monotonic() < deadline, "the final was not published"
+        time.sleep(0.2)
+    final = json.loads(served.get("/api/seasons/1")[1])["final"]
+    assert final["games"] <= 6 and {row["bot"] for row in final["standings"]} == {
+        "finalist",
+        "random",
+    }
+    code, page = served.get("/seasons/1")
+    assert code == 200 and "Final standings" in page
+    assert "Season 1 is frozen" not in served.get("/")[1]
+    with League(league) as opened:
+        assert opened.registry.season().number == 2
