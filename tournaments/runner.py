@@ -41,6 +41,7 @@ from tournaments.executors.inprocess import InProcess
 from tournaments.executors.work import (
     Deal,
     GameDone,
+    GameUnplayed,
     GameVoided,
     Result,
     Seat,
@@ -52,6 +53,7 @@ from tournaments.schedule import (
     Unit,
     bot_seeds,
     deal_seed,
+    laps,
     pieces_per_seat_set,
     seat_set_count,
     seat_sets,
@@ -194,6 +196,7 @@ class Runner:
         on_probation: OnProbation | None = None,
         claimed: set[tuple[str, int, int]] | None = None,
         log_budget: LogBudget | None = None,
+        opening: int = 0,
     ) -> None:
         self.tournament = tournament
         self.store = store
@@ -214,6 +217,9 @@ class Runner:
         left out of the units made meanwhile. Shared by runs on one store that overlap (a
         league's rounds), so that none plays a game another has in hand."""
         self.log_budget = log_budget
+        self.opening = opening
+        """Deals played first in laps over every seat-set and rotation (`schedule.laps`): a
+        league's new version meets every opponent from every seat before any twice."""
         self._seats = {bot: self._seat(player) for bot, player in self.players.items()}
 
     def _seat(self, player: Player) -> Seat:
@@ -241,6 +247,8 @@ class Runner:
             len(self.players), t.players, t.candidate is not None, t.max_seat_sets
         )
         pieces = pieces_per_seat_set(t.deals, count, t.workers, t.players)
+        if self.opening:
+            return laps(list(self._seat_sets()), t.deals, self.opening, pieces)
         return units(self._seat_sets(), t.deals, pieces)
 
     async def run(self) -> RunReport:
@@ -300,8 +308,11 @@ class Runner:
                 )
 
     def deliver(self, work: UnitWork, result: Result) -> None:
-        """Take one game back from the executor: void it, or keep its logs and store it."""
+        """Take one game back from the executor: free it unplayed, void it, or keep its logs
+        and store it."""
         self.claimed.discard((seat_set_key(work.seat_set), result.deal, result.rotation))
+        if isinstance(result, GameUnplayed):  # its unit was ended: a later one plays it
+            return
         if isinstance(result, GameVoided):
             self._void(work, result)
             return

@@ -31,7 +31,7 @@ import itertools
 import math
 import random
 import secrets
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Generic, NamedTuple, TypeVar
 
 Bot = TypeVar("Bot", bound=Hashable)
@@ -166,11 +166,32 @@ def pieces_per_seat_set(deals: int, seat_sets: int, workers: int, rotations: int
     return max(1, min(wanted, deals // MIN_DEALS_PER_UNIT))
 
 
-def units(seat_sets: Iterator[tuple[Bot, ...]], deals: int, pieces: int) -> Iterator[Unit[Bot]]:
-    """Each seat-set's `deals` split into `pieces` contiguous, near-equal blocks, each block
-    once per rotation of the seats."""
-    bounds = [deals * index // pieces for index in range(pieces + 1)]
+def units(
+    seat_sets: Iterable[tuple[Bot, ...]], deals: int, pieces: int, first: int = 0
+) -> Iterator[Unit[Bot]]:
+    """Each seat-set's deals from `first` to `deals` split into `pieces` contiguous, near-equal
+    blocks, each block once per rotation of the seats."""
+    bounds = [first + (deals - first) * index // pieces for index in range(pieces + 1)]
     for seat_set in seat_sets:
         for start, stop in itertools.pairwise(bounds):
+            if start < stop:
+                for rotation in range(len(seat_set)):
+                    yield Unit(seat_set, range(start, stop), rotation)
+
+
+def laps(
+    seat_sets: Sequence[tuple[Bot, ...]], deals: int, opening: int, pieces: int
+) -> Iterator[Unit[Bot]]:
+    """The first `opening` deals in laps over every seat-set in every rotation — deal 0, then
+    deal 1, then deals 2-3, 4-7, … each lap as long as all before it — then the rest as
+    `units` splits it. A bot new to these seat-sets thus meets every opponent from every seat
+    before any game is repeated, and its games stay as even while it is placed; the laps'
+    short units cost bot starts only at the opening."""
+    start, end = 0, min(opening, deals)
+    while start < end:
+        stop = min(max(2 * start, start + 1), end)
+        for seat_set in seat_sets:
             for rotation in range(len(seat_set)):
                 yield Unit(seat_set, range(start, stop), rotation)
+        start = stop
+    yield from units(seat_sets, deals, pieces, first=end)

@@ -5,6 +5,7 @@ dead worker, and leave nothing behind when the coordinator is stopped or killed.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shutil
 import signal
@@ -27,7 +28,14 @@ from tournaments.config import ConfigError, decode
 from tournaments.executors import Executor
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
-from tournaments.executors.work import LOGS_PREFIX, sweep_log_dirs
+from tournaments.executors.work import (
+    LOGS_PREFIX,
+    GameDone,
+    GameUnplayed,
+    Result,
+    UnitWork,
+    sweep_log_dirs,
+)
 from tournaments.prepare import Prepared, prepare
 from tournaments.results import FinishedGame
 from tournaments.runner import Runner, RunReport
@@ -354,6 +362,76 @@ def test_a_kept_local_executor_plays_run_after_run_on_the_same_workers(tmp_path:
     assert len(seen[0]) == 2 and seen[1] == seen[0]  # the same two processes, both runs
     for name in ("first", "second"):
         assert digest(tmp_path / name / "cup.sqlite") == GOLDEN
+
+
+ENDED = """
+game = "azul"
+deals = 60
+concurrency = 1
+sandbox = "none"
+
+[participants]
+a = "random"
+b = "random"
+"""
+
+
+@pytest.mark.parametrize("executor", [InProcess(1), Local(1)], ids=["inprocess", "local"])
+def test_a_unit_ends_between_two_games_once_its_event_is_set(
+    tmp_path: Path, executor: Executor
+) -> None:
+    """A league's ladder ends its units at once for a new version: the game in play is
+    stored, the rest come back unplayed, unclaimed and uncounted, and a later run plays them."""
+    file = tmp_path / "cup.toml"
+    file.write_text(ENDED)
+    prepared = prepare(file)
+    try:
+        runner = Runner(
+            prepared.tournament, prepared.store, prepared.players, limits=prepared.limits
+        )
+        ends = trio.Event()
+        results: list[Result] = []
+
+        def deliver(work: UnitWork, result: Result) -> None:
+            results.append(result)
+            runner.deliver(work, result)
+            ends.set()  # after its first game
+
+        first = itertools.islice(runner.work(), 1)  # rotation 0 of all 60 deals
+        trio.run(executor.run, first, deliver, lambda unit: ends)
+        assert sorted(result.deal for result in results) == list(range(60))
+        done = [result.deal for result in results if isinstance(result, GameDone)]
+        assert 1 <= len(done) < 60 and done == list(range(len(done)))  # the first, in order
+        assert all(isinstance(result, GameUnplayed) for result in results[len(done) :])
+        assert runner.claimed == set() and runner.played == len(done)
+    finally:
+        prepared.close()
+    assert stored(file.with_suffix(".sqlite")) == len(done)
+    assert run(file, executor).played == 2 * 60 - len(done)  # the rest, none twice
+
+
+def test_a_unit_ended_before_it_begins_starts_no_bot(tmp_path: Path) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(ENDED)
+    prepared = prepare(file)
+    ended = trio.Event()
+    ended.set()
+    results: list[Result] = []
+    workers: set[int] = set()
+
+    def deliver(work: UnitWork, result: Result) -> None:
+        results.append(result)
+        workers.update(children(os.getpid(), "tournaments.executors.worker"))
+
+    try:
+        runner = Runner(
+            prepared.tournament, prepared.store, prepared.players, limits=prepared.limits
+        )
+        trio.run(Local(1).run, runner.work(), deliver, lambda unit: ended)
+    finally:
+        prepared.close()
+    assert len(results) == 2 * 60 and all(isinstance(r, GameUnplayed) for r in results)
+    assert workers == set()
 
 
 def stop_mid_run(directory: Path, how: signal.Signals) -> tuple[Path, int, bytes]:

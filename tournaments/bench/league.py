@@ -5,6 +5,9 @@ in a process of its own on a copy of a store of real games, HTTP clients on loop
 - `upload_to_playing`: a Python single-file bot uploaded through the JSON API, its status polled
   until `playing`; the figure is that wait minus the check game itself (which the server logs as
   it passes: "passed in X s").
+- `placements`: versions uploaded one after another while the ladder of five quick house bots
+  fills every core: from each one's `playing` (the registry's time) to its first stored game
+  (the store's), and how many of its games it took to meet every other bot from every seat.
 - `ladder_and_readers`: windows of `arena run` and of the ladder, interleaved, each counting the
   games its store gains per second once the first game is in; during the ladder's windows,
   readers poll the leaderboard (its page and its JSON in turn) and every answer's latency is
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import datetime
 import http.client
 import io
 import json
@@ -246,18 +250,25 @@ def upload_to_playing(folder: Path, uploads: int, progress: Progress) -> list[Up
         for n in range(uploads):
             progress(f"league: upload {n + 1} of {uploads}")
             began = time.perf_counter()
-            # The standard library only, as an author's bot may be: the league runs an uploaded
-            # `.py` with the `python3` on its PATH, which need not have this framework.
-            status, body = upload(server.url, token, "up", THINKER + f"# version {n}\n")
-            if status != 201:
-                raise RuntimeError(f"the upload was refused ({status}): {body!r}")
-            version = json.loads(body)["version"]
-            with contextlib.closing(connect(server.url)) as connection:
-                while status_of(connection, version) != "playing":
-                    time.sleep(0.005)
+            version = upload_playing(server.url, token, f"# version {n}\n")
             wait = time.perf_counter() - began
             found.append(Upload(wait, check_seconds(folder / "league.league.sqlite", version)))
     return found
+
+
+def upload_playing(url: str, token: str, comment: str) -> int:
+    """Upload a version of the bot `up` (a thinker, its files made new by `comment`) and poll
+    its status until it is `playing`; its version id."""
+    # The standard library only, as an author's bot may be: the league runs an uploaded `.py`
+    # with the `python3` on its PATH, which need not have this framework.
+    status, body = upload(url, token, "up", THINKER + comment)
+    if status != 201:
+        raise RuntimeError(f"the upload was refused ({status}): {body!r}")
+    version = int(json.loads(body)["version"])
+    with contextlib.closing(connect(url)) as connection:
+        while status_of(connection, version) != "playing":
+            time.sleep(0.005)
+    return version
 
 
 def status_of(connection: http.client.HTTPConnection, version: int) -> str:
@@ -280,6 +291,83 @@ def check_seconds(registry: Path, version: int) -> float:
         if found:
             return float(found[1])
     raise RuntimeError(f"version {version}'s check log holds no time: {rows!r}")
+
+
+PLACEMENT_HOUSE = {
+    "greedy": "greedy",
+    "greedy-twin": "greedy",
+    "random": "random",
+    "random-twin": "random",
+    "random-third": "random",
+}
+"""The quick bots of the league the placements are measured in."""
+BUSY_GAMES = 200
+"""Games the ladder stores before the first upload: its units in hand are then long ones."""
+
+
+class Placement(NamedTuple):
+    first_s: float
+    """From the version's `playing` to its first stored ladder game."""
+    to_meet: int
+    """Its games until it had met every other bot from every seat (0: it never did)."""
+    pairs: int
+    """Other bots × seats."""
+
+
+def placements(folder: Path, uploads: int, concurrency: int, progress: Progress) -> list[Placement]:
+    """Upload `uploads` versions of a bot, one after another, to a league of the quick bots of
+    `PLACEMENT_HOUSE` whose ladder fills `concurrency` cores, and time each one's placement."""
+    write_files(folder, concurrency=concurrency, house=PLACEMENT_HOUSE)
+    token = make_token(folder)
+    pairs = len(PLACEMENT_HOUSE) * 2
+    found = []
+    with serving(folder) as server:
+        while stored(folder / "league.sqlite") < BUSY_GAMES:
+            if server.process.poll() is not None:
+                raise RuntimeError("arena serve ended before the ladder was busy")
+            time.sleep(0.1)
+        for n in range(uploads):
+            progress(f"league: a new version placed while the ladder plays, {n + 1} of {uploads}")
+            version = upload_playing(server.url, token, f"# placed {n}\n")
+            found.append(placement(folder, version, pairs))
+    return found
+
+
+def placement(folder: Path, version: int, pairs: int, timeout: float = 300) -> Placement:
+    """Wait for the first `2 × pairs` ladder games of `version` (playing): its placement."""
+    registry = folder / "league.league.sqlite"
+    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
+        playing, identity, hashed = con.execute(
+            "SELECT updated, identity, hash FROM versions WHERE id = ?", (version,)
+        ).fetchone()
+    deadline = time.monotonic() + timeout
+    while len(games := version_games(folder / "league.sqlite", identity or hashed)) < 2 * pairs:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"version {version} played {len(games)} games in {timeout} s")
+        time.sleep(0.05)
+    first = datetime.datetime.fromisoformat(games[0][0])
+    waited = (first - datetime.datetime.fromisoformat(playing)).total_seconds()
+    seen: set[tuple[int, int]] = set()
+    to_meet = 0
+    for count, (_, seat, opponent) in enumerate(games, 1):
+        seen.add((seat, opponent))
+        if len(seen) == pairs:
+            to_meet = count
+            break
+    return Placement(waited, to_meet, pairs)
+
+
+def version_games(db: Path, identity: str) -> list[tuple[str, int, int]]:
+    """The ladder games of the bot of `identity` (its content hash) in the order stored: when
+    each finished, its seat and its opponent's store id (two players)."""
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
+        return con.execute(
+            "SELECT g.finished, s.seat, o.bot FROM bots b "
+            "JOIN seats s ON s.bot = b.id JOIN games g ON g.id = s.game "
+            "JOIN seats o ON o.game = g.id AND o.seat != s.seat "
+            "WHERE b.hash = ? ORDER BY g.id",
+            (identity,),
+        ).fetchall()
 
 
 class Window(NamedTuple):
@@ -314,13 +402,16 @@ def at_run_mix(ladder: Window, run: Window) -> float:
     ladder chooses its pairings (the least certain bot's): its raw games/s measures that choice
     as well as its own cost. Each seat-set's mean wall time per game in `arena run`'s window
     prices the ladder's games; `arena run` at the ladder's mix makes its own games/s times its
-    mean price over the ladder's."""
+    mean price over the ladder's. The ladder's games of seat-sets `arena run`'s window did not
+    reach (a short window, or a new bot's laps over all its seat-sets) are not priced; none
+    priced, the ratio is the raw one."""
     costs: dict[str, list[float]] = {}
     for key, ms in run.games:
         costs.setdefault(key, []).append(ms)
     price = {key: sum(values) / len(values) for key, values in costs.items()}
     run_price = sum(price[key] for key, _ in run.games) / len(run.games)
-    ladder_price = sum(price[key] for key, _ in ladder.games) / len(ladder.games)
+    priced = [price[key] for key, _ in ladder.games if key in price]
+    ladder_price = sum(priced) / len(priced) if priced else run_price
     return ladder.games_per_s / (run.games_per_s * run_price / ladder_price)
 
 
@@ -488,5 +579,10 @@ def newest_status(connection: http.client.HTTPConnection) -> str:
 
 def p99(values: list[float]) -> float:
     """The 99th percentile (nearest rank)."""
+    return percentile(values, 0.99)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The `fraction` percentile (nearest rank)."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
+    return ordered[min(len(ordered) - 1, math.ceil(fraction * len(ordered)) - 1)]

@@ -8,6 +8,7 @@ protocol floor, `peer` needs our own playouts).
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import re
@@ -101,10 +102,14 @@ class LeagueSizes(msgspec.Struct, frozen=True):
     period_s: float
     """Each reader asks for the leaderboard this often."""
     memory_games: int
+    placements: int
+    """New versions uploaded while the ladder is busy (the p95 of their first games' waits)."""
 
 
-FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000)
-QUICK_LEAGUE = LeagueSizes(1, 0, 1, 1.0, 2, 0.5, 6)
+FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10)
+QUICK_LEAGUE = LeagueSizes(1, 0, 1, 1.0, 2, 0.5, 6, 2)
+PLACED_S = 10.0
+"""A new version's first ladder game, at most this long after it is `playing` (p95)."""
 FULL = Sizes(500, 7, 5000, 7, 60, 60, 100, 20, 200, 1_000, 1_000_000, 20_000, 21, FULL_LEAGUE)
 QUICK = Sizes(20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2, QUICK_LEAGUE)
 
@@ -400,6 +405,7 @@ class Bench:
                 "ms",
             ),
         )
+        self.placements()
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
             folder = Path(tmp)
             league.write_files(folder, concurrency=self.cores)
@@ -459,6 +465,36 @@ class Bench:
                 "ms",
                 "≤ 100 ms",
                 worst <= 100 and not hostile.errors,
+            ),
+        )
+
+    def placements(self) -> None:
+        """New versions uploaded while the ladder fills every core: each one's first game, and
+        how soon it has met every other bot from every seat."""
+        s = self.sizes.league
+        with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
+            placed = league.placements(Path(tmp), s.placements, self.cores, self.progress)
+        first = league.percentile([p.first_s for p in placed], 0.95)
+        pairs = placed[0].pairs
+        met = [p.to_meet or math.inf for p in placed]
+        where = f"{len(league.PLACEMENT_HOUSE)} quick bots, Azul 2p, concurrency {self.cores}"
+        self.add(
+            Figure(
+                "league",
+                f"a new version's first ladder game after `playing` ({where}), "
+                f"p95 of {len(placed)}",
+                first,
+                "s",
+                f"≤ {PLACED_S:.0f} s",
+                first <= PLACED_S,
+            ),
+            Figure(
+                "league",
+                f"… its games until it met every other bot from every seat ({pairs} pairs), most",
+                max(met),
+                "games",
+                f"≤ {2 * pairs} (2 × opponents × rotations)",
+                max(met) <= 2 * pairs,
             ),
         )
 

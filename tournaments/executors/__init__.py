@@ -21,15 +21,27 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from typing import Protocol
 
+import trio
+
 from tournaments.executors.work import ExecutorError, Result, UnitWork
 
 Deliver = Callable[[UnitWork, Result], None]
 """Called on the coordinator's trio thread with each game of a unit, as soon as it is back."""
+Ends = Callable[[UnitWork], trio.Event]
+"""The event that ends a unit between two games once set (asked when the unit is taken): a
+league's ladder ends its units at once for a new version, and bot processes are still kept
+for all of a unit's games while nothing changes."""
 
 
 class Executor(Protocol):
-    async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
+    async def run(
+        self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
+    ) -> None:
         """Play every unit of `units` (taken lazily, as workers free up), delivering each game.
+
+        With `ends`, a unit whose event is set ends after the game in play, each of its other
+        games delivered as `GameUnplayed` (a Dask task plays its unit whole, at a worker out of
+        reach).
 
         Raises `ExecutorError` when a unit cannot be played; cancellation stops every worker
         and bot it started before it returns."""
@@ -42,4 +54,4 @@ class Executor(Protocol):
         ...
 
 
-__all__ = ["Deliver", "Executor", "ExecutorError"]
+__all__ = ["Deliver", "Ends", "Executor", "ExecutorError"]

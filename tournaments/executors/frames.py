@@ -8,7 +8,7 @@ from __future__ import annotations
 import msgspec
 import trio
 
-from tournaments.executors.work import GameDone, GameVoided, UnitWork
+from tournaments.executors.work import GameDone, GameUnplayed, GameVoided, UnitWork
 
 HEADER = 4
 """Bytes of the big-endian length before each frame."""
@@ -20,14 +20,20 @@ class UnitEnd(msgspec.Struct, frozen=True, tag=True):
     error: str | None = None
 
 
-Reply = GameDone | GameVoided | UnitEnd
+class EndUnit(msgspec.Struct, frozen=True, tag=True):
+    """The coordinator asks the worker to end its unit after the game in play, handing the
+    rest back unplayed (sent at most once per unit, and before the next unit)."""
+
+
+Request = UnitWork | EndUnit
+Reply = GameDone | GameVoided | GameUnplayed | UnitEnd
 
 _encoder = msgspec.msgpack.Encoder()
-units = msgspec.msgpack.Decoder(UnitWork)
+requests = msgspec.msgpack.Decoder(Request)
 replies = msgspec.msgpack.Decoder(Reply)
 
 
-def frame(message: UnitWork | Reply) -> bytes:
+def frame(message: Request | Reply) -> bytes:
     data = _encoder.encode(message)
     return len(data).to_bytes(HEADER, "big") + data
 

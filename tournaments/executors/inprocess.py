@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import trio
 
-from tournaments.executors import Deliver
+from tournaments.executors import Deliver, Ends
 from tournaments.executors.fanout import fan_out
 from tournaments.executors.work import UnitWork, play_games
 
@@ -22,11 +22,14 @@ class InProcess:
         self.workers = workers
         """Units played at once (each plays one match at a time)."""
 
-    async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
+    async def run(
+        self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
+    ) -> None:
         async def work(receive: trio.MemoryReceiveChannel[UnitWork]) -> None:
             async with receive:
                 async for unit in receive:
-                    await play_games(unit, functools.partial(deliver, unit))
+                    event = None if ends is None else ends(unit)
+                    await play_games(unit, functools.partial(deliver, unit), event)
 
         await fan_out(units, self.workers, work)
 

@@ -25,10 +25,10 @@ from collections.abc import AsyncIterator, Iterator
 import msgspec
 import trio
 
-from tournaments.executors import Deliver
+from tournaments.executors import Deliver, Ends
 from tournaments.executors.fanout import fan_out
-from tournaments.executors.frames import FrameReader, UnitEnd, frame, replies
-from tournaments.executors.work import ExecutorError, Result, UnitWork
+from tournaments.executors.frames import EndUnit, FrameReader, UnitEnd, frame, replies
+from tournaments.executors.work import ExecutorError, Result, UnitWork, unplayed
 
 QUIT_S = 10.0
 """How long a worker told to stop may take to kill its bots and exit before it is killed."""
@@ -63,12 +63,27 @@ class Worker:
         )
         return cls(process)
 
-    async def play(self, unit: UnitWork, deliver: Deliver) -> None:
-        """Send `unit`, deliver its games as they come; `WorkerDied` if the process ends."""
+    async def play(self, unit: UnitWork, deliver: Deliver, ends: trio.Event | None) -> None:
+        """Send `unit`, deliver its games as they come; `WorkerDied` if the process ends. Once
+        `ends` is set, the worker is asked to end the unit after its game in play."""
         try:
             await self._stdin.send_all(frame(unit))
         except trio.BrokenResourceError:
             raise WorkerDied from None
+        error: BaseException | None = None
+        async with trio.open_nursery() as nursery:
+            if ends is not None:
+                nursery.start_soon(self._end, ends)
+            try:
+                await self._replies_to(unit, deliver)
+            except BaseException as exc:  # raised outside: callers see it, not a group around it
+                error = exc
+            nursery.cancel_scope.cancel()
+        if error is not None:
+            raise error
+
+    async def _replies_to(self, unit: UnitWork, deliver: Deliver) -> None:
+        """Deliver the games of `unit` until its `UnitEnd`."""
         while (payload := await self._replies.read()) is not None:
             reply = replies.decode(payload)
             if isinstance(reply, UnitEnd):
@@ -77,6 +92,13 @@ class Worker:
                 return
             deliver(unit, reply)
         raise WorkerDied
+
+    async def _end(self, ends: trio.Event) -> None:
+        """Once `ends` is set, send `EndUnit`: whole (shielded, a few bytes), so that a unit
+        ending meanwhile leaves no half frame before the next unit's."""
+        await ends.wait()
+        with trio.CancelScope(shield=True), contextlib.suppress(trio.BrokenResourceError):
+            await self._stdin.send_all(frame(EndUnit()))  # to a dead worker: `play` sees it
 
     async def stop(self) -> None:
         """Close its stdin (it cancels its unit and exits), kill it if it lingers, reap it."""
@@ -99,8 +121,11 @@ class Local:
         self._kept: list[Slot] | None = None
         """Inside `kept`: the slots whose referee processes wait for the next run."""
 
-    async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
-        await fan_out(units, self.workers, functools.partial(self._serve, deliver=deliver))
+    async def run(
+        self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
+    ) -> None:
+        serve = functools.partial(self._serve, deliver=deliver, ends=ends)
+        await fan_out(units, self.workers, serve)
 
     @contextlib.asynccontextmanager
     async def kept(self) -> AsyncIterator[None]:
@@ -113,7 +138,11 @@ class Local:
                 await slot.stop()
 
     async def _serve(
-        self, receive: trio.MemoryReceiveChannel[UnitWork], *, deliver: Deliver
+        self,
+        receive: trio.MemoryReceiveChannel[UnitWork],
+        *,
+        deliver: Deliver,
+        ends: Ends | None,
     ) -> None:
         """One worker slot playing the units it takes from `receive`; its process kept for
         the next run when `kept` and the run ended well, else stopped."""
@@ -122,7 +151,7 @@ class Local:
         try:
             async with receive:
                 async for unit in receive:
-                    await slot.play(unit, deliver)
+                    await slot.play(unit, deliver, None if ends is None else ends(unit))
             ended_well = True
         finally:
             if ended_well and self._kept is not None:
@@ -138,20 +167,24 @@ class Slot:
         self.worker: Worker | None = None
         self.nice = nice
 
-    async def play(self, unit: UnitWork, deliver: Deliver) -> None:
-        """Play `unit` to its end, on a new worker for the games left if one dies."""
+    async def play(self, unit: UnitWork, deliver: Deliver, ends: trio.Event | None) -> None:
+        """Play `unit` to its end (or until `ends` is set), on a new worker for the games left
+        if one dies."""
         left = unit
         for _ in range(STARTS):
+            if ends is not None and ends.is_set():  # ended before it began: no worker needed
+                unplayed(left, left.deals, functools.partial(deliver, unit))
+                return
             if self.worker is None:
                 self.worker = await Worker.start(self.nice)
             done: set[int] = set()
 
             def record(work: UnitWork, result: Result, done: set[int] = done) -> None:
                 done.add(result.deal)
-                deliver(work, result)
+                deliver(unit, result)  # the unit as taken (a ladder knows it by identity)
 
             try:
-                await self.worker.play(left, record)
+                await self.worker.play(left, record, ends)
                 return
             except WorkerDied:
                 code = await self.stop()

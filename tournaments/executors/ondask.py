@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from tournaments.executors import Deliver
+from tournaments.executors import Deliver, Ends
 from tournaments.executors.work import ExecutorError, Result, UnitWork, play_unit
 
 if TYPE_CHECKING:
@@ -86,7 +86,10 @@ class OnDask:
         )
         return Client(cluster), cluster
 
-    async def run(self, units: Iterator[UnitWork], deliver: Deliver) -> None:
+    async def run(
+        self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
+    ) -> None:
+        """`ends` is not heeded: a task plays its whole unit on a worker out of reach."""
         if self._kept is not None:
             await _play(self._kept[0], units, deliver)
             return

@@ -25,7 +25,7 @@ import socket
 import tempfile
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -59,7 +59,7 @@ class Deal(msgspec.Struct, frozen=True):
     bot_seeds: list[int]
 
 
-class UnitWork(msgspec.Struct, frozen=True):
+class UnitWork(msgspec.Struct, frozen=True, tag=True):
     """One rotation of some deals of one seat-set, to be played on one set of bot processes."""
 
     game: str
@@ -97,7 +97,15 @@ class GameVoided(msgspec.Struct, frozen=True, tag=True):
     """The exception's last line, e.g. "IndexError: list index out of range"."""
 
 
-Result = GameDone | GameVoided
+class GameUnplayed(msgspec.Struct, frozen=True, tag=True):
+    """A game of a unit ended early (its `ends` event set): not played, so its deal and
+    rotation are free for a later unit, and nothing is stored or counted."""
+
+    deal: int
+    rotation: int
+
+
+Result = GameDone | GameVoided | GameUnplayed
 
 
 class ExecutorError(ArenaError):
@@ -181,13 +189,27 @@ def finished(work: UnitWork, deal: int, outcome: MatchOutcome, wall_ms: float) -
     )
 
 
-async def play_games(work: UnitWork, emit: Callable[[Result], None]) -> None:
+def unplayed(work: UnitWork, deals: Sequence[Deal], emit: Callable[[Result], None]) -> None:
+    """Hand back `deals` of `work` unplayed (the unit was ended before them)."""
+    for deal in deals:
+        emit(GameUnplayed(deal.deal, work.rotation))
+
+
+async def play_games(
+    work: UnitWork, emit: Callable[[Result], None], ends: trio.Event | None = None
+) -> None:
     """Play the unit's games on one set of bot processes, `emit`ting each as it finishes.
+
+    Once `ends` is set, the unit ends between two games: the game in play finishes, and the
+    rest are emitted as `GameUnplayed` (a league's ladder ends its units so on a new version).
 
     The stderr logs go to a private temporary directory (read into the results, then removed)
     that the bots cannot see. Each game's logs are closed when it ends (what a bot writes
     before the next game starts opens that game's log, see `referee.stderr`), but the last
     game's stay open until the bots have quit: their last words are in them."""
+    if ends is not None and ends.is_set():  # no bot is started for nothing
+        unplayed(work, work.deals, emit)
+        return
     sweep_log_dirs()
     with tempfile.TemporaryDirectory(prefix=f"{LOGS_PREFIX}{os.getpid()}-") as logs:
         limits = msgspec.structs.replace(
@@ -197,7 +219,10 @@ async def play_games(work: UnitWork, emit: Callable[[Result], None]) -> None:
         times = [seat.time for seat in work.seats]
         last: tuple[int, MatchOutcome, float] | None = None
         async with open_bots(specs, limits) as handles:
-            for deal in work.deals:
+            for index, deal in enumerate(work.deals):
+                if ends is not None and ends.is_set():
+                    unplayed(work, work.deals[index:], emit)
+                    break
                 began = time.perf_counter()
                 try:
                     outcome = await play_match(

@@ -10,8 +10,10 @@ so no deal is played twice and a new opponent meets every deal the others met.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import NamedTuple
 
 import msgspec
 import trio
@@ -25,6 +27,7 @@ from tournaments.ratings import OnlinePlackettLuce
 from tournaments.results import FinishedGame
 from tournaments.runner import LogBudget, Runner
 from tournaments.running import GameListener
+from tournaments.schedule import seat_set_count
 from tournaments.store import Store
 
 LADDER_NICE = 5
@@ -44,39 +47,65 @@ def open_league(league: League) -> Prepared:
 
 
 class Focus:
-    """What the ladder knows of every label's games — how many, the highest deal, openskill's
-    sigma — from the store once, then from each game as it is stored: a round's choice costs
-    nothing however many games the league holds. (Sigma is over every game a label played,
-    in the order seen: a scheduling hint, not the tables' rating.)"""
+    """What the ladder knows of every bot's games — how many, the highest deal, openskill's
+    sigma — by store id: a new version takes over its bot's label (the old one's becomes
+    `name@hash`) but never its id, so it is placed afresh. From the store once, then from
+    each game as it is stored: a round's choice costs nothing however many games the league
+    holds. (Sigma is over every game a bot played, in the order seen: a scheduling hint, not
+    the tables' rating.)"""
 
-    def __init__(self, games: list[FinishedGame]) -> None:
-        self.played: Counter[str] = Counter()
-        self.top: dict[str, int] = {}
+    def __init__(self, games: Iterable[FinishedGame] = (), ids: Mapping[str, int] = {}) -> None:
+        self.played: Counter[int] = Counter()
+        self.top: dict[int, int] = {}
         self.ratings = OnlinePlackettLuce()
         for game in games:
-            self.add(game)
+            self.add(game, ids)
 
-    def add(self, game: FinishedGame) -> None:
-        for label in set(game.bots):
-            self.played[label] += 1
-            self.top[label] = max(self.top.get(label, -1), game.deal)
-        self.ratings.add(game)
+    def add(self, game: FinishedGame, ids: Mapping[str, int]) -> None:
+        """Note `game`, its labels read as store ids by `ids` (those of the round that played
+        it: a label may name a newer version by the time it is stored)."""
+        bots = tuple(ids[label] for label in game.bots)
+        for bot in set(bots):
+            self.played[bot] += 1
+            self.top[bot] = max(self.top.get(bot, -1), game.deal)
+        self.ratings.add(msgspec.structs.replace(game, bots=tuple(map(str, bots))))
 
-    def plan(self, labels: Iterable[str], last_deal: int) -> None:
-        """A round was planned up to `last_deal` for the seat-sets of these labels: the next
+    def plan(self, bots: Iterable[int], last_deal: int) -> None:
+        """A round was planned up to `last_deal` for the seat-sets of these bots: the next
         round of any of them starts beyond, though its games are not stored yet."""
-        for label in labels:
-            self.top[label] = max(self.top.get(label, -1), last_deal)
+        for bot in bots:
+            self.top[bot] = max(self.top.get(bot, -1), last_deal)
 
-    def choose(self, labels: dict[str, str], batch: int) -> tuple[str, int]:
-        """Of the playing bots (their store labels → names), the one the next round is about —
-        an unplaced one first, else the least certain — and the deals its seat-sets play up
-        to: `batch` more than it has played."""
-        label = min(
-            labels,
-            key=lambda bot: (self.played[bot] > 0, -self.ratings.sigma(bot), bot),
+    def choose(self, bots: Mapping[int, str], batch: int) -> tuple[int, int]:
+        """Of the playing bots (their store ids → names), the one the next round is about —
+        an unplaced one first (by name), else the least certain — and the deals its seat-sets
+        play up to: `batch` more than it has played."""
+        bot = min(
+            bots,
+            key=lambda bot: (
+                self.played[bot] > 0,
+                -self.ratings.sigma(str(bot)),
+                bots[bot],
+                bot,
+            ),
         )
-        return labels[label], self.top.get(label, -1) + 1 + batch
+        return bot, self.top.get(bot, -1) + 1 + batch
+
+
+OPENING = 8
+"""A version's first deals of each seat-set, played in laps over every seat-set in every
+rotation (`schedule.laps`: deal 0, deal 1, deals 2-3, 4-7) while it has played fewer games than
+they hold: it meets every other bot from every seat before any game is repeated, and stays as
+even while placed. Beyond, a unit plays a seat-set's deals on one set of bot processes."""
+
+
+class Handed(NamedTuple):
+    """A unit in hand: the runner of its round (which stores its games), how many of its
+    games are still to come back (the entry goes with the last), and the event that ends it."""
+
+    runner: Runner
+    left: list[int]
+    ends: trio.Event
 
 
 class Rounds:
@@ -89,8 +118,9 @@ class Rounds:
     The stream ends when the league has too few bots for a game; it is cancelled from outside
     otherwise. Each round reads the playing versions afresh, so a new version joins, and a
     disabled or superseded one leaves, at the next round; and a change (`changes`: an upload, a
-    version checked, a bot disabled) ends the round at its next unit, so that the next round
-    comes at once however long rounds are. What an ended round did not hand out is played by a
+    version checked, a bot disabled) ends the round and its units in hand (`ends`: each after
+    its game in play, the rest handed back unplayed), so that the next round starts as soon as
+    a worker is free, however long units are. What an ended round did not play is played by a
     later round of one of its bots (each plays every deal its seat-sets lack)."""
 
     def __init__(
@@ -106,9 +136,8 @@ class Rounds:
         self.changes = changes
         self.claimed: set[tuple[str, int, int]] = set()
         self._store: Store | None = None
-        self._runner_of: dict[int, tuple[Runner, list[int]]] = {}
-        """id() of each unit in hand → the runner of its round, which stores its games, and
-        how many of them are still to come back (the entry goes with the last)."""
+        self._handed: dict[int, Handed] = {}
+        """id() of each unit in hand → what it belongs to."""
 
     def units(self) -> Iterator[UnitWork]:
         while True:
@@ -118,7 +147,7 @@ class Rounds:
                 return
             handed = False
             for work in runner.work():
-                self._runner_of[id(work)] = (runner, [len(work.deals)])
+                self._handed[id(work)] = Handed(runner, [len(work.deals)], change)
                 handed = True
                 yield work
                 if change.is_set():
@@ -127,15 +156,20 @@ class Rounds:
                 return
 
     def deliver(self, work: UnitWork, result: Result) -> None:
-        runner, left = self._runner_of[id(work)]
-        left[0] -= 1
-        if not left[0]:
-            del self._runner_of[id(work)]
-        runner.deliver(work, result)
+        handed = self._handed[id(work)]
+        handed.left[0] -= 1
+        if not handed.left[0]:
+            del self._handed[id(work)]
+        handed.runner.deliver(work, result)
+
+    def ends(self, work: UnitWork) -> trio.Event:
+        """The event that ends `work` (a unit in hand) between two games: the next change
+        after its round was planned."""
+        return self._handed[id(work)].ends
 
     def runner_of(self, work: UnitWork) -> Runner:
         """The runner of the round `work` (a unit in hand) belongs to."""
-        return self._runner_of[id(work)][0]
+        return self._handed[id(work)].runner
 
     def _plan(self) -> Runner | None:
         """The next round's runner, on the store this stream keeps open; None with too few
@@ -148,25 +182,29 @@ class Rounds:
             prepared.close()
         if len(players) < tournament.players:
             return None
-        labels = {player.label: player.entrant.name for player in players}
-        candidate, deals = self.focus.choose(labels, self.league.settings.batch)
-        self.focus.plan(labels, deals - 1)
+        names = {player.id: player.entrant.name for player in players}
+        candidate, deals = self.focus.choose(names, self.league.settings.batch)
+        self.focus.plan(names, deals - 1)
+        seat_sets = seat_set_count(len(players), tournament.players, True, tournament.max_seat_sets)
+        opening = self.focus.played[candidate] < OPENING * seat_sets * tournament.players
         if self._store is None:
             self._store = Store(self.league.store_path)
+        ids = {player.label: player.id for player in players}
         return Runner(
-            msgspec.structs.replace(tournament, candidate=candidate, deals=deals),
+            msgspec.structs.replace(tournament, candidate=names[candidate], deals=deals),
             self._store,
             players,
             limits=limits,
-            on_game=self._on_game,
+            on_game=functools.partial(self._on_game, ids),
             on_void=self.listener.on_void,
             on_probation=self.listener.on_probation,
             claimed=self.claimed,
             log_budget=self.log_budget,
+            opening=OPENING if opening else 0,
         )
 
-    def _on_game(self, game: FinishedGame) -> None:
-        self.focus.add(game)
+    def _on_game(self, ids: Mapping[str, int], game: FinishedGame) -> None:
+        self.focus.add(game, ids)
         self.listener.on_game(game)
 
     def close(self) -> None:
@@ -191,9 +229,10 @@ def noted(league: League) -> tuple[Focus, LogBudget]:
     (read once, when the ladder starts)."""
     budget = league.settings.logs_mb * 1024 * 1024
     if not league.store_path.exists():
-        return Focus([]), LogBudget(budget, {})
-    with Store(league.store_path, readonly=True) as store:
-        return Focus(store.games()), LogBudget(budget, store.log_bytes())
+        return Focus(), LogBudget(budget, {})
+    with Store(league.store_path, readonly=True) as store, store.snapshot():
+        ids = {label: bot for bot, label in store.labels().items()}
+        return Focus(store.games(), ids), LogBudget(budget, store.log_bytes())
 
 
 async def run_ladder(
@@ -210,7 +249,7 @@ async def run_ladder(
             change = changes()
             rounds = Rounds(league, listener, focus, changes, log_budget)
             try:
-                await executor.run(rounds.units(), rounds.deliver)
+                await executor.run(rounds.units(), rounds.deliver, rounds.ends)
             finally:
                 rounds.close()
             await change.wait()
