@@ -13,6 +13,9 @@ in a process of its own on a copy of a store of real games, HTTP clients on loop
   readers poll the leaderboard (its page and its JSON in turn) and every answer's latency is
   kept.
 - `memory`: the server's resident memory sampled while the ladder plays a number of games.
+- `final_of`: a league of eight quick house bots frozen with `arena league freeze`, then
+  served: the time until its final is published, hands off, and whether the published
+  standings are `arena table`'s of the final's store.
 - `hostile_upload`: while the ladder plays and readers poll the leaderboard, an author uploads a
   version whose command names a 90 MB folder of the host and an endless file: the readers'
   latencies from the upload until the version plays or is rejected.
@@ -586,3 +589,59 @@ def percentile(values: list[float], fraction: float) -> float:
     """The `fraction` percentile (nearest rank)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, math.ceil(fraction * len(ordered)) - 1)]
+
+
+FINAL_HOUSE = {
+    "greedy": "greedy",
+    "greedy-twin": "greedy",
+    **{f"random-{n}": "random" for n in range(1, 7)},
+}
+"""The eight quick bots of the final measured: twins never tell apart, so it may spend its
+budget rather than settle."""
+
+
+class FinalRun(NamedTuple):
+    seconds: float
+    """From `arena serve` starting on the frozen league to the final's standings published."""
+    games: int
+    settled: bool
+    equal_to_table: bool
+    """The published standings are `arena table`'s of the final's store (bots, Elo, games)."""
+
+
+def final_of(folder: Path, budget: int, concurrency: int, progress: Progress) -> FinalRun:
+    """Freeze a league of `FINAL_HOUSE` (as an organiser does, the server stopped), serve it,
+    and wait, hands off, for its final to be published."""
+    write_files(folder, concurrency=concurrency, house=FINAL_HOUSE)
+    subprocess.run(
+        [*ARENA, "league", "freeze", "league.toml", "--budget", str(budget)],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+    progress(f"league: a final of {len(FINAL_HOUSE)} quick bots, at most {budget} games")
+    began = time.monotonic()
+    with serving(folder) as server:
+        connection = connect(server.url)
+        while True:
+            if server.process.poll() is not None:
+                raise RuntimeError("arena serve ended during the final")
+            result = json.loads(request(connection, "GET", "/api/seasons/1")[1])
+            if result["season"]["published"]:
+                break
+            time.sleep(0.2)
+        seconds = time.monotonic() - began
+    final = result["final"]
+    table = subprocess.run(
+        [*ARENA, "table", "league.season-1-final.sqlite", "-t", "standings", "--json"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    shown = json.loads(table.stdout)
+    rows = shown[0]["rows"] if isinstance(shown, list) else shown["standings"]
+    keys = ("bot", "elo", "games")
+    published = [tuple(row[key] for key in keys) for row in final["standings"]]
+    tabled = [tuple(row[key] for key in keys) for row in rows]
+    return FinalRun(seconds, int(final["games"]), bool(final["settled"]), published == tabled)

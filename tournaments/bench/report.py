@@ -104,10 +104,12 @@ class LeagueSizes(msgspec.Struct, frozen=True):
     memory_games: int
     placements: int
     """New versions uploaded while the ladder is busy (the p95 of their first games' waits)."""
+    final_budget: int
+    """The most games of the final measured."""
 
 
-FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10)
-QUICK_LEAGUE = LeagueSizes(1, 0, 1, 1.0, 2, 0.5, 6, 2)
+FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10, 2000)
+QUICK_LEAGUE = LeagueSizes(1, 0, 1, 1.0, 2, 0.5, 6, 2, 60)
 PLACED_S = 10.0
 """A new version's first ladder game, at most this long after it is `playing` (p95)."""
 FULL = Sizes(500, 7, 5000, 7, 60, 60, 100, 20, 200, 1_000, 1_000_000, 20_000, 21, FULL_LEAGUE)
@@ -406,6 +408,7 @@ class Bench:
             ),
         )
         self.placements()
+        self.final()
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
             folder = Path(tmp)
             league.write_files(folder, concurrency=self.cores)
@@ -495,6 +498,25 @@ class Bench:
                 "games",
                 f"≤ {2 * pairs} (2 × opponents × rotations)",
                 max(met) <= 2 * pairs,
+            ),
+        )
+
+    def final(self) -> None:
+        """A season's final, hands off, from `arena serve` on the frozen league to its
+        standings published; they must be `arena table`'s of its games."""
+        s = self.sizes.league
+        with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
+            run = league.final_of(Path(tmp), s.final_budget, self.cores, self.progress)
+        ended = "settled" if run.settled else "its budget spent"
+        self.add(
+            Figure(
+                "league",
+                f"a final of {len(league.FINAL_HOUSE)} quick bots (Azul 2p, concurrency "
+                f"{self.cores}) from `arena serve` to published: {run.games:,} games, {ended}",
+                run.seconds,
+                "s",
+                "published = `arena table`",
+                run.equal_to_table,
             ),
         )
 

@@ -1,13 +1,15 @@
 """A season's final: the frozen field — each bot's version playing when the organiser froze the
 season, and the house bots — on fresh deals (a store of its own, with its own secret), every
-seat-set in every rotation, one deal after another, rated by its own games alone, until every
-two neighbours in its standings are told apart (likelihood of superiority at least
-`SETTLED_LOS`) or its budget of games is spent."""
+seat-set in every rotation, in rounds of twice as many deals as it has played, rated by its own
+games alone, until every two neighbours in its standings are told apart (likelihood of
+superiority at least `SETTLED_LOS`, checked after each round) or its budget of games is
+spent."""
 
 from __future__ import annotations
 
 import functools
 import itertools
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -82,28 +84,50 @@ async def play_final(
     on_progress: Callable[[FinalProgress], None],
 ) -> FinalProgress:
     """Play `season`'s final to its end (it goes on where a stopped server left it), telling
-    `on_progress` where it stands after each deal; where it ended."""
+    `on_progress` where it stands after each round; where it ended."""
     assert season.budget is not None
     path = league.final_store(season.number)
     entrants = [*league.house(), *map(league.entrant, league.registry.finalists(season.number))]
     executor = executor_for(league.tournament, nice=LADDER_NICE)
     async with executor.kept():
+        before = -1
         while True:
             now = await trio.to_thread.run_sync(progress, path, season)
             on_progress(now)
-            if now.over:
+            if now.games == before:
+                print(
+                    f"arena serve: season {season.number}'s final stored no game in its last "
+                    "round (see the voided games above): it ends here",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            if now.over or now.games == before:
                 return now
-            tournament = msgspec.structs.replace(  # one more deal (and any a stop left unplayed)
-                league.tournament, schedule="round-robin", candidate=None, deals=now.deals + 1
+            before = now.games
+            tournament = msgspec.structs.replace(
+                league.tournament,
+                schedule="round-robin",
+                candidate=None,
+                deals=next_deals(now.deals, league.settings.batch),
             )
             within = functools.partial(_within, games=season.budget - now.games)
             await play_side_games(league, tournament, path, entrants, executor, listener, within)
 
 
+def next_deals(played: int, batch: int) -> int:
+    """The deals the final has played after its next round: twice as many (a round's units
+    then hold several deals, so that bot starts do not rule its time), at most `batch` more,
+    and any a stop left unplayed."""
+    return max(1, min(2 * played, played + batch))
+
+
 def _within(units: Iterator[UnitWork], games: int) -> Iterator[UnitWork]:
-    """The units while their games stay within `games` (the budget left)."""
+    """The units while their games stay within `games` (the budget left), the last one cut to
+    what is left."""
     for work in units:
-        games -= len(work.deals)
-        if games < 0:
+        if games <= 0:
             return
+        if len(work.deals) > games:
+            work = msgspec.structs.replace(work, deals=work.deals[:games])
+        games -= len(work.deals)
         yield work

@@ -245,6 +245,7 @@ class LeagueService:
     async def run(self) -> None:
         """The board, the checks of new versions and the seasons (a ladder until frozen, then
         the final, then the next season), until cancelled."""
+        await trio.to_thread.run_sync(_made, self.league.store_path)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.board.run)
             nursery.start_soon(run_checks, self.league, self.notify, self.changes)
@@ -296,6 +297,8 @@ class LeagueService:
         store, out = self.league.final_store(season.number), self.league.report_dir(season.number)
         if store.exists():
             await trio.to_thread.run_sync(functools.partial(write_report, store, out, workers=1))
+        next_store = self.league.season_store(season.number + 1)
+        await trio.to_thread.run_sync(_made, next_store)
         self.league.season = self.league.registry.publish(season.number)
         self.final = None
         self.board.start_over(self.league.store_path)
@@ -637,6 +640,12 @@ class LeagueService:
     def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
         tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)
         return StderrLog(game, row.seat, label, row.bytes, row.dropped, tail)
+
+
+def _made(store: Path) -> None:
+    """Make the season's store before any task opens it: a reader that opened it while a
+    writer was making it would find an empty file, which is no store."""
+    Store(store).close()
 
 
 def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
