@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from tourhelp_league import stored_games, until
+from tourhelp_league import in_process, stored_games, until
 
 from tournaments.cli import main
 from tournaments.league.service import LeagueService
@@ -105,3 +105,18 @@ async def test_a_season_freezes_plays_its_final_publishes_and_starts_over(
     assert (await client.get("/api/bots/greedy/games?season=9")).status_code == 404
     seasons = (await client.get("/seasons")).text
     assert 'href="/seasons/1"' in seasons and 'href="/seasons/2"' in seasons
+
+
+async def test_a_final_whose_report_cannot_be_written_is_published_without_it(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE)
+    with LeagueService.opened(file) as service:
+        service.freeze_offline(4)
+        service.league.report_dir(1).write_text("in the way")  # a file where its folder goes
+    async with in_process(file) as (service, client):
+        await until(lambda: service.league.season.number == 2, "the final's publication")
+        result = (await client.get("/api/seasons/1")).json()
+        assert result["season"]["published"] and result["final"]["games"] == 4
+        assert not result["report"]

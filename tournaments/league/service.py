@@ -279,9 +279,9 @@ class LeagueService:
         registry = self.league.registry
         try:
             await play_scrimmage(self.league, scrimmage, executor, _Quiet(self))
-        except ArenaError as exc:
+        except (ArenaError, OSError) as exc:
             reason = str(exc)
-            if exc.http_status >= 500:  # the league's trouble: its message names its files
+            if not isinstance(exc, ArenaError) or exc.http_status >= 500:  # names its files
                 print(f"arena serve: scrimmage {scrimmage.id}: {exc}", file=sys.stderr, flush=True)
                 reason = "the league could not play it: its organiser's log says why"
             registry.set_scrimmage(scrimmage.id, "failed", reason)
@@ -296,7 +296,16 @@ class LeagueService:
         ladder starts over on a store of its own."""
         store, out = self.league.final_store(season.number), self.league.report_dir(season.number)
         if store.exists():
-            await trio.to_thread.run_sync(functools.partial(write_report, store, out, workers=1))
+            try:
+                await trio.to_thread.run_sync(
+                    functools.partial(write_report, store, out, workers=1)
+                )
+            except (ArenaError, OSError) as exc:  # the standings are published without it
+                print(
+                    f"arena serve: season {season.number}'s report could not be written: {exc}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         next_store = self.league.season_store(season.number + 1)
         await trio.to_thread.run_sync(_made, next_store)
         self.league.season = self.league.registry.publish(season.number)
