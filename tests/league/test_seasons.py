@@ -120,3 +120,21 @@ async def test_a_final_whose_report_cannot_be_written_is_published_without_it(
         result = (await client.get("/api/seasons/1")).json()
         assert result["season"]["published"] and result["final"]["games"] == 4
         assert not result["report"]
+
+
+async def test_a_final_that_cannot_play_leaves_the_pages_up_and_goes_on_when_mended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE)
+    with LeagueService.opened(file) as service:
+        service.freeze_offline(4)
+        final = service.league.final_store(1)
+    final.write_bytes(b"not a store at all")
+    async with in_process(file) as (service, client):
+        await until(lambda: "final stopped" in capsys.readouterr().err, "the final's refusal")
+        assert (await client.get("/")).status_code == 200
+        assert service.league.season.number == 1
+        final.unlink()
+        service.notify()  # an organiser's change: the final is tried again
+        await until(lambda: service.league.season.number == 2, "the mended final")

@@ -261,7 +261,18 @@ class LeagueService:
                     await self._frozen.wait()
                     nursery.cancel_scope.cancel()
             else:
-                await play_final(self.league, season, self, self._on_final)
+                change = self.changes()
+                try:
+                    await play_final(self.league, season, self, self._on_final)
+                except (ArenaError, OSError) as exc:  # the pages go on; the organiser mends it
+                    print(
+                        f"arena serve: season {season.number}'s final stopped: {exc}; it goes "
+                        "on at the next change or restart",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    await change.wait()
+                    continue
                 await self._publish(season)
 
     async def _scrimmages(self) -> None:
