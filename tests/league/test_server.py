@@ -352,7 +352,9 @@ def test_fetch_lists_a_bots_games_and_downloads_its_authors_own_seats(
 
     monkeypatch.setenv("ARENA_TOKEN", bob)  # another author: the record, never the seats'
     theirs = tmp_path / "theirs"
-    assert main([*args, "--out", str(theirs)]) == 0
+    game = int(record.name.removeprefix("game-").removesuffix(".jsonl"))
+    same = ["--before", str(game + 1)]  # the same game, though the ladder stored newer ones
+    assert main([*args, *same, "--out", str(theirs)]) == 0
     assert [path.name for path in theirs.iterdir()] == [record.name]
     capsys.readouterr()
     assert main(["fetch", served.url, "nobody"]) == 2
