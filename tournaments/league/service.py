@@ -195,6 +195,10 @@ class LeagueService:
 
     def __init__(self, league: League) -> None:
         self.league = league
+        for store in (league.store_path, league.scrimmage_store):
+            _made(store)
+        if league.season.frozen is not None:
+            _made(league.final_store(league.season.number))
         self.board = BoardKeeper(league.store_path)
         self._change = trio.Event()
         self._runtimes: list[Runtime] | None = None
@@ -245,7 +249,6 @@ class LeagueService:
     async def run(self) -> None:
         """The board, the checks of new versions and the seasons (a ladder until frozen, then
         the final, then the next season), until cancelled."""
-        await trio.to_thread.run_sync(_made, self.league.store_path)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.board.run)
             nursery.start_soon(run_checks, self.league, self.notify, self.changes)
@@ -393,6 +396,7 @@ class LeagueService:
             raise RequestError(
                 f"a final needs {self.league.tournament.players} bots for a game; {field} play now"
             )
+        _made(self.league.final_store(self.league.season.number))
         self.league.season = self.league.registry.freeze(budget)
         self._frozen.set()
         self._frozen = trio.Event()
@@ -663,9 +667,11 @@ class LeagueService:
 
 
 def _made(store: Path) -> None:
-    """Make the season's store before any task opens it: a reader that opened it while a
-    writer was making it would find an empty file, which is no store."""
-    Store(store).close()
+    """Make a store before any task or page opens it: a reader that opened it while a writer
+    was making it would find an empty file, or one without its tables, which is no store. (One
+    there already is left as it is: whoever opens it says what is wrong with it.)"""
+    if not store.exists():
+        Store(store).close()
 
 
 def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
