@@ -685,15 +685,15 @@ ROUTES = [
     Route("/submit", submit_form, methods=["GET"]),
     Route("/submit", submit_post, methods=["POST"]),
     Route("/bots/{bot}", bot_page),
-    Route("/games/{game:int}", game_view),
-    Route("/games/{game:int}/record.jsonl", game_record),
-    Route("/games/{game:int}/seat{seat:int}.jsonl", seat_record),
-    Route("/seasons/{season:int}/games/{game:int}", game_view),
-    Route("/seasons/{season:int}/games/{game:int}/record.jsonl", game_record),
-    Route("/seasons/{season:int}/games/{game:int}/seat{seat:int}.jsonl", seat_record),
-    Route("/scrimmage-games/{game:int}", game_view),
-    Route("/scrimmage-games/{game:int}/record.jsonl", game_record),
-    Route("/scrimmage-games/{game:int}/seat{seat:int}.jsonl", seat_record),
+    *(
+        Route(f"{pages}/{{game:int}}{tail}", endpoint)
+        for pages in ("/games", "/seasons/{season:int}/games", SCRIMMAGES.pages)
+        for tail, endpoint in (
+            ("", game_view),
+            ("/record.jsonl", game_record),
+            ("/seat{seat:int}.jsonl", seat_record),
+        )
+    ),
     Route("/bots/{bot}/scrimmages", scrimmage_form, methods=["POST"]),
     Route("/api/bots/{bot}/scrimmages", scrimmage_api, methods=["POST"]),
     Route("/api/leaderboard", leaderboard_api),
