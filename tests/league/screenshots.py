@@ -4,7 +4,8 @@
 
 Serves a small league (two uploaded bots and a house bot, one upload rejected), lets the ladder
 play a little, then photographs the leaderboard, a bot's page signed out and signed in as its
-author, the submit page signed in, a game's page and `/league`.
+author (with its scrimmage form), the submit page signed in, a game's page, `/league`,
+`/benchmarks` and `/seasons`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ def sign_in(driver: Any, url: str, secret: str) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         file = Path(folder) / "azul-class.toml"
-        file.write_text(LEAGUE.replace("batch = 1", "batch = 4"))
+        grades = '\n[[league.grades]]\ngrade = "pass"\nbeats = { random = 50 }\n'
+        benchmarks = 'batch = 4\nbenchmarks = ["random"]'
+        file.write_text(LEAGUE.replace("batch = 1", benchmarks) + grades)
         alice, bob = token(file, "alice"), token(file, "bob")
         served = Running(file)
         try:
@@ -64,6 +67,8 @@ def main() -> None:
                 sign_in(driver, served.url, alice)
                 shoot(driver, served.url + "/bots/alice-first", "league-bot-signed-in.png")
                 shoot(driver, served.url + "/submit", "league-submit.png")
+                shoot(driver, served.url + "/benchmarks", "league-benchmarks.png")
+                shoot(driver, served.url + "/seasons", "league-seasons.png")
         finally:
             served.stop()
 
