@@ -111,15 +111,22 @@ class Running:
             env=env,
         )
         assert self.process.stderr is not None
-        deadline = time.monotonic() + 30
+        deadline, said = time.monotonic() + 30, []
         for line in self.process.stderr:
             found = re.search(r"serving .* on (http://127\.0\.0\.1:\d+)", line)
             if found:
                 self.url = found[1]
                 break
-            assert time.monotonic() < deadline, line
+            said.append(line)
+            if time.monotonic() > deadline:
+                break
         else:
-            raise AssertionError("arena serve stopped before it listened")
+            self.process.wait()
+        if not hasattr(self, "url"):
+            self.process.kill()
+            self.process.wait()
+            self.process.stderr.close()
+            raise AssertionError("arena serve did not listen; it said:\n" + "".join(said))
         self.log: list[str] = []  # drained, so that a full pipe never blocks the server
         self.drain = threading.Thread(target=self.log.extend, args=(self.process.stderr,))
         self.drain.start()
