@@ -53,6 +53,7 @@ if TYPE_CHECKING:
         printable,
         replay,
         replay_states,
+        with_commands,
     )
     from referee.sandbox import (
         SandboxChoice,
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "positions": "referee.record",
     "printable": "referee.record",
     "replay": "referee.record",
+    "with_commands": "referee.record",
     "replay_states": "referee.record",
     "run_build": "referee.build",
     "run_match": "referee.match",
@@ -147,6 +149,7 @@ __all__ = [
     "run_build",
     "run_match",
     "system_program",
+    "with_commands",
     "without_stderr",
 ]
 

@@ -19,6 +19,7 @@ played under version 1); a record of other rules is refused rather than replayed
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -175,6 +176,15 @@ class ParsedRecord(msgspec.Struct):
     result: ResultLine | None
 
 
+def with_commands(record: bytes, commands: list[list[str]]) -> bytes:
+    """`record` with its header's seat commands replaced: a game played from a worker's copy of
+    the bots recorded as the coordinator runs them (the same game wherever it was played)."""
+    header, newline, rest = record.partition(b"\n")
+    decoded = msgspec.json.decode(header, type=Header)
+    decoded.commands = commands
+    return _encoder.encode(decoded) + newline + rest
+
+
 def parse_record(record: bytes) -> ParsedRecord:
     """Split a record into its parts; `BadRecord` with the line number if it is not one.
 
@@ -266,6 +276,12 @@ class Position(msgspec.Struct):
     line: DecisionLine | None
 
 
+@functools.cache
+def _action_decoder(action: type[Any]) -> msgspec.json.Decoder[Any]:
+    """One decoder per game's action type (made once: a replay decodes every action)."""
+    return msgspec.json.Decoder(action)
+
+
 def positions(parsed: ParsedRecord) -> Iterator[Position]:
     """Every position of the record's game: the start, then after each decision — the one walk
     through a record that `replay`, `arena replay --show`, the report's viewer and `arena export
@@ -278,13 +294,11 @@ def positions(parsed: ParsedRecord) -> Iterator[Position]:
     header = parsed.header
     game: Game[Any] = find_game(header.game)
     state = game.new(len(header.names), header.seed, parse_options(game, header.options))
+    decoder = _action_decoder(game.Action)
     for line in parsed.decisions:
         yield Position(game, state, line)
         try:
-            actions = {
-                seat: msgspec.json.decode(raw, type=game.Action)
-                for seat, raw in line.actions.items()
-            }
+            actions = {seat: decoder.decode(raw) for seat, raw in line.actions.items()}
             game.apply(state, actions)
         except (msgspec.ValidationError, IllegalAction) as exc:
             raise BadRecord(f"decision {line.n}: the recorded action is refused: {exc}") from None

@@ -30,6 +30,7 @@ COMMANDS = (
     "submit",
     "fetch",
     "remove",
+    "workers",
     "table",
     "compare",
     "bench",

@@ -7,12 +7,14 @@ game's seed and the seats' own seeds, keyed by the store's secret, which stays h
 the units to an executor (`tournaments.executors`): trio tasks in this process, referee processes
 on this machine, or a Dask cluster. The executor opens each unit's bots once and plays all its
 games on the same processes (a bot process start can cost more than a game); since a unit holds
-one rotation, no process plays two games of the same deal. Every finished game comes back here
-and is stored in its own transaction at once — the runner is the store's only writer — so
-stopping at any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in flight, and the
-next run plays exactly the games that are not stored. A game delivered twice (a re-run unit) is
-stored once. Each seat's stderr comes back as text and is written to the log directory of the
-limits (`<store>.logs/`), only for the bots that wrote something.
+one rotation, no process plays two games of the same deal. Every finished game comes back here,
+is replayed with this process's own engine (`executors.verify`: a game that does not replay is
+refused, kept for inspection, played again, and its worker sent no more units) and is stored in
+a batch committed at least every second — the runner is the store's only writer — so stopping at
+any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in flight or not yet
+committed, and the next run plays exactly the games that are not stored. A game delivered twice
+(a re-run unit) is stored once. Each seat's stderr comes back as text and is written to the log
+directory of the limits (`<store>.logs/`), only for the bots that wrote something.
 
 Recovery: a bot that crashed is restarted for the next game of its pairing (`BotHandle`). A bot
 whose games end in its own fault `probation_after` times in a row is put on probation: reported
@@ -28,9 +30,10 @@ import os
 import re
 import shlex
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 import msgspec
+import trio
 
 from protocol import TimeControl
 from referee import BotHandle, BotSpec, Limits, MatchOutcome, play_match
@@ -38,6 +41,7 @@ from tournaments.config import Tournament
 from tournaments.entrants import Entrant
 from tournaments.executors import Executor
 from tournaments.executors.inprocess import InProcess
+from tournaments.executors.verify import refusal
 from tournaments.executors.work import (
     Deal,
     GameDone,
@@ -60,7 +64,7 @@ from tournaments.schedule import (
     seating,
     units,
 )
-from tournaments.store import LogRow, Store, log_file, seat_set_key
+from tournaments.store import BATCH_S, LogRow, Store, log_file, seat_set_key
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -83,6 +87,16 @@ class Voided(msgspec.Struct, frozen=True):
     """One `arena match` command line that plays the same game (same seed, seats, clock)."""
 
 
+class Refused(msgspec.Struct, frozen=True):
+    """A game a worker sent that did not replay: not stored, played again elsewhere."""
+
+    worker: str
+    bots: tuple[str, ...]
+    deal: int
+    rotation: int
+    reason: str
+
+
 class RunReport(msgspec.Struct, frozen=True):
     total: int
     """Games in the schedule."""
@@ -93,6 +107,8 @@ class RunReport(msgspec.Struct, frozen=True):
     """Games the referee itself failed (not stored: the next run tries them again)."""
     probation: list[str] = []
     """Labels of the bots put on probation in this run."""
+    refused: list[Refused] = []
+    """Games refused because they did not replay (played again, or by the next run)."""
 
 
 OnStart = Callable[[int, int], None]
@@ -103,6 +119,11 @@ OnVoid = Callable[[Voided], None]
 """Called when a game is voided by a referee error."""
 OnProbation = Callable[[str, str], None]
 """Called with (bot label, its last fault) when a bot goes on probation."""
+OnRefused = Callable[[Refused], None]
+"""Called when a worker's game is refused (it did not replay)."""
+PASSES = 3
+"""Times a run plays the games it refused again (on the workers not refused) before leaving
+them to the next run."""
 
 
 def reproduce_command(tournament: Tournament, seed: int, specs: Sequence[BotSpec]) -> str:
@@ -194,6 +215,7 @@ class Runner:
         on_game: OnGame | None = None,
         on_void: OnVoid | None = None,
         on_probation: OnProbation | None = None,
+        on_refused: OnRefused | None = None,
         claimed: set[tuple[str, int, int]] | None = None,
         log_budget: LogBudget | None = None,
         opening: int = 0,
@@ -208,6 +230,8 @@ class Runner:
         self.on_game = on_game or (lambda game: None)
         self.on_void = on_void or (lambda voided: None)
         self.on_probation = on_probation or (lambda label, fault: None)
+        self.on_refused = on_refused or (lambda refused: None)
+        self.refused: list[Refused] = []
         self.played = 0
         self.voided: list[Voided] = []
         self.probation: list[str] = []
@@ -264,14 +288,23 @@ class Runner:
             # is made, and a worker's bots would otherwise see this directory appear.
             os.makedirs(self.limits.log_dir, exist_ok=True)
         self.on_start(total, stored)
-        await self.executor.run(self.work(), self.deliver)
+        await in_batches(self.store, self._passes)
         return RunReport(
             total=total,
             stored_before=stored,
             played=self.played,
             voided=self.voided,
             probation=self.probation,
+            refused=self.refused,
         )
+
+    async def _passes(self) -> None:
+        """The schedule's missing games, then again those refused meanwhile (`PASSES`)."""
+        for _ in range(PASSES + 1):
+            refused = len(self.refused)
+            await self.executor.run(self.work(), self.deliver)
+            if len(self.refused) == refused:
+                return
 
     def work(self) -> Iterator[UnitWork]:
         """The units that still have games to play, in schedule order, as workers take them
@@ -316,7 +349,29 @@ class Runner:
         if isinstance(result, GameVoided):
             self._void(work, result)
             return
+        reason = refusal(work, result)
+        if reason is not None:
+            self._refuse(work, result, reason)
+            return
         self._store(work.seat_set, result)
+
+    def _refuse(self, work: UnitWork, game: GameDone, reason: str) -> None:
+        """Keep the game for inspection, send its worker no more units, and say so."""
+        worker = game.worker or "this process"
+        self.store.add_refused(
+            worker=worker,
+            seat_set=seat_set_key(work.seat_set),
+            deal=game.deal,
+            rotation=game.rotation,
+            reason=reason,
+            record=game.record,
+        )
+        self.executor.refuse(worker)
+        seated = seating(work.seat_set, game.rotation)
+        bots = tuple(self.players[bot].label for bot in seated)
+        refused = Refused(worker, bots, game.deal, game.rotation, reason)
+        self.refused.append(refused)
+        self.on_refused(refused)
 
     def _logs(self, seated: Sequence[int], game: GameDone) -> list[tuple[LogRow, str]]:
         """Each seat's log of `game` as it will be recorded, with the text to write (none for a
@@ -384,6 +439,7 @@ class Runner:
             decisions=game.decisions,
             record=game.record,
             logs=[row for row, _ in logs],
+            worker=game.worker,
         )
         if stored is None:  # delivered again by a re-run unit: counted and reported once
             return
@@ -400,3 +456,25 @@ class Runner:
             )
         )
         self._watch(seated, game.played.faults)
+
+
+async def in_batches(store: Store, play: Callable[[], Awaitable[None]]) -> None:
+    """`play()`, with `store` keeping its games in batches (`Store.batched`), each committed
+    within `BATCH_S` of its first game even while no other game comes."""
+    error: BaseException | None = None
+    with store.batched():
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_commit_when_due, store)
+            try:
+                await play()
+            except BaseException as exc:  # raised outside: callers see it, not a group around it
+                error = exc
+            nursery.cancel_scope.cancel()
+    if error is not None:
+        raise error
+
+
+async def _commit_when_due(store: Store) -> None:
+    while True:
+        await trio.sleep(BATCH_S / 4)
+        store.commit_due()

@@ -16,7 +16,7 @@ from tournaments.executors import Executor
 from tournaments.output import plural
 from tournaments.prepare import Prepared
 from tournaments.results import FinishedGame
-from tournaments.runner import Runner, RunReport, Voided
+from tournaments.runner import Refused, Runner, RunReport, Voided
 
 
 class GameListener(Protocol):
@@ -27,6 +27,8 @@ class GameListener(Protocol):
     def on_void(self, voided: Voided) -> None: ...
 
     def on_probation(self, label: str, fault: str) -> None: ...
+
+    def on_refused(self, refused: Refused) -> None: ...
 
 
 class Listener(GameListener, Protocol):
@@ -115,6 +117,7 @@ class TournamentRun:
             on_game=self._on_game,
             on_void=listener.on_void,
             on_probation=listener.on_probation,
+            on_refused=listener.on_refused,
         )
 
     @property

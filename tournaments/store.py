@@ -1,9 +1,10 @@
 """One SQLite file per tournament: settings, bots, every finished game with its record.
 
 Why SQLite: nothing to install, one file to copy, and transactions make resuming trivial. Each
-game is written in one transaction under a unique key (seat-set, deal, rotation), so a runner
-killed at any instant (even `kill -9`) leaves only whole games behind, and a second run skips
-exactly those. WAL mode lets `arena table` read while a run is writing; `synchronous=NORMAL`
+game is written under a unique key (seat-set, deal, rotation), in one transaction or (a runner's
+games, `Store.batched`) in a batch committed at least every `BATCH_S`, so a runner killed at any
+instant (even `kill -9`) leaves only whole games behind, and a second run plays exactly the
+others. WAL mode lets `arena table` read while a run is writing; `synchronous=NORMAL`
 is durable against a killed process (only a power cut may lose the last games, never corrupt).
 
 The file holds the store's secret, so it is created private (mode 0600, and so are SQLite's
@@ -13,8 +14,8 @@ refuses one that is missing, empty or not a tournament store.
 
 Every failure of SQLite (a full disk, an I/O error, a damaged file) surfaces as one `StoreError`
 whose message says what happened, to which file, and what to do; a store opened for writing is
-first checked with `PRAGMA quick_check`. A game is one transaction, so a failed write loses that
-game only: the games stored before stay, and the next run plays the missing one.
+first checked with `PRAGMA quick_check`. A failed write loses its game (or its batch's) only: the
+games committed before stay, and the next run plays the missing ones.
 
 Schema (version 1)::
 
@@ -35,16 +36,23 @@ Schema (version 1)::
     logs(game, seat, file, bytes, dropped, PRIMARY KEY(game, seat))
                                           -- made at the first stderr log kept: whose log
                                           --   each file of `<store>.logs/` is
+    played_by(game PRIMARY KEY, worker)   -- made at the first game naming its worker
+    refused(id PRIMARY KEY, worker, seat_set, deal, rotation, reason, at, record)
+                                          -- games that did not replay (`executors.verify`)
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import secrets
 import sqlite3
+import threading
+import time
+import weakref
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 from urllib.parse import quote
@@ -115,7 +123,21 @@ LOGS_SCHEMA = (
 )
 """The bots' stderr logs of each game (`LogRow`), recorded with the game when it is stored, made
 at the first game with a log: which file is whose is read from here, never from file names."""
+WORKERS_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS played_by (game INTEGER PRIMARY KEY REFERENCES games(id), "
+    "worker TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS played_by_worker ON played_by (worker);"
+    "CREATE TABLE IF NOT EXISTS refused (id INTEGER PRIMARY KEY, worker TEXT NOT NULL, "
+    "seat_set TEXT NOT NULL, deal INTEGER NOT NULL, rotation INTEGER NOT NULL, "
+    "reason TEXT NOT NULL, at TEXT NOT NULL, record BLOB NOT NULL)"
+)
+"""Which worker played each game, and the games refused because they did not replay (kept for
+inspection, never counted): made at the first game that names its worker."""
 STORE_TABLES = frozenset({"meta", "bots", "games", "seats", "faults"})
+BATCH_S = 1.0
+"""The longest a batch of games (`Store.batched`) stays uncommitted."""
+_BATCHES: weakref.WeakSet[Store] = weakref.WeakSet()
+"""The stores inside `Store.batched` in this process."""
 
 SECRET_BYTES = 32
 
@@ -139,6 +161,17 @@ def _read_back(method: Callable[Concatenate[Store, P], R]) -> Callable[Concatena
             raise self._damaged(f"a stored value names nothing or is malformed: {exc!r}") from exc
 
     return guarded(read)
+
+
+class WorkerRow(msgspec.Struct, frozen=True):
+    """What one worker played (`arena workers`): a slow or broken machine stands out."""
+
+    worker: str
+    games: int
+    decisions: int
+    faults: int
+    timeouts: int
+    refused: int
 
 
 class BotRow(msgspec.Struct, frozen=True):
@@ -214,6 +247,13 @@ class Store(SqliteFile):
 
     def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
         self.readonly = readonly
+        self._batching = False
+        self._batch_began: float | None = None
+        """When the open batch began (`batched`); None: no batch open."""
+        self.uncommitted = 0
+        """Games in the open batch: stored as far as this connection sees, not yet durable."""
+        self._thread = 0
+        """The thread that holds the batches open (`batched`)."""
         super().__init__(path)
 
     def _connect(self) -> sqlite3.Connection:
@@ -253,7 +293,7 @@ class Store(SqliteFile):
         if "meta" not in objects:
             what = "an empty file" if self.path.stat().st_size == 0 else "another SQLite database"
             raise StoreError(f"{self.path} is not a tournament store ({what}); nothing was changed")
-        schema = ";".join((_SCHEMA, EXCLUDED_SCHEMA, LOGS_SCHEMA))
+        schema = ";".join((_SCHEMA, EXCLUDED_SCHEMA, LOGS_SCHEMA, WORKERS_SCHEMA))
         self._check_tables(objects, schema, STORE_TABLES)
 
     def _check_version(self) -> None:
@@ -445,11 +485,12 @@ class Store(SqliteFile):
         decisions: int,
         record: bytes,
         logs: Sequence[LogRow] = (),
+        worker: str = "",
     ) -> int | None:
         """Store one finished game atomically, with the record of its seats' logs (their `file`
-        names made `log_file(id, file)`); its id, or None (and nothing written) if already
-        stored."""
-        with self._transaction():
+        names made `log_file(id, file)`) and the worker that played it; its id, or None (and
+        nothing written) if already stored. Inside `batched`, committed with its batch."""
+        with self._batch_or_transaction():
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO games (seat_set, deal, rotation, seed, finished, wall_ms, "
                 "decisions, tiebreak, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -497,7 +538,125 @@ class Store(SqliteFile):
                         for log in logs
                     ],
                 )
+            if worker:
+                self._workers_table()
+                self._db.execute("INSERT INTO played_by VALUES (?, ?)", (game, worker))
+            self.uncommitted += self._batching
         return game
+
+    def _workers_table(self) -> None:
+        for statement in WORKERS_SCHEMA.split(";"):
+            self._db.execute(statement)
+
+    @guarded
+    def add_refused(
+        self, *, worker: str, seat_set: str, deal: int, rotation: int, reason: str, record: bytes
+    ) -> None:
+        """Keep a game `worker` sent that did not replay (`reason`), for inspection."""
+        with self._batch_or_transaction():
+            self._workers_table()
+            self._db.execute(
+                "INSERT INTO refused (worker, seat_set, deal, rotation, reason, at, record) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (worker, seat_set, deal, rotation, reason, _now(), zlib.compress(record)),
+            )
+
+    @_read_back
+    def workers(self) -> list[WorkerRow]:
+        """Each worker that played or sent a game: its games, faults, timeouts and decisions,
+        and its refused games."""
+        made = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'played_by'"
+        ).fetchone()
+        if made is None:
+            return []
+        rows: dict[str, list[int]] = {}
+        for worker, games, decisions in self._db.execute(
+            "SELECT worker, count(*), sum(games.decisions) FROM played_by "
+            "JOIN games ON games.id = played_by.game GROUP BY worker"
+        ):
+            rows[str(worker)] = [int(games), int(decisions or 0), 0, 0, 0]
+        for worker, faults, timeouts in self._db.execute(
+            "SELECT worker, count(*), sum(faults.kind = 'timeout') FROM played_by "
+            "JOIN faults ON faults.game = played_by.game GROUP BY worker"
+        ):
+            rows[str(worker)][2:4] = [int(faults), int(timeouts or 0)]
+        for worker, refused in self._db.execute(
+            "SELECT worker, count(*) FROM refused GROUP BY worker"
+        ):
+            rows.setdefault(str(worker), [0, 0, 0, 0, 0])[4] = int(refused)
+        return [WorkerRow(name, *counts) for name, counts in sorted(rows.items())]
+
+    @_read_back
+    def refused_games(self) -> list[tuple[str, str, bytes]]:
+        """(worker, reason, record) of every refused game, oldest first."""
+        if "refused" not in self._objects():
+            return []
+        rows = self._db.execute("SELECT worker, reason, record FROM refused ORDER BY id")
+        return [(str(w), str(r), zlib.decompress(record)) for w, r, record in rows]
+
+    # ---- batches ----------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """A write of its own commits the open batch first (it never joins or rolls it back),
+        and so do the batches this thread holds open on the same file through other
+        connections: waiting for their lock would block the very thread that commits them."""
+        for other in list(_BATCHES):
+            if other is self or (
+                other._thread == threading.get_ident() and other.path == self.path
+            ):
+                other.commit()
+        with super()._transaction():
+            yield
+
+    @contextlib.contextmanager
+    def batched(self) -> Iterator[None]:
+        """Inside, games are committed in batches (`commit_due`, and at the end): one
+        transaction per batch instead of per game. A process killed meanwhile loses the games
+        of the open batch only, which the next run plays again."""
+        self._batching, self._thread = True, threading.get_ident()
+        _BATCHES.add(self)
+        try:
+            yield
+        finally:
+            self._batching = False
+            _BATCHES.discard(self)
+            self.commit()
+
+    @guarded
+    def commit(self) -> None:
+        """Commit the open batch, if any."""
+        if self._batch_began is not None:
+            self._batch_began = None
+            self._db.execute("COMMIT")
+            self.uncommitted = 0
+
+    def commit_due(self) -> None:
+        """Commit the open batch if it has been open `BATCH_S` (called at least that often)."""
+        if self._batch_began is not None and time.monotonic() - self._batch_began >= BATCH_S:
+            self.commit()
+
+    @contextlib.contextmanager
+    def _batch_or_transaction(self) -> Iterator[None]:
+        """Into the open batch (begun if none), or else a transaction of its own. A write that
+        fails inside a batch rolls the batch back: its games are played again."""
+        if not self._batching:
+            with self._transaction():
+                yield
+            return
+        if self._batch_began is None:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._batch_began = time.monotonic()
+        try:
+            yield
+        except BaseException:
+            self._batch_began, self.uncommitted = None, 0
+            if self._db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            raise
+        self.commit_due()
 
     def _has_logs(self) -> bool:
         made = self._db.execute(

@@ -16,7 +16,7 @@ from tournaments.executors.work import GameUnplayed, Result, UnitWork
 from tournaments.league.ladder import Focus, Rounds
 from tournaments.league.league import League
 from tournaments.results import FinishedGame
-from tournaments.runner import LogBudget, Voided
+from tournaments.runner import LogBudget, Refused, Voided
 from tournaments.store import Store
 
 IDS = {"a": 1, "b": 2, "c": 3}
@@ -217,3 +217,6 @@ class Quiet:
         raise AssertionError(voided)
 
     def on_probation(self, label: str, fault: str) -> None: ...
+
+    def on_refused(self, refused: Refused) -> None:
+        raise AssertionError(refused)

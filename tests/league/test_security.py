@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import base64
 import html
-import importlib.metadata
-import importlib.util
 import json
 import os
 import re
@@ -31,8 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packaging.requirements import Requirement
-from tourhelp_league import CLI, Running, as_user, page_as, signed_in, zipped
+from tourhelp_league import CLI, Running, as_user, page_as, python_for, signed_in, zipped
 
 from tournaments.league.league import League
 
@@ -184,61 +181,6 @@ def arena(request: pytest.FixtureRequest) -> Iterator[Arena]:
     finally:
         shutil.rmtree(top, ignore_errors=True)
         shutil.rmtree(organiser, ignore_errors=True)
-
-
-def python_for(uid: int, top: Path) -> str:
-    """An interpreter the user `uid` can run the server with: this one, or (when this one, the
-    project or its packages live where the user cannot reach: a root-only home, a 0700 clone) a
-    virtual environment of the system's Python of the same version, given a copy in `top` of
-    the project and of the packages its server needs."""
-    itself = (
-        "import subprocess, sys, tournaments.server.app; "
-        "subprocess.run([sys.executable, '-c', ''], check=True)"
-    )
-    done = subprocess.run([*as_user(uid), sys.executable, "-c", itself], capture_output=True)
-    if done.returncode == 0:  # it can import the server, and start itself as its children do
-        return sys.executable
-    system = shutil.which(f"python{sys.version_info[0]}.{sys.version_info[1]}", path="/usr/bin")
-    assert system is not None, "no system Python of this version for the normal user's server"
-    shim = top / "python"
-    subprocess.run([system, "-m", "venv", "--without-pip", str(shim)], check=True)
-    (site,) = shim.glob("lib/python*/site-packages")
-    copied = top / "packages"
-    for dist in server_distributions():
-        for file in dist.files or []:
-            source = Path(str(dist.locate_file(file)))
-            if ".." not in file.parts and file.suffix != ".pth" and source.is_file():
-                (copied / file).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, copied / file)
-    for package in PACKAGES:  # from wherever they are found: an editable install's checkout
-        spec = importlib.util.find_spec(package)
-        assert spec is not None and spec.submodule_search_locations is not None
-        shutil.copytree(spec.submodule_search_locations[0], copied / package, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    (site / "arena-tests.pth").write_text(f"{copied}\n")
-    return str(shim / "bin" / "python3")
-
-
-PACKAGES = ("protocol", "referee", "bots", "tournaments")
-
-
-def server_distributions() -> list[importlib.metadata.Distribution]:
-    """This project's distribution and every one `tile-arena[server]` requires, transitively."""
-    found: dict[str, importlib.metadata.Distribution] = {}
-    wanted = [Requirement("tile-arena[server]")]
-    while wanted:
-        requirement = wanted.pop()
-        dist = importlib.metadata.distribution(requirement.name)
-        key = f"{dist.metadata['Name'].lower()}{sorted(requirement.extras)}"
-        if key in found:
-            continue
-        found[key] = dist
-        for text in dist.requires or []:
-            needed = Requirement(text)
-            extras = requirement.extras or {""}
-            if needed.marker is None or any(needed.marker.evaluate({"extra": e}) for e in extras):
-                wanted.append(needed)
-    return list(found.values())
 
 
 def worst_latency(served: Running, until: Any) -> float:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import http.cookiejar
+import importlib.metadata
+import importlib.util
 import io
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +27,7 @@ from typing import Any
 
 import httpx2 as httpx
 import trio
+from packaging.requirements import Requirement
 
 from tournaments.league.league import League
 from tournaments.league.service import LeagueService
@@ -275,3 +279,59 @@ async def in_process(file: Path) -> AsyncIterator[tuple[LeagueService, httpx.Asy
             nursery.start_soon(service.run)
             yield service, client
             nursery.cancel_scope.cancel()
+
+
+def python_for(uid: int, top: Path, extras: str = "server") -> str:
+    """An interpreter the user `uid` can run the project with its `extras`: this one, or (when
+    this one, the project or its packages live where the user cannot reach: a root-only home,
+    a 0700 clone) a virtual environment of the system's Python of the same version, given a
+    copy in `top` of the project and of the packages the extras need."""
+    modules = {"server": "tournaments.server.app", "dask": "distributed"}
+    imports = ", ".join(modules[extra] for extra in extras.split(","))
+    itself = (
+        f"import subprocess, sys, {imports}; subprocess.run([sys.executable, '-c', ''], check=True)"
+    )
+    done = subprocess.run([*as_user(uid), sys.executable, "-c", itself], capture_output=True)
+    if done.returncode == 0:  # it can import the server, and start itself as its children do
+        return sys.executable
+    system = shutil.which(f"python{sys.version_info[0]}.{sys.version_info[1]}", path="/usr/bin")
+    assert system is not None, "no system Python of this version for the normal user's server"
+    shim = top / "python"
+    subprocess.run([system, "-m", "venv", "--without-pip", str(shim)], check=True)
+    (site,) = shim.glob("lib/python*/site-packages")
+    copied = top / "packages"
+    for dist in distributions(f"tile-arena[{extras}]"):
+        for file in dist.files or []:
+            source = Path(str(dist.locate_file(file)))
+            if ".." not in file.parts and file.suffix != ".pth" and source.is_file():
+                (copied / file).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, copied / file)
+    for package in PACKAGES:  # from wherever they are found: an editable install's checkout
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.submodule_search_locations is not None
+        shutil.copytree(spec.submodule_search_locations[0], copied / package, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    (site / "arena-tests.pth").write_text(f"{copied}\n")
+    return str(shim / "bin" / "python3")
+
+
+PACKAGES = ("protocol", "referee", "bots", "tournaments")
+
+
+def distributions(requirement: str) -> list[importlib.metadata.Distribution]:
+    """The distribution `requirement` names and every one it requires, transitively."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    wanted = [Requirement(requirement)]
+    while wanted:
+        requirement = wanted.pop()
+        dist = importlib.metadata.distribution(requirement.name)
+        key = f"{dist.metadata['Name'].lower()}{sorted(requirement.extras)}"
+        if key in found:
+            continue
+        found[key] = dist
+        for text in dist.requires or []:
+            needed = Requirement(text)
+            extras = requirement.extras or {""}
+            if needed.marker is None or any(needed.marker.evaluate({"extra": e}) for e in extras):
+                wanted.append(needed)
+    return list(found.values())

@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 import pytest
 import trio
-from tourhelp import ARENA
+from tourhelp import ARENA, run
 
 from tournaments.config import ConfigError, decode
 from tournaments.executors import Executor
@@ -36,9 +36,9 @@ from tournaments.executors.work import (
     UnitWork,
     sweep_log_dirs,
 )
-from tournaments.prepare import Prepared, prepare
+from tournaments.prepare import prepare
 from tournaments.results import FinishedGame
-from tournaments.runner import Runner, RunReport
+from tournaments.runner import Runner
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 
@@ -98,28 +98,6 @@ def tournament(
     with sqlite3.connect(file.with_suffix(".sqlite")) as db:
         db.execute("UPDATE meta SET value = ? WHERE key = 'secret'", (SECRET,))
     return file
-
-
-def run(file: Path, executor: Executor, **callbacks: Any) -> RunReport:
-    """Play the tournament of `file` to its end with `executor`."""
-    prepared = prepare(file)
-    try:
-        return play(prepared, executor, **callbacks)
-    finally:
-        prepared.close()
-
-
-def play(prepared: Prepared, executor: Executor, **callbacks: Any) -> RunReport:
-    """Play a prepared tournament (store open, bots hashed) to its end with `executor`."""
-    runner = Runner(
-        prepared.tournament,
-        prepared.store,
-        prepared.players,
-        limits=prepared.limits,
-        executor=executor,
-        **callbacks,
-    )
-    return trio.run(runner.run)
 
 
 def games(db: Path) -> list[Any]:

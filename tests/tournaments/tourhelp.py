@@ -1,4 +1,5 @@
-"""Hand-made finished games for the tournaments' tests (imported by them)."""
+"""Shared helpers of the tournaments' tests: hand-made finished games, the real `arena`, and a
+tournament played to its end with an executor (imported by them)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import trio
 
 from tournaments.cli import main
+from tournaments.executors import Executor
+from tournaments.prepare import Prepared, prepare
 from tournaments.results import FaultRow, FinishedGame, Played
+from tournaments.runner import Runner, RunReport
 
 ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
 """The real `arena` entry point in a fresh interpreter, as the console script calls it."""
@@ -182,3 +189,25 @@ def series(a: str, b: str, wins: int, losses: int, draws: int = 0) -> list[Finis
         else:
             result.append(game([a, b], [rank_a, rank_b], deal=deal, seat_set=f"{a},{b}"))
     return result
+
+
+def run(file: Path, executor: Executor, **callbacks: Any) -> RunReport:
+    """Play the tournament of `file` to its end with `executor`."""
+    prepared = prepare(file)
+    try:
+        return play(prepared, executor, **callbacks)
+    finally:
+        prepared.close()
+
+
+def play(prepared: Prepared, executor: Executor, **callbacks: Any) -> RunReport:
+    """Play a prepared tournament (store open, bots hashed) to its end with `executor`."""
+    runner = Runner(
+        prepared.tournament,
+        prepared.store,
+        prepared.players,
+        limits=prepared.limits,
+        executor=executor,
+        **callbacks,
+    )
+    return trio.run(runner.run)

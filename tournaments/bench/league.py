@@ -509,10 +509,41 @@ def ladder_and_readers(
             ladders.append(rate(db, seconds, lambda: server.process.poll() is not None))
         latencies += reading.latencies
         errors += reading.errors
-        for leftover in folder.glob("league.*"):
-            if leftover.suffix != ".toml":
-                shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+        _remove_league_files(folder)
     return Load(runs, ladders, latencies, errors, stored(base))
+
+
+def ladder_by_executor(
+    folder: Path, base: Path, *, windows: int, seconds: float, progress: Progress
+) -> list[tuple[Window, Window]]:
+    """`windows` pairs of windows of `seconds` of the ladder on a copy of `base`: on the local
+    executor, then on a Dask `LocalCluster` of as many workers (its start excluded: a window
+    counts from the first new game)."""
+    text = (folder / "league.toml").read_text()
+    pairs = []
+    try:
+        for n in range(windows):
+            pair = []
+            for executor in ("local", "dask"):
+                progress(f"league: the ladder on the {executor} executor, {n + 1} of {windows}")
+                line = f'sandbox = "none"\nexecutor = "{executor}"\n'
+                (folder / "league.toml").write_text(text.replace('sandbox = "none"\n', line))
+                db = folder / "league.sqlite"
+                copy_store(base, db)
+                with serving(folder) as server:
+                    pair.append(rate(db, seconds, lambda: server.process.poll() is not None))
+                _remove_league_files(folder)
+            pairs.append((pair[0], pair[1]))
+    finally:
+        (folder / "league.toml").write_text(text)
+    return pairs
+
+
+def _remove_league_files(folder: Path) -> None:
+    """What a served league left beside its file (its store, registry, bots and logs)."""
+    for leftover in folder.glob("league.*"):
+        if leftover.suffix != ".toml":
+            shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
 
 
 def memory(folder: Path, base: Path, games: int, progress: Progress) -> list[tuple[int, float]]:

@@ -306,6 +306,10 @@ class Bench:
         got = scale.executor_throughput(bots, deals, rounds)
         self.progress("scale: Store.add_game")
         store = scale.store_games_per_s(stored)
+        self.progress("scale: the coordinator's replay check and batched store")
+        checked = scale.verified_store(stored)
+        game_ms = got.two.coordinator_ms + got.two.workers_ms
+        share = 100 * checked.verify_ms / game_ms
         self.add(
             Figure(
                 "scale",
@@ -331,6 +335,23 @@ class Bench:
                 "ms",
             ),
             Figure("scale", "Store.add_game, one transaction per game", store, "games/s"),
+            Figure("scale", "replay check of a quick game (coordinator)", checked.verify_ms, "ms"),
+            Figure(
+                "scale",
+                "… share of a quick game's CPU (coordinator + workers)",
+                share,
+                "%",
+                "≤ 10%",
+                share <= 10,
+            ),
+            Figure(
+                "scale",
+                "games checked and stored in batches (coordinator)",
+                checked.games_per_s,
+                "games/s",
+                "≥ 5,000 games/s",
+                checked.games_per_s >= 5000,
+            ),
         )
 
     def peer(self) -> None:
@@ -422,6 +443,27 @@ class Bench:
                 period_s=s.period_s,
                 progress=self.progress,
             )
+            on_dask: list[Figure] = []
+            if not scale.dask_available():
+                self.progress(f"league: the Dask ladder skipped, Dask is not installed: {INSTALL}")
+            else:
+                by_executor = league.ladder_by_executor(
+                    folder, base, windows=s.windows, seconds=s.window_s, progress=self.progress
+                )
+                local_rate = sum(local.games_per_s for local, _ in by_executor)
+                dask_rate = sum(dask.games_per_s for _, dask in by_executor)
+                ratio = dask_rate / local_rate if local_rate else 0.0  # windows of one length
+                on_dask.append(
+                    Figure(
+                        "league",
+                        f"the ladder on a Dask LocalCluster of {self.cores} ÷ local, interleaved",
+                        ratio,
+                        "×",
+                        "≥ 0.8×",
+                        ratio >= 0.8,
+                    )
+                )
+        self.add(*on_dask)
         run_rate = statistics.median(window.games_per_s for window in load.runs)
         ladder_rate = statistics.median(window.games_per_s for window in load.ladders)
         pairs = zip(load.ladders, load.runs, strict=True)

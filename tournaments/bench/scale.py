@@ -20,11 +20,12 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 import trio
 
-from referee import Limits, open_bots, play_match
+from referee import Limits, open_bots, parse_record, play_match
 from tournaments.bench.matches import TIME
 from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
@@ -33,7 +34,8 @@ from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
 from tournaments.executors.ondask import OnDask, require_dask
-from tournaments.executors.work import played_from
+from tournaments.executors.verify import refusal
+from tournaments.executors.work import Deal, GameDone, Seat, UnitWork, played_from
 from tournaments.results import Played
 from tournaments.runner import Player, Runner
 from tournaments.store import Store
@@ -138,6 +140,49 @@ def store_games_per_s(games: int) -> float:
                 record=record,
             )
         return games / (time.perf_counter() - began)
+
+
+class Checked(NamedTuple):
+    verify_ms: float
+    """The coordinator's replay check of one quick game (`executors.verify.refusal`)."""
+    games_per_s: float
+    """Games checked and stored per second by the coordinator, in batches."""
+
+
+def verified_store(games: int) -> Checked:
+    """`games` deliveries of one real Azul game (each under its own deal, all dealt its seed)
+    through `Runner.deliver` — the replay check, then the store in batches — as a coordinator
+    takes them from its workers; and the check alone, per game."""
+    played, decisions, record = trio.run(_one_game)
+    seed = parse_record(record).header.seed
+    with (
+        tempfile.TemporaryDirectory(prefix="arena-bench-") as directory,
+        Store(Path(directory) / "bench.sqlite") as store,
+    ):
+        entrants = [entrant(f"random{n}", "random") for n in range(2)]
+        rows = [store.bot(e.name, e.command, e.hash) for e in entrants]
+        players = [Player(row.id, row.name, e) for row, e in zip(rows, entrants, strict=True)]
+        tournament = Tournament(game="azul", participants={}, deals=games, seed=1, time=TIME)
+        runner = Runner(tournament, store, players, limits=Limits())
+        seats = [Seat(e.spec, e.command, e.hash) for e in entrants]  # as the runner sends them
+        unit = UnitWork(
+            game="azul", options={}, seat_set=(rows[0].id, rows[1].id), seats=seats, rotation=0,
+            deals=[Deal(deal, seed, [0, 0]) for deal in range(games)], limits=Limits(), tag="",
+        )  # fmt: skip
+        done = [
+            GameDone(deal, 0, seed, played, decisions, record, [], "bench") for deal in range(games)
+        ]
+        began = time.perf_counter()
+        for game in done[: games // 4]:
+            refusal(unit, game)
+        verify_ms = 1000 * (time.perf_counter() - began) / (games // 4)
+        began = time.perf_counter()
+        with store.batched():
+            for game in done:
+                runner.deliver(unit, game)
+        games_per_s = games / (time.perf_counter() - began)
+        assert runner.played == games, "every game checked and stored"
+    return Checked(verify_ms, games_per_s)
 
 
 def dask_available() -> bool:

@@ -36,7 +36,7 @@ from tournaments.live import LiveView, TextProgress
 from tournaments.output import plural
 from tournaments.prepare import Prepared, prepare
 from tournaments.results import FinishedGame
-from tournaments.runner import Voided
+from tournaments.runner import Refused, Voided
 from tournaments.running import (
     TournamentRun,
     check_newcomers,
@@ -170,6 +170,14 @@ class Shown:
         print(
             f"arena: referee error, game voided ({', '.join(voided.bots)}, deal {voided.deal}): "
             f"{voided.error}; reproduce with: {voided.command}",
+            file=sys.stderr,
+        )
+
+    def on_refused(self, refused: Refused) -> None:
+        """A worker's game that did not replay: named, and played again elsewhere."""
+        print(
+            f"arena: a game from {refused.worker} was refused ({', '.join(refused.bots)}, deal "
+            f"{refused.deal}): {refused.reason}; it gets no more games (arena workers)",
             file=sys.stderr,
         )
 

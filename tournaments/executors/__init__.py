@@ -26,7 +26,8 @@ import trio
 from tournaments.executors.work import ExecutorError, Result, UnitWork
 
 Deliver = Callable[[UnitWork, Result], None]
-"""Called on the coordinator's trio thread with each game of a unit, as soon as it is back."""
+"""Called on the coordinator's trio thread with each game of a unit, as soon as it is back, a
+`GameDone` naming the worker that played it."""
 Ends = Callable[[UnitWork], trio.Event]
 """The event that ends a unit between two games once set (asked when the unit is taken): a
 league's ladder ends its units at once for a new version, and bot processes are still kept
@@ -45,6 +46,11 @@ class Executor(Protocol):
 
         Raises `ExecutorError` when a unit cannot be played; cancellation stops every worker
         and bot it started before it returns."""
+        ...
+
+    def refuse(self, worker: str) -> None:
+        """Send `worker` (a `GameDone.worker`) no more units: a game it played did not replay
+        (`verify`). Its units in play still come back, and are checked as any."""
         ...
 
     def kept(self) -> AbstractAsyncContextManager[None]:

@@ -14,13 +14,20 @@ import trio
 
 from tournaments.executors import Deliver, Ends
 from tournaments.executors.fanout import fan_out
-from tournaments.executors.work import UnitWork, play_games
+from tournaments.executors.work import (
+    Result,
+    UnitWork,
+    play_games,
+    played_by,
+    this_machine,
+)
 
 
 class InProcess:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         """Units played at once (each plays one match at a time)."""
+        self.name = this_machine("(in process)")
 
     async def run(
         self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
@@ -29,9 +36,16 @@ class InProcess:
             async with receive:
                 async for unit in receive:
                     event = None if ends is None else ends(unit)
-                    await play_games(unit, functools.partial(deliver, unit), event)
+                    await play_games(unit, functools.partial(self._deliver, deliver, unit), event)
 
         await fan_out(units, self.workers, work)
+
+    def _deliver(self, deliver: Deliver, unit: UnitWork, result: Result) -> None:
+        deliver(unit, played_by(self.name, result))
+
+    def refuse(self, worker: str) -> None:
+        """Nothing to send elsewhere: this process is the only worker (the runner stops
+        playing again what it keeps refusing)."""
 
     @contextlib.asynccontextmanager
     async def kept(self) -> AsyncIterator[None]:

@@ -28,7 +28,14 @@ import trio
 from tournaments.executors import Deliver, Ends
 from tournaments.executors.fanout import fan_out
 from tournaments.executors.frames import EndUnit, FrameReader, UnitEnd, frame, replies
-from tournaments.executors.work import ExecutorError, Result, UnitWork, unplayed
+from tournaments.executors.work import (
+    ExecutorError,
+    Result,
+    UnitWork,
+    played_by,
+    this_machine,
+    unplayed,
+)
 
 QUIT_S = 10.0
 """How long a worker told to stop may take to kill its bots and exit before it is killed."""
@@ -48,6 +55,7 @@ class Worker:
     def __init__(self, process: trio.Process) -> None:
         assert process.stdin is not None and process.stdout is not None
         self.process = process
+        self.name = this_machine(f"pid {process.pid}")
         self._stdin = process.stdin
         self._replies = FrameReader(process.stdout)
 
@@ -120,6 +128,8 @@ class Local:
         bots is: a league's web pages must answer while its games fill every core."""
         self._kept: list[Slot] | None = None
         """Inside `kept`: the slots whose referee processes wait for the next run."""
+        self.refused: set[str] = set()
+        """Referee processes whose games did not replay: stopped before their next unit."""
 
     async def run(
         self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
@@ -137,6 +147,9 @@ class Local:
             for slot in slots:
                 await slot.stop()
 
+    def refuse(self, worker: str) -> None:
+        self.refused.add(worker)
+
     async def _serve(
         self,
         receive: trio.MemoryReceiveChannel[UnitWork],
@@ -146,7 +159,7 @@ class Local:
     ) -> None:
         """One worker slot playing the units it takes from `receive`; its process kept for
         the next run when `kept` and the run ended well, else stopped."""
-        slot = self._kept.pop() if self._kept else Slot(self.nice)
+        slot = self._kept.pop() if self._kept else Slot(self.nice, self.refused)
         ended_well = False
         try:
             async with receive:
@@ -163,9 +176,10 @@ class Local:
 class Slot:
     """A referee process, started when the first unit comes and replaced when it dies."""
 
-    def __init__(self, nice: int = 0) -> None:
+    def __init__(self, nice: int, refused: set[str]) -> None:
         self.worker: Worker | None = None
         self.nice = nice
+        self.refused = refused
 
     async def play(self, unit: UnitWork, deliver: Deliver, ends: trio.Event | None) -> None:
         """Play `unit` to its end (or until `ends` is set), on a new worker for the games left
@@ -175,13 +189,17 @@ class Slot:
             if ends is not None and ends.is_set():  # ended before it began: no worker needed
                 unplayed(left, left.deals, functools.partial(deliver, unit))
                 return
+            if self.worker is not None and self.worker.name in self.refused:
+                await self.stop()
             if self.worker is None:
                 self.worker = await Worker.start(self.nice)
             done: set[int] = set()
 
-            def record(work: UnitWork, result: Result, done: set[int] = done) -> None:
+            def record(
+                work: UnitWork, result: Result, done: set[int] = done, name: str = self.worker.name
+            ) -> None:
                 done.add(result.deal)
-                deliver(unit, result)  # the unit as taken (a ladder knows it by identity)
+                deliver(unit, played_by(name, result))  # the unit as taken: a ladder's key
 
             try:
                 await self.worker.play(left, record, ends)

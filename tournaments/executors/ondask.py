@@ -4,8 +4,12 @@ loop of its own on the worker), and its games come back here to be stored as tas
 Dask is an optional dependency (`pip install 'tile-arena[dask]'`). With no scheduler address a
 `LocalCluster` of `workers` single-threaded worker processes is started on this machine; with
 one (`tcp://host:8786`), the units go to that cluster, whose workers need the project installed,
-the bots at the same paths (each worker checks their hashes: `work.check_bots`), bubblewrap and
-cgroups as any referee would (docs/scaling.md).
+the runtimes the bots' commands name, bubblewrap and cgroups as any referee would
+(docs/scaling.md). An uploaded version or a tournament's bot of its own files travels to the
+workers as a bundle published on the cluster (`bundles`); a worker that lacks a runtime a unit
+needs refuses it (`work.WorkerLacks`) and the unit goes to another; a worker whose game does not
+replay (`verify`) is sent no more units (`refuse`). Each game is delivered naming the worker
+that held its task's results.
 
 Units are submitted lazily, about two per worker thread at a time, so the schedule is never
 held in memory and a unit's missing games are looked up just before it is sent. Nothing is lost
@@ -24,10 +28,25 @@ from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import trio
 
+from bots import builtin_command
+from referee import with_commands
 from tournaments.executors import Deliver, Ends
-from tournaments.executors.work import ExecutorError, Result, UnitWork, play_unit
+from tournaments.executors.bundles import Cache, held, key, pack, travels
+from tournaments.executors.work import (
+    ExecutorError,
+    GameDone,
+    Result,
+    Seat,
+    UnitWork,
+    WorkerLacks,
+    lacking,
+    play_unit,
+    played_by,
+)
+from tournaments.schedule import seating
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -67,6 +86,10 @@ class OnDask:
         """Worker processes of the `LocalCluster` (unused with a scheduler address)."""
         self._kept: tuple[Client, Any] | None = None
         """Inside `kept`: the client (and its `LocalCluster`) every run uses."""
+        self.refused: set[str] = set()
+        """Addresses of the workers whose games did not replay: sent no more units."""
+        self.published: set[str] = set()
+        """Hashes of the bundles published on the cluster by this executor."""
 
     def _connect(self) -> tuple[Client, Any]:
         from distributed import Client, LocalCluster
@@ -91,14 +114,17 @@ class OnDask:
     ) -> None:
         """`ends` is not heeded: a task plays its whole unit on a worker out of reach."""
         if self._kept is not None:
-            await _play(self._kept[0], units, deliver)
+            await _play(self._kept[0], units, deliver, self.refused, self.published)
             return
         client, cluster = await trio.to_thread.run_sync(self._connect)
         try:
-            await _play(client, units, deliver)
+            await _play(client, units, deliver, self.refused, self.published)
         finally:
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(_close, client, cluster)
+                await trio.to_thread.run_sync(_close, client, cluster, self.published)
+
+    def refuse(self, worker: str) -> None:
+        self.refused.add(worker)
 
     @contextlib.asynccontextmanager
     async def kept(self) -> AsyncIterator[None]:
@@ -108,22 +134,41 @@ class OnDask:
         finally:
             kept, self._kept = self._kept, None
             with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(_close, *kept)
+                await trio.to_thread.run_sync(_close, *kept, self.published)
 
 
-def _close(client: Client, cluster: Any) -> None:
+def _close(client: Client, cluster: Any, published: set[str]) -> None:
+    """Unpublish the bundles this executor published, and close the client and cluster."""
+    for content_hash in published:
+        with contextlib.suppress(Exception):  # already gone with a scheduler that stopped
+            client.unpublish_dataset(key(content_hash))
+    published.clear()
     client.close()
     if cluster is not None:
         cluster.close()
 
 
-async def _threads(client: Client) -> int:
-    """Worker threads in the cluster now (at least 1), asked off the trio thread."""
+async def _workers(client: Client, refused: set[str]) -> tuple[int, list[str]]:
+    """The worker threads units may go to now (at least 1) and the addresses of their workers
+    (all but those refused), asked off the trio thread."""
     counts = await trio.to_thread.run_sync(client.nthreads)
-    return max(1, sum(counts.values()))
+    allowed = [address for address in counts if address not in refused]
+    if counts and not allowed:
+        raise ExecutorError(
+            f"every worker of the cluster sent games that did not replay ({', '.join(counts)}); "
+            "see `arena workers`"
+        )
+    threads = max(1, sum(counts[address] for address in allowed))
+    return threads, allowed
 
 
-async def _play(client: Client, units: Iterator[UnitWork], deliver: Deliver) -> None:
+async def _play(
+    client: Client,
+    units: Iterator[UnitWork],
+    deliver: Deliver,
+    refused: set[str],
+    published: set[str],
+) -> None:
     """Keep the cluster busy with units and deliver each unit's games once its task is done.
 
     Each ended task's results are fetched here, one at a time, by `Future.result`, and what a
@@ -132,19 +177,42 @@ async def _play(client: Client, units: Iterator[UnitWork], deliver: Deliver) -> 
     killed, for two units whose results the scheduler held and `as_completed` never yielded; and
     a future's status read after its results were in hand could already say "lost" (its worker
     had just died), which stopped a run that had lost nothing."""
-    pending: dict[Future, UnitWork] = {}
+    pending: dict[Future, tuple[UnitWork, frozenset[str]]] = {}
+    """Each task in flight: its unit, and the workers that said they lack what it needs."""
     more = True
-    threads, asked = await _threads(client), trio.current_time()
+    known = set(refused)
+    (threads, allowed), asked = await _workers(client, refused), trio.current_time()
+
+    async def submit(unit: UnitWork, avoid: frozenset[str] = frozenset()) -> None:
+        workers = None
+        if refused or avoid:
+            workers = [address for address in allowed if address not in avoid]
+            if not workers:
+                raise ExecutorError(
+                    f"no worker can play seat-set {unit.tag}: {avoid_why[unit.tag]}"
+                )
+        await _publish(client, unit, published)
+        future = client.submit(
+            play_on_worker,
+            unit,
+            pure=False,
+            key=f"arena-unit-{uuid.uuid4()}",
+            workers=workers,
+            allow_other_workers=False,
+        )
+        pending[future] = (unit, avoid)
+
+    avoid_why: dict[str, str] = {}
     while True:
-        if trio.current_time() - asked > RECOUNT_S:  # workers may join or leave
-            threads, asked = await _threads(client), trio.current_time()
+        if trio.current_time() - asked > RECOUNT_S or refused != known:  # joined, left, refused
+            known = set(refused)
+            (threads, allowed), asked = await _workers(client, refused), trio.current_time()
         while more and len(pending) < PER_THREAD * threads:
             unit = next(units, None)
             if unit is None:
                 more = False
                 break
-            future = client.submit(play_unit, unit, pure=False, key=f"arena-unit-{uuid.uuid4()}")
-            pending[future] = unit
+            await submit(unit)
         if not pending:
             return
         done = [future for future in pending if future.status in DONE]
@@ -152,11 +220,77 @@ async def _play(client: Client, units: Iterator[UnitWork], deliver: Deliver) -> 
             await trio.sleep(POLL_S)
             continue
         for future in done:
-            results = await _results(future, pending[future])
+            unit, avoid = pending[future]
+            holders = await trio.to_thread.run_sync(client.who_has, [future])
+            worker = next(iter(holders.get(future.key, ())), "an unknown worker")
+            try:
+                results = await _results(future, unit)
+            except WorkerLacks as lack:  # another worker may have it
+                del pending[future]
+                avoid_why[unit.tag] = str(lack)
+                await submit(unit, avoid | {lack.worker})
+                continue
             if results is not None:
-                unit = pending.pop(future)
+                del pending[future]
                 for result in results:
-                    deliver(unit, result)
+                    deliver(unit, played_by(worker, result))
+
+
+async def _publish(client: Client, unit: UnitWork, published: set[str]) -> None:
+    """Publish the bundle of each traveling seat of `unit` not published yet (packed and sent
+    off the trio thread)."""
+    for seat in unit.seats:
+        if travels(seat) and seat.hash not in published:
+            data = await trio.to_thread.run_sync(pack, seat)
+            publish = functools.partial(
+                client.publish_dataset, override=True, **{key(seat.hash): data}
+            )
+            await trio.to_thread.run_sync(publish)
+            published.add(seat.hash)
+
+
+def _builtin_here(seat: Seat) -> Seat:
+    """A built-in bot run by this worker's Python (the coordinator's path means nothing here;
+    its files were hashed as the installed project's)."""
+    command = builtin_command(seat.command)
+    if command is None:
+        return seat
+    return msgspec.structs.replace(seat, spec=msgspec.structs.replace(seat.spec, command=command))
+
+
+def play_on_worker(unit: UnitWork) -> list[Result]:
+    """What a unit's task runs on a worker: its bots from their bundles (fetched from the
+    cluster into the worker's cache when missing), or checked where they must already be;
+    `WorkerLacks` first if this worker lacks what the unit needs; then the unit's games."""
+    from distributed import get_worker, worker_client
+
+    worker = get_worker().address
+    sent = unit.seats
+    unit = msgspec.structs.replace(unit, seats=[_builtin_here(seat) for seat in unit.seats])
+    missing = lacking(unit)
+    if missing:
+        raise WorkerLacks(worker, f"the worker {worker} lacks {', '.join(missing)}")
+
+    def fetch(name: str) -> bytes:
+        with worker_client() as client:
+            data: bytes = client.get_dataset(name, default=b"")
+        if not data:
+            raise ExecutorError(f"the bundle {name} is not published on the cluster")
+        return data
+
+    cache = Cache()
+    seats = [
+        cache.located(seat, fetch) if travels(seat) and not held(seat) else seat
+        for seat in unit.seats
+    ]
+    results = play_unit(msgspec.structs.replace(unit, seats=seats))
+    commands = [seat.spec.command for seat in seating(sent, unit.rotation)]
+    return [
+        msgspec.structs.replace(result, record=with_commands(result.record, commands))
+        if isinstance(result, GameDone)
+        else result
+        for result in results
+    ]
 
 
 async def _results(future: Future, unit: UnitWork) -> list[Result] | None:
@@ -177,6 +311,8 @@ async def _results(future: Future, unit: UnitWork) -> list[Result] | None:
         status = future.status
     if status == "error":
         error = await trio.to_thread.run_sync(future.exception)
+        if isinstance(error, WorkerLacks):
+            raise error
         raise _failure(unit, error or problem or RuntimeError("no exception given"))
     if status == "cancelled":  # the scheduler gave up on it
         raise _failure(unit, CancelledError(f"the scheduler cancelled task {future.key}"))

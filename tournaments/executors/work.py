@@ -10,10 +10,13 @@ outcome, and each seat's stderr of that game as text (a worker's log paths would
 to the coordinator, which writes the logs it keeps).
 
 On another machine (a Dask worker: `play_unit`), the bots are checked before playing: their
-files must hash to the identity the coordinator stored them under
-(`tournaments.entrants.content_hash`). A worker whose copy of a bot differs — another version, a
-missing file — refuses the unit (`BotMismatch`) instead of playing games that would be stored
-under the wrong bot. The executors on the coordinator's machine run the very files it hashed.
+files — unpacked from their bundle (`bundles`), or the worker's own for a built-in — must hash
+to the identity the coordinator stored them under (`tournaments.entrants.content_hash`). A
+worker whose copy of a bot differs refuses the unit (`BotMismatch`) instead of playing games
+that would be stored under the wrong bot; one that lacks what a unit needs says which
+(`WorkerLacks`). The executors on the coordinator's machine run the very files it hashed.
+Whatever a worker sends back is checked again by the coordinator before it is stored
+(`verify`).
 """
 
 from __future__ import annotations
@@ -86,6 +89,8 @@ class GameDone(msgspec.Struct, frozen=True, tag=True):
     record: bytes
     logs: list[tuple[int, str]]
     """(seat, text) of each seat that wrote to stderr, capped like the referee's."""
+    worker: str = ""
+    """Who played it: set by the executor on the coordinator (never the worker's own word)."""
 
 
 class GameVoided(msgspec.Struct, frozen=True, tag=True):
@@ -117,6 +122,42 @@ class BotMismatch(ExecutorError):
     """A bot's files on this worker are not the ones the coordinator identified it by."""
 
 
+class WorkerLacks(ExecutorError):
+    """This worker lacks what a unit needs (a runtime, bubblewrap): another one may have it."""
+
+    def __init__(self, worker: str, message: str) -> None:
+        super().__init__(message)
+        self.worker = worker
+
+    def __reduce__(self) -> tuple[type[WorkerLacks], tuple[str, str]]:
+        return WorkerLacks, (self.worker, str(self))
+
+
+def lacking(work: UnitWork) -> list[str]:
+    """What this machine lacks of what the unit needs: bubblewrap for a sandbox asked for, the
+    league's runtime folders, and each bot's program when it is not one of its own files."""
+    missing = []
+    if work.limits.sandbox == "bwrap" and shutil.which("bwrap") is None:
+        missing.append("bubblewrap (bwrap)")
+    missing += [f"the runtime folder {folder}" for folder in work.limits.runtimes
+                if not os.path.isdir(folder)]  # fmt: skip
+    for seat in work.seats:
+        program = _program(seat.spec)
+        if program is not None and shutil.which(program) is None:
+            missing.append(f"{program!r}, which bot {seat.spec.name!r} runs")
+    return missing
+
+
+def _program(spec: BotSpec) -> str | None:
+    """The program a bot's command starts when it is not one of the bot's own files (those
+    travel with it): an interpreter, a runtime; None when it is its own."""
+    first = spec.command[0] if spec.command else ""
+    if spec.folder is not None:  # run in its folder: a relative path is its own file
+        return None if not first or ("/" in first and not first.startswith("/")) else first
+    own = spec.files == (first,)  # a program alone (a binary of its own); else an interpreter
+    return None if not first or own else first
+
+
 def played_from(outcome: MatchOutcome, wall_ms: float) -> Played:
     """The referee's outcome as the store's plain data."""
     return Played(
@@ -133,13 +174,23 @@ def played_from(outcome: MatchOutcome, wall_ms: float) -> Played:
 def check_bots(work: UnitWork) -> None:
     """Refuse the unit unless every bot's files here hash to the coordinator's identity."""
     for seat in work.seats:
-        found = content_hash(seat.command, seat.spec, seat.odds)
-        if found != seat.hash:
-            raise BotMismatch(
-                f"bot {seat.spec.name!r} on {socket.gethostname()}: its files hash to {found}, "
-                f"not to {seat.hash} as on the coordinator (`{seat.command}`); every worker "
-                "needs the bots at the same paths with the same content (docs/scaling.md)"
-            )
+        check_identity(
+            seat,
+            seat.spec,
+            "its files hash to",
+            f"(`{seat.command}`); a bot that does not travel (a built-in) needs the same version "
+            "of the project on every worker (docs/scaling.md)",
+        )
+
+
+def check_identity(seat: Seat, spec: BotSpec, found_how: str, advice: str) -> None:
+    """`BotMismatch` unless the bot run as `spec` here hashes to the seat's identity."""
+    found = content_hash(seat.command, spec, seat.odds)
+    if found != seat.hash:
+        raise BotMismatch(
+            f"bot {seat.spec.name!r} on {socket.gethostname()}: {found_how} {found}, not to "
+            f"{seat.hash} as on the coordinator {advice}"
+        )
 
 
 def read_log(path: str, cap: int) -> str | None:
@@ -178,15 +229,52 @@ def finished(work: UnitWork, deal: int, outcome: MatchOutcome, wall_ms: float) -
         text = read_log(path, cap)
         if text is not None:
             logs.append((seat, text))
-    return GameDone(
-        deal=deal,
-        rotation=work.rotation,
-        seed=outcome.seed,
-        played=played_from(outcome, wall_ms),
-        decisions=outcome.decisions,
-        record=outcome.record,
-        logs=logs,
+    return tampered(
+        GameDone(
+            deal=deal,
+            rotation=work.rotation,
+            seed=outcome.seed,
+            played=played_from(outcome, wall_ms),
+            decisions=outcome.decisions,
+            record=outcome.record,
+            logs=logs,
+        )
     )
+
+
+TAMPER = "ARENA_TEST_TAMPER"
+"""A test hook: a worker started with this variable set to "score" or "action" alters every
+game it plays so (the coordinator must refuse them: `verify`)."""
+
+
+def tampered(game: GameDone) -> GameDone:
+    """`game`, altered as `TAMPER` asks (unaltered without it)."""
+    how = os.environ.get(TAMPER)
+    if how == "score":
+        played = msgspec.structs.replace(game.played, scores=[s + 1 for s in game.played.scores])
+        return msgspec.structs.replace(game, played=played)
+    if how == "action":  # a number of the first decision's action made one out of range
+        lines = game.record.split(b"\n")
+        decision = msgspec.json.decode(lines[1])
+        action = next(iter(decision["actions"].values()))
+        numbers = [key for key, value in action.items() if isinstance(value, int)]
+        action[numbers[0]] = 99
+        lines[1] = msgspec.json.encode(decision)
+        return msgspec.structs.replace(game, record=b"\n".join(lines))
+    return game
+
+
+def played_by(worker: str, result: Result) -> Result:
+    """`result` with the worker that played it named (the executor's knowledge, not the
+    worker's word)."""
+    if isinstance(result, GameDone):
+        return msgspec.structs.replace(result, worker=worker)
+    return result
+
+
+def this_machine(what: str) -> str:
+    """A worker of this machine, named for `arena workers`: the host and `what`."""
+    return f"{socket.gethostname()} {what}"
 
 
 def unplayed(work: UnitWork, deals: Sequence[Deal], emit: Callable[[Result], None]) -> None:

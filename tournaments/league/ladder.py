@@ -18,6 +18,7 @@ from typing import NamedTuple
 import msgspec
 import trio
 
+from tournaments.executors import Executor
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import Result, UnitWork
 from tournaments.league.checks import check_version
@@ -25,7 +26,7 @@ from tournaments.league.league import League
 from tournaments.prepare import Prepared, opened
 from tournaments.ratings import OnlinePlackettLuce
 from tournaments.results import FinishedGame
-from tournaments.runner import LogBudget, Runner
+from tournaments.runner import LogBudget, Runner, in_batches
 from tournaments.running import GameListener
 from tournaments.schedule import seat_set_count
 from tournaments.store import Store
@@ -130,8 +131,11 @@ class Rounds:
         focus: Focus,
         changes: Callable[[], trio.Event],
         log_budget: LogBudget,
+        executor: Executor | None = None,
     ) -> None:
         self.league, self.listener, self.focus = league, listener, focus
+        self.executor = executor
+        """What plays the units (told of a worker whose games do not replay)."""
         self.log_budget = log_budget
         self.changes = changes
         self.claimed: set[tuple[str, int, int]] = set()
@@ -187,21 +191,27 @@ class Rounds:
         self.focus.plan(names, deals - 1)
         seat_sets = seat_set_count(len(players), tournament.players, True, tournament.max_seat_sets)
         opening = self.focus.played[candidate] < OPENING * seat_sets * tournament.players
-        if self._store is None:
-            self._store = Store(self.league.store_path)
         ids = {player.label: player.id for player in players}
         return Runner(
             msgspec.structs.replace(tournament, candidate=names[candidate], deals=deals),
-            self._store,
+            self.store(),
             players,
             limits=limits,
             on_game=functools.partial(self._on_game, ids),
             on_void=self.listener.on_void,
             on_probation=self.listener.on_probation,
+            on_refused=self.listener.on_refused,
+            executor=self.executor,
             claimed=self.claimed,
             log_budget=self.log_budget,
             opening=OPENING if opening else 0,
         )
+
+    def store(self) -> Store:
+        """The league's store, opened once for every round."""
+        if self._store is None:
+            self._store = Store(self.league.store_path)
+        return self._store
 
     def _on_game(self, ids: Mapping[str, int], game: FinishedGame) -> None:
         self.focus.add(game, ids)
@@ -247,9 +257,10 @@ async def run_ladder(
     async with executor.kept():
         while True:
             change = changes()
-            rounds = Rounds(league, listener, focus, changes, log_budget)
+            rounds = Rounds(league, listener, focus, changes, log_budget, executor)
             try:
-                await executor.run(rounds.units(), rounds.deliver, rounds.ends)
+                play = functools.partial(executor.run, rounds.units(), rounds.deliver, rounds.ends)
+                await in_batches(rounds.store(), play)
             finally:
                 rounds.close()
             await change.wait()

@@ -43,7 +43,7 @@ from tournaments.league.submissions import submit
 from tournaments.report.page import write_report
 from tournaments.report.steps import with_observations
 from tournaments.results import FinishedGame
-from tournaments.runner import Voided
+from tournaments.runner import Refused, Voided
 from tournaments.store import GameChoice, LogRow, Store
 
 LOG_TAIL_BYTES = 8192
@@ -148,6 +148,7 @@ class _Quiet:
     def __init__(self, service: LeagueService) -> None:
         self.on_void = service.on_void
         self.on_probation = service.on_probation
+        self.on_refused = service.on_refused
 
     def on_game(self, game: FinishedGame) -> None:
         """Nothing to tell: a scrimmage's games are listed from its store."""
@@ -245,6 +246,16 @@ class LeagueService:
 
     def on_probation(self, label: str, fault: str) -> None:
         """A bot faulting game after game plays on; its page shows its faults."""
+
+    def on_refused(self, refused: Refused) -> None:
+        """A worker's game that did not replay: the organiser's log names the worker (it gets
+        no more units); a later round plays the game again."""
+        print(
+            f"arena serve: a game from {refused.worker} was refused: {refused.reason}; "
+            "it gets no more games (arena workers)",
+            file=sys.stderr,
+            flush=True,
+        )
 
     async def run(self) -> None:
         """The board, the checks of new versions and the seasons (a ladder until frozen, then

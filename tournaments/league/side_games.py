@@ -4,6 +4,7 @@ own, with the ladder's runner, limits and executors."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 
 from tournaments.config import Tournament
@@ -12,7 +13,7 @@ from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
 from tournaments.league.league import League
 from tournaments.prepare import opened
-from tournaments.runner import Runner
+from tournaments.runner import Runner, in_batches
 from tournaments.running import GameListener
 
 Units = Callable[[Iterator[UnitWork]], Iterator[UnitWork]]
@@ -39,7 +40,10 @@ async def play_side_games(
             on_game=listener.on_game,
             on_void=listener.on_void,
             on_probation=listener.on_probation,
+            on_refused=listener.on_refused,
+            executor=executor,
         )
-        await executor.run(units(runner.work()), runner.deliver)
+        play = partial(executor.run, units(runner.work()), runner.deliver)
+        await in_batches(prepared.store, play)
     finally:
         prepared.close()
