@@ -2,15 +2,15 @@
 an evaluation of the scorings to come, and greedy as the model of every seat.
 
 The heuristic is `bots.strategies.alhambra`'s (`View`, `next_payment`), built from the engine
-state instead of an observation. A game is about 370 decisions for two players, far too long to
-play out within a decision's budget, and a tree of independent samples could not tell greedy's
-good actions apart within one (it played level with greedy). So Alhambra is searched flat with
-common worlds (`ismcts.Search._flat`, `PROFILE`): in an action phase, greedy's `WIDTH`
-best actions (by `prior`) are each played in the same sampled worlds, then every seat plays
-`model` (greedy, placements by their walls) for the rest of `DEPTH` decisions, and the leaf is
-valued by the points so far plus what the coming scorings would pay if the Alhambras stayed as
-they are (majorities, Dirk included, and walls) plus what the money and the buildings in hand
-are worth. Payments and placements are greedy's own choice (`width`).
+state instead of an observation. A game is far too long to play out within a decision's
+budget, and a tree of independent samples could not tell greedy's good actions apart within
+one. So Alhambra is searched flat with common worlds (`ismcts.Search._flat`, `PROFILE`): in an
+action phase, greedy's `WIDTH` best actions (by `prior`) are each played in the same sampled
+worlds, then every seat plays `model` (greedy, placements by their walls) for the rest of
+`DEPTH` decisions, and the leaf is valued by the points so far plus what the coming scorings
+would pay if the Alhambras stayed as they are (majorities, Dirk included, and walls) plus what
+the money and the buildings in hand are worth. Payments and placements are greedy's own choice
+(`width`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,8 @@ from referee.games.alhambra_tiles import FOUNTAIN, PRICE, TYPE, TYPES
 DEPTH = 16
 """Decisions a playout plays from the root before its leaf is evaluated: about the rest of the turn,
 the other seat's turn and most of the next one, so that what a root action changes (the money taken,
-a building bought, the offer left) shows in what greedy's continuation does with it. In-process
-against greedy (a throwaway script, not kept), flat search, 45 ms a decision, 20 games each (share
-won): 0.35 at 4 decisions (width 3), 0.65 at 8, 0.72 at 16, 0.75 at 24 (width 4, prior worth 5);
-longer playouts leave fewer worlds (2 a decision at 24)."""
+a building bought, the offer left) shows in what greedy's continuation does with it; longer
+playouts leave fewer worlds."""
 LATER = 0.6
 """Weight of the scorings after the next one (the Alhambras will have grown by then)."""
 MONEY = 0.25
@@ -198,10 +196,7 @@ def evaluation(state: State) -> list[float]:
 
 PRIOR_VISITS = 2.0
 """Worlds' worth of evidence greedy's valuation is given at the root (`PROFILE`): the flat
-search plays 2-10 worlds a decision, which a weight of 30 overruled. In-process against greedy (a
-throwaway script), 45 ms a decision, share of the games won: width 4 and 8 decisions, 20 games each,
-0.50 at 30 and 0.65 at 5; 16 decisions, 60 games each (the same deals), 0.74 at 5 and 0.85 at 2 at
-width 4, 0.68 at 5 and 0.71 at 2 at width 5."""
+search plays few worlds a decision, which a heavier prior would overrule."""
 PRIOR_FLOOR = 15.0
 """Points below greedy's best at which the prior stops telling actions apart: greedy's -100
 for a building moved out would otherwise pull the mean of the estimates far down."""
@@ -247,8 +242,7 @@ def model(state: State, seat: int, legal: list[Any], rng: random.Random) -> Any:
 
 WIDTH = 4
 """The flat search values greedy's 4 best actions of an action phase: more candidates leave fewer
-worlds to each (in-process against greedy, a throwaway script, 45 ms a decision, 16 decisions, prior
-worth 2, the same 60 games each: share won 0.81 at 3, 0.85 at 4, 0.71 at 5)."""
+worlds to each."""
 
 
 def width(state: State) -> int:
@@ -270,9 +264,6 @@ PROFILE = SearchProfile(
     width=width,
 )
 """Searched flat with common worlds, greedy's continuation for every seat (`model`, `width`,
-`DEPTH`). Exploration measured alike from 0.005 to 5 when searched by a tree (in-process
-against greedy: 0.00-0.31 of the points, 8-12 games each). The prior, greedy's own valuation at
-the root: in-process against greedy, 40 iterations a decision, 12 games each, 0.46 of the points
-at 30 iterations' worth, 0.42 at 10, and without a prior 0.00-0.31 at 20 iterations; through
-the referee, 49.4% of 90 games against 7.7% of 26 without: the search keeps greedy's choice
-unless it finds better. Those weights were the tree's; the flat search's is `PRIOR_VISITS`."""
+`DEPTH`). The exploration constant serves only a tree, where no value tried made a difference.
+The prior, greedy's own valuation at the root (`PRIOR_VISITS`): the search keeps greedy's choice
+unless it finds better."""

@@ -1,6 +1,6 @@
 """Search knowledge for Azul: a cheap heuristic, an evaluation of what the wall-tiling will
 score and of the points still to come (fitted to self-play), a short horizon that a short search
-cuts at the round's end, and little exploration (measurements at `PROFILE`)."""
+cuts at the round's end, and little exploration (measurements in docs/strategies.md)."""
 
 from __future__ import annotations
 
@@ -36,19 +36,16 @@ _GREY_TILE = 1.5
 HORIZON = 12
 """Decisions a rollout plays at most: about the rest of a 2-player round, often into the next
 one, dealt from the world's seed (a short search stops at the round's end: `STAGE_MS`). Longer
-rollouts added the noise of random draws and cost iterations (against greedy, in-process, 45 ms
-of CPU a decision, 100 games each: 0.81 of the points at 30 decisions, 0.96 at 12, 0.98 at 8)."""
+rollouts add the noise of random draws and cost iterations."""
 STAGE_MS = 200.0
 """A search shorter than this stops its tree and its rollouts at the round's end (`round_of`);
-a longer one runs on into the next round. Measured at 45 ms (the round's end better) and at
-585 ms (running on better), see `PROFILE`; the threshold between them is not tuned."""
+a longer one runs on into the next round: the round's end helps a short search and costs a long
+one. The threshold lies between the budgets measured and is not tuned."""
 
 OWN_POINTS = 0.003
 """What a leaf's value gains for each point of the seat's own score, beside the margin's
-logistic (about a sixth of what a point of margin is worth at an even margin, 1 / (4 · 15)):
-ahead of greedy by 30 points and more, that logistic is flat and a point counted for little.
-Against greedy at 1 s, 3–6 points a game more; against the search without it, at equal time,
-neither gain nor loss shown (docs/strategies.md, "Points of its own")."""
+logistic: far ahead, that logistic is flat and a point of its own counts for little. Kept for
+the points it scores, not for strength (docs/strategies.md, "Points of its own")."""
 
 
 def heuristic(state: AzulState, seat: int, action: Any) -> float:
@@ -309,24 +306,8 @@ PROFILE = SearchProfile(
     own_points=OWN_POINTS,
     exploration=0.1,
 )
-"""Stage: the round (`round_of`), for searches under `STAGE_MS`. Exploration 0.1: the values of
-a take's alternatives differ by a few points, a few hundredths of a leaf's value, and at 0.3 a
-search of a few hundred iterations spread them almost evenly over its actions. Measured with
-`arena compare` (docs/strategies.md, "Azul's search, issue 28"), against the mcts of 0794120 at
-100 ms a decision: this evaluation alone +101 Elo [+32, +171], with the round's end +88 [+24,
-+152]; exploration 0.1 against 0.3 +83 [+22, +144]; all three +280 [+156, +404]. At 1 s a
-decision, against that mcts at 1 s: all three 41.2% of 40 games, −60 [−164, +44]; the same
-without the round's end 77.5%, +208 [+100, +316]. Without against with the round's end at 100
-ms: −90 [−167, −14] (62 games). Why the round's end costs a long search was not measured (a
-guess: with thousands of iterations, rollouts through the first takes of many sampled next
-deals tell more than this evaluation of a round's end). The fitted evaluation (`WEIGHTS`)
-instead of the bonus shares: at 45 ms a decision, both sides, +305 [+160, +451] (50 games, H1);
-at 100 ms against that previous mcts at 1 s, 60.0% and 52.5% in 60 games on each of two deal
-sets where the bonus shares had scored 20.0% (docs/strategies.md, "At 100 ms, a fitted
-evaluation").
-Scale 15: wide enough that a few points still matter when one seat leads by
-many (against greedy at 200 iterations: 0.95 of the points and 52 points a game at 15, 0.90
-and 45 at 6). The other seats stay searched: modelled, the search beat greedy more (1.00 of the
-points and 57.8 points a game against 0.96 and 55.4, 100 games, horizon 12) but random less
-(40 iterations a decision, 8 games: by 46 points a game against 54), a sign that the model fits
-the heuristic's own kind of player and costs against others."""
+"""Stage: the round (`round_of`), for searches under `STAGE_MS`. Exploration 0.1: a take's
+alternatives differ by a few hundredths of a leaf's value, which more exploration spreads almost
+evenly. Scale 15: a few points still matter when one seat leads by many. The other seats stay
+searched: a model of them fits the heuristic's own kind of player and costs against others.
+Measurements: docs/strategies.md, "Measurements moved from `bots/search/`"."""

@@ -15,8 +15,8 @@ search samples worlds and plays them out, so:
 
 Both compute greedy's arithmetic (`bots.strategies.g5211`) in the same order on the engine's
 card kinds instead of an `Observation` built card by card, with each binomial computed once per
-call: bit-identical values (and the same choice, ties broken by the same `rng.choice`) at
-about a third of the cost, which is what bounds the worlds a decision can sample (greedy is
+call: bit-identical values (and the same choice, ties broken by the same `rng.choice`) at a
+fraction of the cost, which is what bounds the worlds a decision can sample (greedy is
 called for every seat at every turn of every playout). tests/bots/test_mcts_5211.py checks the
 identity.
 """
@@ -80,8 +80,7 @@ def evaluation(state: State) -> list[float]:
 
 def horizon(state: State) -> int:
     """To the end of the round, when its cards have scored; the leaves of later rounds are
-    mostly the noise of unseen draws (measured against greedy at 400 iterations: 0.64 of the
-    points to the end of the round and 0.48 over two rounds)."""
+    mostly the noise of unseen draws."""
     return len(TURN_CARDS) - state.turn
 
 
@@ -205,8 +204,6 @@ PROFILE = SearchProfile(
     playout=model,
     width=WIDTH,
 )
-"""Scale 20: a few points still matter when one seat leads by many (against greedy at 300
-iterations, 5 players: 0.58 of the points at 20 and 0.46 at 4). The other seats are modelled by
-greedy (3 players against two greedy bots, in-process, 45 ms of CPU a decision, 120 games: 0.571
-of the points modelled, 0.529 searched; see `ismcts`), and searched flat with common worlds,
-greedy for every seat after the root decision."""
+"""Scale 20: a few points still matter when one seat leads by many. The other seats are modelled
+by greedy (a best response to greedy scores more against it than searching them; see `ismcts`),
+and searched flat with common worlds, greedy for every seat after the root decision."""

@@ -11,19 +11,18 @@ One search for every game, through the engine interface only (`determinize`, `to
   how often an action was *available* rather than how often its node was visited (ISUCT).
 - Simultaneous decisions (5211) use decoupled UCT: every seat asked at a node selects its own
   action from its own statistics, by UCB on its own returns, and the joint action leads to the
-  child. Chosen over EXP3 or regret matching because it needs no extra tuning and learns from a
-  few hundred iterations, which is what a 100 ms budget gives a Python search; its known
-  weakness (it may not converge to a mixed equilibrium) matters little against opponents that
-  do not exploit it, and its root choice is the most played action.
+  child. Chosen over EXP3 or regret matching because it needs no extra tuning and learns from
+  the few iterations a decision's budget gives a Python search; its known weakness (it may not
+  converge to a mixed equilibrium) matters little against opponents that do not exploit it, and
+  its root choice is the most played action.
 - The other seats may instead be *modelled* (`Params.opponents`; per game, like everything
   below, in its `policies.SearchProfile`): they play the game's model or the heuristic's best,
   and only the searching seat's choices are searched. A game may also give a prior estimate of
   the root actions, counted as a few iterations' worth of evidence when the answer is chosen.
   The default for 5211: with decoupled UCT the simulated opponents learn to answer the
   searcher's plays, a cautious view that real opponents, who do not see its cards, cannot take;
-  a best response to a heuristic player scored more against greedy (in-process, 45 ms of CPU a
-  decision, 120 games with two greedy bots each: 0.571 of the points against 0.529). Flat Monte
-  Carlo is what this becomes at the root when the tree stays shallow.
+  a best response to a heuristic player scores more against greedy (docs/strategies.md). Flat
+  Monte Carlo is what this becomes at the root when the tree stays shallow.
 - Where the game has a heuristic, a node first widens to its best actions by that heuristic and
   admits more as its visits grow (progressive widening), and the "greedy" rollout plays the
   heuristic's best of a few random legal actions. Rollouts stop at the game's horizon (or

@@ -1,11 +1,12 @@
 """The per-game parts of the search, one `SearchProfile` per game in its own module.
 
-A game's profile is `PROFILE` in `bots/search/<name>.py` (`bots.registry`), with its
-measurements beside it. What a profile does not set is searched generically: rollouts uniformly
-random to the end, leaves valued by `Game.scores`. A heuristic scores one action of a seat in a
-state (higher is better); the search uses it twice, to play its "greedy" rollouts and to order
-the actions a node widens to first. An evaluation gives every seat's expected final score from a
-state, so a rollout cut short still has a value.
+A game's profile is `PROFILE` in `bots/search/<name>.py` (`bots.registry`), with the reasons
+for its settings beside it (their measurements are in docs/strategies.md). What a profile does
+not set is searched generically: rollouts uniformly random to the end, leaves valued by
+`Game.scores`. A heuristic scores one action of a seat in a state (higher is better); the search
+uses it twice, to play its "greedy" rollouts and to order the actions a node widens to first. An
+evaluation gives every seat's expected final score from a state, so a rollout cut short still has
+a value.
 """
 
 from __future__ import annotations

@@ -52,17 +52,9 @@ _PASS_BLOCKED = -100.0
 PROGRESS = 1.0
 """Weight of the unfinished end bonuses (greedy's placement counts their growth fully)."""
 DEPTH = 1
-"""Decisions a rollout plays before its leaf is evaluated: the next seat's reply. With rollouts
-of the best of 8 sampled actions, deeper did worse against greedy (in-process, 40 iterations a
-decision, 16 games each: 0.41 of the points at 1, 0.12 at 2; to the end of the round, 0.00): a
-phase-2 legal list is mostly passes, so such a rollout places poorly and passes early, and its
-noise outweighs what it sees. With rollouts choosing among all legal actions (`SAMPLE`),
-against greedy in-process, seats alternating: at 200 iterations a decision, 24 games each,
-0.62 of the points at 1, 0.79 at 2, 0.71 at 4; at 70 ms of CPU a decision, 32 games each, 0.56
-at 1, 0.69 at 2, 0.59 at 3 (at 2: 0.62 with scale 8, 0.47 with exploration 0.03, 0.69 with
-`Params.widen` 4). Through the referee at 100 ms a move (45 ms of search, fewer iterations), 1
-did better: 67.0% of 56 games against greedy, H1 accepted (`--depth 1`), against 57.2% of 160
-games at 2 (docs/strategies.md)."""
+"""Decisions a rollout plays before its leaf is evaluated: the next seat's reply. Deeper rollouts
+did no better through the referee at the search time of a 100 ms move: their noise outweighs
+what they see (docs/strategies.md)."""
 SAMPLE = 1000
 """Legal actions a greedy rollout samples (`SearchProfile.sample`): all of them. A phase-2 legal
 list is mostly passes (up to 210 actions), so the default best of 8 random ones places poorly;
@@ -70,14 +62,8 @@ with 8, rollouts deeper than one reply made the search worse (see `DEPTH`)."""
 
 ITERATIONS = 30
 """Iterations a decision makes at most (`SearchProfile.iterations`): more made the search worse
-against greedy. Through the referee, grey side, the GSPRT command of docs/strategies.md: 78.8%
-of 26 games at 30 (H1 accepted; 66.9% of 62 on other deals, H1), against 57.5% of 120 (no
-decision) with as many as 45 ms of search allow (a median of 57 in-process on a loaded machine).
-In-process, grey side, 48-64 games each (throwaway indications): 0.66 of the points at 10, 0.61
-at 30, 0.62 and 0.71 at 80, 0.53 at 160, 0.48 at 3. With more, the tree grows deeper within the
-round, where the other seat's node picks its reply by the best mean of the leaves: a look
-further ahead through an evaluation that only approximates greedy's judgement, whose errors
-add up."""
+against greedy. With more, the tree grows deeper within the round, through an evaluation that
+only approximates greedy's judgement, whose errors add up."""
 
 
 class _Table:
@@ -235,6 +221,5 @@ PROFILE = SearchProfile(
     sample=SAMPLE,
     iterations=ITERATIONS,
 )
-"""Exploration: at scale 15 a point of margin is worth about 0.017 at a leaf; at 0.1 a root's
-40 visits spread evenly over its actions (the most played one was noise), at 0.005 they follow
-the values."""
+"""Exploration 0.005: at scale 15 a point of margin is worth little at a leaf, and a larger
+constant spreads a root's few visits evenly over its actions instead of following the values."""

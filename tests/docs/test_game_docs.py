@@ -1,8 +1,8 @@
 """The game pages and the protocol's games section hold what a bot author in another language
 needs, exactly: every JSON example decodes with the game's own message types, every
 observation field table lists exactly the fields the engine sends, and Alhambra's building
-table is the engine's. Before, Alhambra's `players` and `dirk` were sent but documented
-nowhere, the protocol's table named only Azul and 5211, and the buildings lived only in Python.
+table is the engine's: a field sent but undocumented, a game missing from the protocol's table
+or a building table that differs from the engine's fails here.
 """
 
 from __future__ import annotations

@@ -341,10 +341,9 @@ def test_from_observation_deals_the_hidden_parts_afresh(
 # The list fields of actions are sets or multisets (Alhambra's `take` cards, 5211's `play` cards,
 # Summer Pavilion's `pass` keep, Azul's `split` left and right): `legal` lists each choice once,
 # in one order, but a bot may list the same cards or colours in any other (the offer's draw
-# order, say). Before, Alhambra refused a take whose cards came in offer order — a forfeit for
-# a legal move — and Summer Pavilion a keep not in ascending order. Every game of the registry is
-# played out at random; at each decision, legal actions are submitted with each list reversed
-# and must give exactly the state the legal spelling gives.
+# order, say), and refusing it would forfeit a legal move. Every game of the registry is played
+# out at random; at each decision, legal actions are submitted with each list reversed and must
+# give exactly the state the legal spelling gives.
 
 CHECKED_PER_DECISION = 3
 """Respelled actions tried at each decision (Summer Pavilion offers 210 passes at once)."""

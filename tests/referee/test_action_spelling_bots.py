@@ -1,6 +1,6 @@
 """A real bot that sends legal actions with their lists in another order than `legal`'s plays
-whole games without a fault, in every game with list-valued actions. Before, its Alhambra take
-in offer order (and a Summer Pavilion keep not ascending) was an `illegal` forfeit."""
+whole games without a fault, in every game with list-valued actions: an Alhambra take in offer
+order, or a Summer Pavilion keep not ascending, is the same legal action, not a forfeit."""
 
 from __future__ import annotations
 

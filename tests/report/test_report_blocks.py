@@ -1,8 +1,8 @@
 """The report's games in blocks: a block is written once and kept while it holds the same games,
 and never mistaken for another.
 
-Before: every `arena report` re-played every game through its engine and wrote one file per
-game — a 20,000-game store took minutes and left 20,000 files, however little had changed.
+A report of a large store is a few files, not one per game, and a report written again re-plays
+no game whose block has not changed: a large store stays quick to report.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The viewer speaks the protocol's language and every game has an address of its own.
 
-Before: `index.html#game-1` opened the viewer below the whole game list (a blank screen at
-1400×1000) and no link could name a step; Azul's viewer said "pattern line 4" for `"line": 3`
-and "F0" for factory 0; a finished 5211 game kept every hand face down.
+`index.html#game-1` opens that game's viewer on the screen, not below the game list, and a link
+can name a step (`#game-1/step-21`); Azul's viewer labels pattern lines and factories with the
+protocol's numbers (`"line": 3` is pattern line 3, factory 0 is "factory 0"); a finished 5211
+game can show every hand.
 """
 
 from __future__ import annotations

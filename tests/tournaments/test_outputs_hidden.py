@@ -1,9 +1,7 @@
 """A bot laid out as the README shows — its script beside the tournament file — sees, in the
 sandbox, its own files and nothing the tools wrote there: not the report, the exports, the CSV
-tables, the match records, the store or the logs. Before, the sandbox bound the script's whole
-directory (only the store, its logs and the tournament file were masked), and a bot added with
-`arena add` read the seeds of the report and the exports. The same bot unsandboxed finds them
-all, which shows the search would see them if they were there."""
+tables, the match records, the store or the logs, whose seeds would tell it the deals. The same
+bot unsandboxed finds them all, which shows the search would see them if they were there."""
 
 from __future__ import annotations
 
