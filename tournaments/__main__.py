@@ -4,4 +4,5 @@ import sys
 
 from tournaments.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a checking process re-imports it (`executors.checking`)
+    sys.exit(main())

@@ -26,6 +26,7 @@ on, and `Voided.command` is a one-line `arena match` that plays the same game ag
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -40,12 +41,12 @@ from referee import BotHandle, BotSpec, Limits, MatchOutcome, play_match
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
 from tournaments.executors import Executor
+from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.verify import refusal
 from tournaments.executors.work import (
     Deal,
     GameDone,
-    GameUnplayed,
     GameVoided,
     Result,
     Seat,
@@ -216,6 +217,7 @@ class Runner:
         on_void: OnVoid | None = None,
         on_probation: OnProbation | None = None,
         on_refused: OnRefused | None = None,
+        checker: Checker | None = None,
         claimed: set[tuple[str, int, int]] | None = None,
         log_budget: LogBudget | None = None,
         opening: int = 0,
@@ -232,6 +234,9 @@ class Runner:
         self.on_probation = on_probation or (lambda label, fault: None)
         self.on_refused = on_refused or (lambda refused: None)
         self.refused: list[Refused] = []
+        self.checker = checker
+        """Where games are replayed before they are stored: processes of their own (games from
+        other machines, `Executor.remote`), or None: in `deliver` itself."""
         self.played = 0
         self.voided: list[Voided] = []
         self.probation: list[str] = []
@@ -288,7 +293,14 @@ class Runner:
             # is made, and a worker's bots would otherwise see this directory appear.
             os.makedirs(self.limits.log_dir, exist_ok=True)
         self.on_start(total, stored)
-        await in_batches(self.store, self._passes)
+        if not self.executor.remote:
+            await in_batches(self.store, self._passes)
+            return self._report(total, stored)
+        with checking(processes_here()) as self.checker:
+            await in_batches(self.store, self._passes, self.checker)
+        return self._report(total, stored)
+
+    def _report(self, total: int, stored: int) -> RunReport:
         return RunReport(
             total=total,
             stored_before=stored,
@@ -303,6 +315,8 @@ class Runner:
         for _ in range(PASSES + 1):
             refused = len(self.refused)
             await self.executor.run(self.work(), self.deliver)
+            if self.checker is not None:
+                await self.checker.settled()
             if len(self.refused) == refused:
                 return
 
@@ -341,19 +355,26 @@ class Runner:
                 )
 
     def deliver(self, work: UnitWork, result: Result) -> None:
-        """Take one game back from the executor: free it unplayed, void it, or keep its logs
-        and store it."""
-        self.claimed.discard((seat_set_key(work.seat_set), result.deal, result.rotation))
-        if isinstance(result, GameUnplayed):  # its unit was ended: a later one plays it
+        """Take one game back from the executor: free it unplayed, void it, or replay it and
+        then store it or refuse it (`settle`)."""
+        if isinstance(result, GameDone):
+            if self.checker is not None:
+                self.checker.check(work, result, functools.partial(self.settle, work, result))
+            else:
+                self.settle(work, result, refusal(work, result))
             return
+        self.claimed.discard((seat_set_key(work.seat_set), result.deal, result.rotation))
         if isinstance(result, GameVoided):
             self._void(work, result)
-            return
-        reason = refusal(work, result)
+        # GameUnplayed: its unit was ended, a later one plays it
+
+    def settle(self, work: UnitWork, game: GameDone, reason: str | None) -> None:
+        """Store a game that replays, refuse one that does not (`reason`); free its claim."""
+        self.claimed.discard((seat_set_key(work.seat_set), game.deal, game.rotation))
         if reason is not None:
-            self._refuse(work, result, reason)
-            return
-        self._store(work.seat_set, result)
+            self._refuse(work, game, reason)
+        else:
+            self._store(work.seat_set, game)
 
     def _refuse(self, work: UnitWork, game: GameDone, reason: str) -> None:
         """Keep the game for inspection, send its worker no more units, and say so."""
@@ -458,15 +479,23 @@ class Runner:
         self._watch(seated, game.played.faults)
 
 
-async def in_batches(store: Store, play: Callable[[], Awaitable[None]]) -> None:
+async def in_batches(
+    store: Store, play: Callable[[], Awaitable[None]], checker: Checker | None = None
+) -> None:
     """`play()`, with `store` keeping its games in batches (`Store.batched`), each committed
-    within `BATCH_S` of its first game even while no other game comes."""
+    within `BATCH_S` of its first game even while no other game comes; and `checker`'s
+    processes serving meanwhile (their checks settled before it ends)."""
     error: BaseException | None = None
     with store.batched():
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_commit_when_due, store)
+            if checker is not None:
+                for _ in range(checker.processes):
+                    nursery.start_soon(checker.serve)
             try:
                 await play()
+                if checker is not None:
+                    await checker.settled()
             except BaseException as exc:  # raised outside: callers see it, not a group around it
                 error = exc
             nursery.cancel_scope.cancel()

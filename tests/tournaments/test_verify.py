@@ -16,6 +16,7 @@ from tourhelp import ARENA, run
 
 from referee import Limits
 from tournaments.botcommands import parse_bot
+from tournaments.executors.checking import checking
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
 from tournaments.executors.verify import refusal
@@ -29,8 +30,9 @@ from tournaments.executors.work import (
     play_games,
     play_unit,
 )
+from tournaments.prepare import Prepared, prepare
 from tournaments.results import FaultRow
-from tournaments.runner import PASSES
+from tournaments.runner import PASSES, Runner, in_batches
 from tournaments.store import Store
 
 TOURNAMENT = """
@@ -178,3 +180,40 @@ def test_play_unit_still_checks_the_bots_it_does_not_bundle() -> None:
     unit, _ = one_game()
     with pytest.raises(Exception, match="hash to"):
         play_unit(unit)
+
+
+def test_checking_processes_settle_every_game_once_storing_or_refusing_it(
+    tmp_path: Path,
+) -> None:
+    """Games from other machines are replayed in processes of their own: each is settled
+    once, by its own check, whatever batch it travelled in."""
+    unit, game = one_game()
+    units = [msgspec.structs.replace(unit, deals=[Deal(n, game.seed, [1, 2])]) for n in range(40)]
+    games = [msgspec.structs.replace(game, deal=n) for n in range(40)]
+    lying = msgspec.structs.replace(games[7], decisions=game.decisions + 1)
+    prepared = prepare_pair(tmp_path)
+    try:
+        runner = Runner(
+            prepared.tournament, prepared.store, prepared.players, limits=prepared.limits
+        )
+
+        async def deliver_all() -> None:
+            for work, done in zip(units, [*games[:7], lying, *games[8:]], strict=True):
+                runner.deliver(work, done)
+                await trio.lowlevel.checkpoint()
+
+        with checking(2) as checker:
+            runner.checker = checker
+            trio.run(in_batches, prepared.store, deliver_all, checker)
+        assert runner.played == 39 and [r.deal for r in runner.refused] == [7]
+        assert "decisions" in runner.refused[0].reason
+        assert sorted(g.deal for g in prepared.store.games()) == [n for n in range(40) if n != 7]
+    finally:
+        prepared.close()
+
+
+def prepare_pair(tmp_path: Path) -> Prepared:
+    """Two random bots on a store whose ids are 1 and 2 (the seat-set of `one_game`)."""
+    file = tmp_path / "pair.toml"
+    file.write_text(TOURNAMENT.replace('greedy = "greedy"', 'twin = "random"'))
+    return prepare(file)

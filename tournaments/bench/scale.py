@@ -29,15 +29,16 @@ from referee import Limits, open_bots, parse_record, play_match
 from tournaments.bench.matches import TIME
 from tournaments.botcommands import parse_bot
 from tournaments.config import Tournament
-from tournaments.entrants import entrant
+from tournaments.entrants import Entrant, entrant
 from tournaments.executors import Executor, ExecutorError
+from tournaments.executors.checking import Checker, checking, refusals
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
 from tournaments.executors.ondask import OnDask, require_dask
 from tournaments.executors.verify import refusal
 from tournaments.executors.work import Deal, GameDone, Seat, UnitWork, played_from
 from tournaments.results import Played
-from tournaments.runner import Player, Runner
+from tournaments.runner import Player, Runner, in_batches
 from tournaments.store import Store
 
 
@@ -145,44 +146,74 @@ def store_games_per_s(games: int) -> float:
 class Checked(NamedTuple):
     verify_ms: float
     """The coordinator's replay check of one quick game (`executors.verify.refusal`)."""
-    games_per_s: float
-    """Games checked and stored per second by the coordinator, in batches."""
+    in_thread: float
+    """Games checked in the coordinator's thread and stored in batches, per second."""
+    in_processes: float
+    """The same with the checks in a `Checker` of `processes` processes, per second."""
+    processes: int
 
 
-def verified_store(games: int) -> Checked:
-    """`games` deliveries of one real Azul game (each under its own deal, all dealt its seed)
-    through `Runner.deliver` — the replay check, then the store in batches — as a coordinator
-    takes them from its workers; and the check alone, per game."""
+def verified_store(games: int, processes: int) -> Checked:
+    """`games` deliveries of one real Azul game (each under its own deal, all dealt its seed, in
+    units of `UNIT_DEALS` deals) through `Runner.deliver` — the replay check, then the store in
+    batches — as a coordinator takes them from its workers: checked in its own thread, then in
+    `processes` checking processes (started before the clock); and the check alone, per game."""
     played, decisions, record = trio.run(_one_game)
     seed = parse_record(record).header.seed
+    entrants = [entrant(f"random{n}", "random") for n in range(2)]
+    seats = [Seat(e.spec, e.command, e.hash) for e in entrants]  # as the runner sends them
+    done = []
+    for first in range(0, games, UNIT_DEALS):
+        deals = range(first, min(first + UNIT_DEALS, games))
+        unit = UnitWork(
+            game="azul", options={}, seat_set=(1, 2), seats=seats, rotation=0,
+            deals=[Deal(deal, seed, [0, 0]) for deal in deals], limits=Limits(), tag="",
+        )  # fmt: skip
+        done += [(unit, GameDone(deal, 0, seed, played, decisions, record, [], "bench"))
+                 for deal in deals]  # fmt: skip
+    began = time.perf_counter()
+    for unit, game in done[: games // 4]:
+        refusal(unit, game)
+    verify_ms = 1000 * (time.perf_counter() - began) / (games // 4)
+    in_thread = trio.run(_deliver_all, entrants, done, None)
+    with checking(processes) as checker:
+        in_processes = trio.run(_deliver_all, entrants, done, checker)
+    return Checked(verify_ms, in_thread, in_processes, processes)
+
+
+async def _deliver_all(
+    entrants: list[Entrant], done: list[tuple[UnitWork, GameDone]], checker: Checker | None
+) -> float:
+    """Games/s of `done` delivered to a runner on a fresh store, each checked (by `checker`,
+    warmed up first, or in this thread) and stored in batches."""
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-") as directory,
         Store(Path(directory) / "bench.sqlite") as store,
     ):
-        entrants = [entrant(f"random{n}", "random") for n in range(2)]
         rows = [store.bot(e.name, e.command, e.hash) for e in entrants]
         players = [Player(row.id, row.name, e) for row, e in zip(rows, entrants, strict=True)]
-        tournament = Tournament(game="azul", participants={}, deals=games, seed=1, time=TIME)
-        runner = Runner(tournament, store, players, limits=Limits())
-        seats = [Seat(e.spec, e.command, e.hash) for e in entrants]  # as the runner sends them
-        unit = UnitWork(
-            game="azul", options={}, seat_set=(rows[0].id, rows[1].id), seats=seats, rotation=0,
-            deals=[Deal(deal, seed, [0, 0]) for deal in range(games)], limits=Limits(), tag="",
-        )  # fmt: skip
-        done = [
-            GameDone(deal, 0, seed, played, decisions, record, [], "bench") for deal in range(games)
-        ]
-        began = time.perf_counter()
-        for game in done[: games // 4]:
-            refusal(unit, game)
-        verify_ms = 1000 * (time.perf_counter() - began) / (games // 4)
-        began = time.perf_counter()
-        with store.batched():
-            for game in done:
+        tournament = Tournament(game="azul", participants={}, deals=len(done), seed=1, time=TIME)
+        runner = Runner(tournament, store, players, limits=Limits(), checker=checker)
+        if checker is not None:  # its processes started and their engines imported
+            warm = [checker.pool.submit(refusals, [(unit, [game])]) for unit, game in done[:16]]
+            for future in warm:
+                await trio.to_thread.run_sync(future.result)
+
+        async def deliver() -> None:
+            for unit, game in done:
                 runner.deliver(unit, game)
-        games_per_s = games / (time.perf_counter() - began)
-        assert runner.played == games, "every game checked and stored"
-    return Checked(verify_ms, games_per_s)
+                if checker is not None:
+                    await trio.lowlevel.checkpoint()  # a worker's results arrive over time
+
+        began = time.perf_counter()
+        await in_batches(store, deliver, checker)
+        games_per_s = len(done) / (time.perf_counter() - began)
+        assert runner.played == len(done), "every game checked and stored"
+    return games_per_s
+
+
+UNIT_DEALS = 16
+"""Deals of a unit in `verified_store` (a tournament's units hold 8 or more)."""
 
 
 def dask_available() -> bool:

@@ -35,6 +35,10 @@ for all of a unit's games while nothing changes."""
 
 
 class Executor(Protocol):
+    remote: bool
+    """Whether its games come from other machines, by the thousand: the coordinator then
+    replays them in processes of their own (`checking`) rather than in its own thread."""
+
     async def run(
         self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
     ) -> None:

@@ -24,6 +24,8 @@ from tournaments.executors.work import (
 
 
 class InProcess:
+    remote = False
+
     def __init__(self, workers: int) -> None:
         self.workers = workers
         """Units played at once (each plays one match at a time)."""

@@ -120,6 +120,8 @@ class Worker:
 
 
 class Local:
+    remote = False
+
     def __init__(self, workers: int, nice: int = 0) -> None:
         self.workers = workers
         """Referee processes, each playing one match at a time."""

@@ -78,6 +78,8 @@ def require_dask() -> None:
 
 
 class OnDask:
+    remote = True
+
     def __init__(self, scheduler: str | None, workers: int) -> None:
         require_dask()
         self.scheduler = scheduler

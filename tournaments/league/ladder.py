@@ -10,6 +10,7 @@ so no deal is played twice and a new opponent meets every deal the others met.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -19,6 +20,7 @@ import msgspec
 import trio
 
 from tournaments.executors import Executor
+from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import Result, UnitWork
 from tournaments.league.checks import check_version
@@ -132,10 +134,13 @@ class Rounds:
         changes: Callable[[], trio.Event],
         log_budget: LogBudget,
         executor: Executor | None = None,
+        checker: Checker | None = None,
     ) -> None:
         self.league, self.listener, self.focus = league, listener, focus
         self.executor = executor
         """What plays the units (told of a worker whose games do not replay)."""
+        self.checker = checker
+        """Where the games are replayed, when not in `deliver` (`Runner.checker`)."""
         self.log_budget = log_budget
         self.changes = changes
         self.claimed: set[tuple[str, int, int]] = set()
@@ -202,6 +207,7 @@ class Rounds:
             on_probation=self.listener.on_probation,
             on_refused=self.listener.on_refused,
             executor=self.executor,
+            checker=self.checker,
             claimed=self.claimed,
             log_budget=self.log_budget,
             opening=OPENING if opening else 0,
@@ -254,16 +260,31 @@ async def run_ladder(
     the work so that a change during it is not missed."""
     focus, log_budget = await trio.to_thread.run_sync(noted, league)  # pages answer meanwhile
     executor = executor_for(league.tournament, nice=LADDER_NICE)
+    checks = checking(processes_here()) if executor.remote else contextlib.nullcontext()
     async with executor.kept():
-        while True:
-            change = changes()
-            rounds = Rounds(league, listener, focus, changes, log_budget, executor)
-            try:
-                play = functools.partial(executor.run, rounds.units(), rounds.deliver, rounds.ends)
-                await in_batches(rounds.store(), play)
-            finally:
-                rounds.close()
-            await change.wait()
+        with checks as checker:
+            await _rounds(league, listener, changes, focus, log_budget, executor, checker)
+
+
+async def _rounds(
+    league: League,
+    listener: GameListener,
+    changes: Callable[[], trio.Event],
+    focus: Focus,
+    log_budget: LogBudget,
+    executor: Executor,
+    checker: Checker | None,
+) -> None:
+    """`run_ladder`'s rounds on its executor, kept open, until cancelled."""
+    while True:
+        change = changes()
+        rounds = Rounds(league, listener, focus, changes, log_budget, executor, checker)
+        try:
+            play = functools.partial(executor.run, rounds.units(), rounds.deliver, rounds.ends)
+            await in_batches(rounds.store(), play, checker)
+        finally:
+            rounds.close()
+        await change.wait()
 
 
 async def run_checks(

@@ -1,0 +1,103 @@
+"""The replay checks of games from other machines, in processes beside the coordinator's.
+
+A coordinator fed by many workers spends most of its time replaying their games (`verify`):
+one core replays a few thousand quick games a second, so checks in its own thread would cap
+the whole cluster. `Checker` replays them in a pool of processes, in batches, and settles each
+game on the trio thread once its check is back (stored, or refused); the store, the claims and
+the listeners stay the coordinator's alone.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator
+
+import trio
+
+from tournaments.executors.verify import refusal
+from tournaments.executors.work import GameDone, UnitWork
+
+Settle = Callable[[str | None], None]
+"""Called on the trio thread with a game's refusal (None: it replays)."""
+BATCH = 64
+"""Games sent to a process at once (what arrived meanwhile, at most this many)."""
+
+
+def refusals(groups: list[tuple[UnitWork, list[GameDone]]]) -> list[str | None]:
+    """In a checking process: the refusal of each game, in order."""
+    return [refusal(unit, game) for unit, games in groups for game in games]
+
+
+class Checker:
+    """Checks the games handed to it (`check`) in `processes` processes."""
+
+    def __init__(self, pool: concurrent.futures.Executor, processes: int) -> None:
+        self.pool = pool
+        self.processes = processes
+        self._send, self._receive = trio.open_memory_channel[tuple[UnitWork, GameDone, Settle]](
+            float("inf")
+        )
+        self._unsettled = 0
+        self._settled = trio.Event()
+
+    def check(self, unit: UnitWork, game: GameDone, settle: Settle) -> None:
+        """Check `game` of `unit`, then call `settle` with its refusal (None: it replays)."""
+        self._unsettled += 1
+        self._send.send_nowait((unit, game, settle))
+
+    async def settled(self) -> None:
+        """Wait until every game handed over so far is settled."""
+        while self._unsettled:
+            self._settled = trio.Event()
+            await self._settled.wait()
+
+    async def serve(self) -> None:
+        """Take what arrived (up to `BATCH`), check it in a process, settle it; again."""
+        while True:
+            batch = [await self._receive.receive()]
+            while len(batch) < BATCH:
+                try:
+                    batch.append(self._receive.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            groups: dict[int, tuple[UnitWork, list[GameDone]]] = {}
+            for unit, game, _ in batch:  # each unit crosses to the process once
+                groups.setdefault(id(unit), (unit, []))[1].append(game)
+            future = self.pool.submit(refusals, list(groups.values()))
+            reasons = await trio.to_thread.run_sync(future.result)
+            ordered = [settle for group in groups.values() for settle in _settles(group, batch)]
+            for settle, reason in zip(ordered, reasons, strict=True):
+                self._unsettled -= 1
+                settle(reason)
+            if not self._unsettled:
+                self._settled.set()
+
+
+def _settles(
+    group: tuple[UnitWork, list[GameDone]], batch: list[tuple[UnitWork, GameDone, Settle]]
+) -> list[Settle]:
+    """The settle of each game of `group`, in the group's order."""
+    unit, games = group
+    by_game = {id(game): settle for member, game, settle in batch if member is unit}
+    return [by_game[id(game)] for game in games]
+
+
+def processes_here() -> int:
+    """Checking processes for this machine: one per core."""
+    return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def checking(processes: int) -> Iterator[Checker]:
+    """A `Checker` with its processes (fresh interpreters: nothing forked from a process with
+    threads) until the block ends; its `serve` tasks run in the caller's nursery. What it holds
+    unsettled at the end is dropped (never stored: the next run plays it)."""
+    context = multiprocessing.get_context("forkserver")
+    pool = concurrent.futures.ProcessPoolExecutor(processes, mp_context=context)
+    try:
+        yield Checker(pool, processes)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
