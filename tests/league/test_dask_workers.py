@@ -1,7 +1,8 @@
 """A league on Dask workers that are machines of their own: separate processes, each in its own
 folder, as a user that cannot read the league's folder. Uploaded versions reach them as
 bundles through the cluster, play and are stored; a worker killed mid-unit loses nothing; a
-worker that alters the scores it sends has its games refused and is sent no more units."""
+worker that alters the scores or the actions it sends has its games refused and is sent no more
+units."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from tourhelp_league import as_user, in_process, python_for, until
 
 from tournaments.executors.work import TAMPER
 from tournaments.store import Store
+
+NAMES = ["good0", "good1", "bad", "worse"]
+TAMPERING = {"bad": "score", "worse": "action"}
 
 pytestmark = [
     pytest.mark.slow,
@@ -61,8 +65,9 @@ for line in sys.stdin:
 
 
 class Cluster:
-    """A scheduler and three workers as processes: `good0` and `good1`, and `bad`, which
-    alters every score it sends (`TAMPER`), each as user nobody in its own folder."""
+    """A scheduler and four workers as processes: `good0` and `good1`; `bad`, which alters
+    every score it sends, and `worse`, which alters an action of every record (`TAMPER`); each
+    as user nobody in its own folder."""
 
     def __init__(self, top: Path) -> None:
         self.top = top
@@ -78,14 +83,14 @@ class Cluster:
         self.address = json.loads(file.read_text())["address"]
         self.python = python = python_for(NOBODY, top, "server,dask")
         self.folders: dict[str, Path] = {}
-        for name in ("good0", "good1", "bad"):
+        for name in NAMES:
             folder = top / name
             folder.mkdir()
             os.chown(folder, NOBODY, NOBODY)
             self.folders[name] = folder
             env = {"PATH": os.environ["PATH"], "HOME": str(folder)}
-            if name == "bad":
-                env[TAMPER] = "score"
+            if name in TAMPERING:
+                env[TAMPER] = TAMPERING[name]
             worker = [*as_user(NOBODY), python, "-m", "distributed.cli.dask_worker", self.address,
                       "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name,
                       "--local-directory", str(folder)]  # fmt: skip
@@ -137,7 +142,7 @@ def refused_from(store_path: Path) -> dict[str, int]:
 async def test_uploads_reach_workers_that_cannot_read_the_league_and_bad_ones_are_refused(
     cluster: Cluster, tmp_path: Path
 ) -> None:
-    await until(lambda: len(cluster.workers()) == 3, "the three workers to join")
+    await until(lambda: len(cluster.workers()) == len(NAMES), "the workers to join")
     workers = cluster.workers()
     file = tmp_path / "cup.toml"  # in pytest's folder, which only root can enter
     file.write_text(LEAGUE.format(scheduler=cluster.address))
@@ -167,14 +172,15 @@ async def test_uploads_reach_workers_that_cannot_read_the_league_and_bad_ones_ar
             return all(counts.get(worker, 0) >= 4 for worker in good)
 
         await until(both_good_played, "games stored from both good workers", timeout=240)
-        await until(lambda: workers["bad"] in refused_from(store), "the bad worker's refusal")
-        assert played_by(store)[workers["bad"]] == 0  # not one of its games stored
+        bad = [workers[name] for name in TAMPERING]
+        await until(lambda: set(bad) <= set(refused_from(store)), "both bad workers refused")
+        assert all(played_by(store)[worker] == 0 for worker in bad)  # none of their games stored
         stored = sum(played_by(store).values())
         await until(lambda: sum(played_by(store).values()) >= stored + 10, "ten more games")
-        refused = refused_from(store)[workers["bad"]]  # its units in flight are back by now
+        refused = {worker: refused_from(store)[worker] for worker in bad}  # in flight: back
 
         # kill a good worker in the middle of a unit: the others play on, nothing is lost
-        victim = cluster.processes[1 + ["good0", "good1", "bad"].index("good0")]
+        victim = cluster.processes[1 + NAMES.index("good0")]
         await until(lambda: busy(cluster, workers["good0"]), "good0 to be playing")
         victim.send_signal(signal.SIGKILL)
         assert victim.wait(timeout=10) == -signal.SIGKILL
@@ -187,7 +193,11 @@ async def test_uploads_reach_workers_that_cannot_read_the_league_and_bad_ones_ar
             "ten more games once good0 is gone",
             timeout=240,
         )
-        assert refused_from(store)[workers["bad"]] == refused  # sent no more units
+        assert {worker: refused_from(store)[worker] for worker in bad} == refused  # no more units
+        with Store(store, readonly=True) as opened:
+            reasons = {worker: reason for worker, reason, _ in opened.refused_games()}
+        assert "replays to" in reasons[workers["bad"]]  # the score it altered
+        assert "does not replay" in reasons[workers["worse"]]  # the action it altered
         with Store(store, readonly=True) as opened:
             games = opened.games()
         keys = [(game.seat_set, game.deal, game.rotation) for game in games]

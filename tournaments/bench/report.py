@@ -717,7 +717,12 @@ with tiny repetitions (a smoke test, not a measurement).
   (without the `dask` extra that row is skipped, and the run says so).
   The cost rows feed the estimate in [scaling.md](scaling.md): the coordinator's CPU per game,
   the workers' (referee and bot processes, reaped children), and `Store.add_game` of a real
-  game, one transaction each, the most one coordinator can store.
+  game, one transaction each. Then the coordinator's check of what workers send: the replay of
+  one quick game's record (`executors.verify`), its share of that game's CPU (the coordinator's
+  and the workers' above), and games delivered to a runner — each replayed, then stored in
+  batches — checked in the coordinator's own thread (the local executors' path) and in
+  one checking process per core (`executors.checking`, Dask's path; the processes started
+  before the clock): the most one coordinator stores from its workers.
 - **primitives**: what a search bot lives on, per game as above, on one mid-game state (15
   random decisions in; in Azul 2p mid-round 2): `clone`, `clone` + `apply` of one action per
   acting seat, `legal`, and a random rollout of a clone to the end (`simulate`); and `clone` +
