@@ -57,8 +57,9 @@ class Start(ToBot):
     time: TimeControl
     match: str = ""
     seed: int = 0
-    """A seed for the bot's own randomness: derived from the match seed by a one-way hash, so
-    a bot can be reproducible without learning anything about the game's hidden draws."""
+    """A seed for the bot's own randomness (63 bits), never derived from the game's seed: keyed
+    by the tournament's secret, or random in `arena match` (`--bot-seed` fixes it), so a bot can
+    be reproducible without learning anything about the game's hidden draws."""
 
 
 class Act(ToBot):

@@ -24,10 +24,11 @@ import trio
 from referee import Limits, open_bots
 from tournaments.config import Tournament
 from tournaments.entrants import Entrant
+from tournaments.executors.work import played_from
 from tournaments.output import plural
 from tournaments.ratings import head_to_head, pair_score
 from tournaments.results import FinishedGame
-from tournaments.runner import play_game, played_from
+from tournaments.runner import play_game
 from tournaments.schedule import seating
 from tournaments.sprt import Decision, SprtBounds, decide, llr
 

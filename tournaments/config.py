@@ -217,6 +217,12 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
         entry = self.participants[name]
         return self.limits if isinstance(entry, str) else entry.resources(self.limits)
 
+    def own_time(self, name: str) -> TimeControl | None:
+        """Participant `name`'s time control when it has time odds, else None (the
+        tournament's)."""
+        time = self.time_for(name)
+        return None if time == self.time else time
+
     def time_for(self, name: str) -> TimeControl:
         """The time control of participant `name`: its own keys over the tournament's `[time]`."""
         entry = self.participants.get(name)  # a bot added with `arena add` has the tournament's

@@ -142,10 +142,14 @@ def entrant(
     are the bot's own limits (None: the match's), `time` its own time control (None: the
     tournament's).
     """
-    odds = b"" if time is None else msgspec.json.encode(time)
     spec = msgspec.structs.replace(participant_spec(name, command, base), resources=resources)
     text = written(command)
-    return Entrant(name, text, content_hash(text, spec, odds), spec)
+    return Entrant(name, text, content_hash(text, spec, odds(time)), spec)
+
+
+def odds(time: TimeControl | None) -> bytes:
+    """A bot's own time control as its identity holds it (none: the tournament's)."""
+    return b"" if time is None else msgspec.json.encode(time)
 
 
 def portable_command(command: str) -> str:

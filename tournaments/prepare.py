@@ -75,12 +75,6 @@ def resolve(
         raise ConfigError(f"participant {name!r}: {exc}") from None
 
 
-def own_time(tournament: Tournament, name: str) -> TimeControl | None:
-    """The participant's time control when it has time odds, else None (the tournament's)."""
-    time = tournament.time_for(name)
-    return None if time == tournament.time else time
-
-
 def prepare(file: Path, *, db: Path | None = None, **overrides: Any) -> Prepared:
     """Load `file`, apply command-line `overrides`, open its store and register the bots.
 
@@ -112,9 +106,7 @@ def opened(
     path, settings = db or db_path(tournament, file), fixed_settings(tournament)
     if entrants is None:
         entrants = [
-            resolve(
-                name, entry, file.parent, tournament.resources(name), own_time(tournament, name)
-            )
+            resolve(name, entry, file.parent, tournament.resources(name), tournament.own_time(name))
             for name, entry in tournament.participants.items()
         ]
     named = {entrant.name for entrant in entrants}

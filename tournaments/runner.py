@@ -39,7 +39,7 @@ import trio
 from protocol import TimeControl
 from referee import BotHandle, BotSpec, Limits, MatchOutcome, play_match
 from tournaments.config import Tournament
-from tournaments.entrants import Entrant
+from tournaments.entrants import Entrant, odds
 from tournaments.executors import Executor
 from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.inprocess import InProcess
@@ -52,7 +52,6 @@ from tournaments.executors.work import (
     Seat,
     UnitWork,
 )
-from tournaments.executors.work import played_from as played_from  # `arena compare` uses it
 from tournaments.results import FaultRow, FinishedGame
 from tournaments.schedule import (
     Unit,
@@ -254,9 +253,9 @@ class Runner:
     def _seat(self, player: Player) -> Seat:
         """A bot as a worker runs it, with the identity its files must hash to there."""
         entrant = player.entrant
-        time = self.tournament.time_for(entrant.name)
-        odds = b"" if time == self.tournament.time else msgspec.json.encode(time)
-        return Seat(entrant.spec, entrant.command, entrant.hash, odds, time)
+        own = self.tournament.own_time(entrant.name)
+        time = self.tournament.time if own is None else own
+        return Seat(entrant.spec, entrant.command, entrant.hash, odds(own), time)
 
     def _seat_sets(self) -> Iterator[tuple[int, ...]]:
         t = self.tournament

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from rich.console import Console
 
@@ -45,7 +45,7 @@ from tournaments.running import (
     warnings,
 )
 
-EXECUTORS: tuple[ExecutorKind, ...] = ("local", "inprocess", "dask")
+EXECUTORS: tuple[ExecutorKind, ...] = get_args(ExecutorKind)  # the file's kinds, once
 OVERRIDES: tuple[str, ...] = (
     *("db", "concurrency", "executor", "dask", "deals", "seed", "max_seat_sets"),
     *TIME_RANGES,

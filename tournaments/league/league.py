@@ -28,7 +28,7 @@ from tournaments.entrants import Entrant
 from tournaments.errors import BotCommandError
 from tournaments.league.registry import Registry, Season, Taken, Version, name_key
 from tournaments.league.unpack import UploadLimits
-from tournaments.prepare import own_time, resolve
+from tournaments.prepare import resolve
 
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """An uploaded bot's name: safe in tables, URLs, paths and pages (no `@`, which marks older
@@ -145,7 +145,7 @@ class League:
         if self._house is None:
             t = self.tournament
             self._house = [
-                resolve(name, entry, self.file.parent, t.resources(name), own_time(t, name))
+                resolve(name, entry, self.file.parent, t.resources(name), t.own_time(name))
                 for name, entry in t.participants.items()
             ]
         return self._house
