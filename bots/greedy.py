@@ -1,5 +1,5 @@
 """Greedy bot: for each game, the one-decision heuristic of its module in `bots.strategies`,
-found by the game's id (`bots.registry`).
+found by the game's id (`bots.game_parts`).
 
 Run as `python -m bots.greedy`. The heuristics are documented in their modules.
 """
@@ -10,7 +10,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from bots.registry import game_module
+from bots.game_parts import game_module
 from bots.sdk import Context, run
 
 

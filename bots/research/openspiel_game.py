@@ -33,7 +33,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-from bots.registry import module_name
+from bots.game_parts import module_name
 from bots.research.spaces import Spaces, spaces
 from bots.research.specs import SPECS
 from referee.games import GAME_IDS, Game, find_game

@@ -28,7 +28,7 @@ import numpy as np
 from gymnasium import spaces as gym
 from pettingzoo import AECEnv, ParallelEnv
 
-from bots.registry import module_name
+from bots.game_parts import module_name
 from bots.research.encoding import LIMIT
 from bots.research.spaces import Spaces, spaces
 

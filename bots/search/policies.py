@@ -1,6 +1,6 @@
 """The per-game parts of the search, one `SearchProfile` per game in its own module.
 
-A game's profile is `PROFILE` in `bots/search/<name>.py` (`bots.registry`), with the reasons
+A game's profile is `PROFILE` in `bots/search/<name>.py` (`bots.game_parts`), with the reasons
 for its settings beside it (their measurements are in docs/strategies.md). What a profile does
 not set is searched generically: rollouts uniformly random to the end, leaves valued by
 `Game.scores`. A heuristic scores one action of a seat in a state (higher is better); the search
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from bots.registry import game_module
+from bots.game_parts import game_module
 
 Heuristic = Callable[[Any, int, Any], float]
 """(state, seat, action) -> how promising the action looks; higher is better."""

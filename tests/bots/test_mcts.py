@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
+from mctshelp import _context, _wire
 
 from bots import builtin_command
 from bots.mcts import MctsBot, parse_args, search_seconds
-from bots.sdk import Context
 from bots.search.ismcts import ROLLOUT_STEP, Node, Params, Search
-from protocol import Clock, TimeControl
+from protocol import Clock
 from referee.games import Game, find_game, simulate
 
 VARIANTS = [
@@ -33,24 +32,6 @@ VARIANTS = [
 ]
 """Every game and variant, with every kind of decision: take, place (grey wall), split (special
 factories), a simultaneous play of 2 cards and of 1."""
-
-
-def _wire(game: Game[Any], state: Any, seat: int) -> tuple[Any, list[Any]]:
-    """Observation and legal actions exactly as the bot decodes them from the protocol."""
-    decoder = msgspec.json.Decoder(tuple[game.Observation, list[game.Action]])  # type: ignore[name-defined]
-    return decoder.decode(msgspec.json.encode((game.observe(state, seat), game.legal(state, seat))))
-
-
-def _context(game: Game[Any], seat: int, players: int, seed: int, move_ms: int) -> Context:
-    return Context(
-        game=game.id,
-        seat=seat,
-        players=players,
-        options={},
-        time=TimeControl(move_ms=move_ms),
-        rng=random.Random(seed),
-        clock=Clock(move_ms=move_ms, bank_ms=0),
-    )
 
 
 def _mid_game(game: Game[Any], players: int, seed: int, options: Any, steps: int) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from greedyhelp import play_against_random
-from test_mcts import _context, _wire
+from mctshelp import _context, _wire
 
 from bots.mcts import MctsBot, search_seconds
 from bots.search.ismcts import Params, Search

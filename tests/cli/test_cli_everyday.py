@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from test_cli_match import ARENA, arena
+from clihelp import ARENA, arena
 
 SILENT = f"""{sys.executable} -c "import sys, time; sys.stdin.readline(); \
 print('{{\\"type\\": \\"ready\\"}}', flush=True); time.sleep(60)\""""

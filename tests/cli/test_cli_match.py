@@ -3,24 +3,9 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-ARENA = [sys.executable, "-m", "tournaments"]
-
-
-def arena(*args: str | Path, cwd: Path, code: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [*ARENA, *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-    )
-    assert done.returncode == code, done.stderr
-    return done
+from clihelp import arena
 
 
 def test_games_lists_every_game_with_its_options(tmp_path: Path) -> None:

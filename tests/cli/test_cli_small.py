@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_cli_match import arena
+from clihelp import arena
 
 from tournaments.cli import main
 from tournaments.config import ConfigError, decode

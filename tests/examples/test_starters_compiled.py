@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_starters import EXAMPLES, assert_normal_end, play
+from starterhelp import EXAMPLES, assert_normal_end, play
 
 GAMES = [("azul", 2), ("summer-pavilion", 2), ("alhambra", 3), ("5211", 3)]
 

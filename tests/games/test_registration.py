@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import referee.games
-from bots.registry import game_module, module_name
+from bots.game_parts import game_module, module_name
 from bots.search.policies import SearchProfile
 from referee.games import GAME_IDS, find_game
 from tournaments.report.page import ASSETS

@@ -22,9 +22,9 @@ from tourhelp_league import zipped
 
 from referee import Limits, run_build
 from tournaments.league.checks import check_version
+from tournaments.league.files import League
 from tournaments.league.folders import upload_hash
 from tournaments.league.ladder import open_league
-from tournaments.league.league import League
 from tournaments.league.registry import Version
 from tournaments.league.submissions import submit
 

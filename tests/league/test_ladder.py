@@ -13,8 +13,8 @@ from tourhelp_league import finished
 
 from tournaments.executors.local import Local
 from tournaments.executors.work import GameUnplayed, Result, UnitWork
+from tournaments.league.files import League
 from tournaments.league.ladder import Focus, Rounds
-from tournaments.league.league import League
 from tournaments.results import FinishedGame
 from tournaments.runner import LogBudget, Refused, Voided
 from tournaments.store import Store

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tournaments.cli import main
-from tournaments.league.league import League, ServeLock
+from tournaments.league.files import League, ServeLock
 
 LEAGUE = """
 game = "azul"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from tourhelp_league import BOT, Running, token
 
-from tournaments.league.league import League
+from tournaments.league.files import League
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "tournaments"))  # the gate's folder
 from tourhelp import Gate

@@ -21,8 +21,8 @@ import trio
 from tourhelp_league import zipped
 
 from referee import replay
+from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
-from tournaments.league.league import League
 from tournaments.league.service import LeagueService
 from tournaments.server.app import make_app
 from tournaments.store import Store

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 from tourhelp_league import CLI, Running, as_user, page_as, python_for, signed_in, zipped
 
-from tournaments.league.league import League
+from tournaments.league.files import League
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("bwrap", "setpriv")]
 

@@ -29,7 +29,7 @@ from tourhelp_league import (
 )
 
 from tournaments.cli import main
-from tournaments.league.league import League
+from tournaments.league.files import League
 from tournaments.store import Store
 
 pytestmark = pytest.mark.slow

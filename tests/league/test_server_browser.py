@@ -17,8 +17,8 @@ import pytest
 
 # The report's Chromium helpers live beside its tests; pytest puts only this folder on sys.path.
 sys.path.insert(0, str(Path(__file__).parent.parent / "report"))
+from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
 from reporthelp import MISSING, chromium, console_errors
-from test_report_browser import BOARD_DRAWN, board, press, step_label, wait_for
 from tourhelp_league import BOT, LEAGUE, Running, children, reap_orphans, token
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]

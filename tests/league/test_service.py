@@ -9,7 +9,7 @@ import pytest
 import trio
 
 from tournaments.config import ConfigError
-from tournaments.league.league import League
+from tournaments.league.files import League
 from tournaments.league.service import LeagueService, run_headless
 from tournaments.store import Store
 

@@ -29,7 +29,7 @@ import httpx2 as httpx
 import trio
 from packaging.requirements import Requirement
 
-from tournaments.league.league import League
+from tournaments.league.files import League
 from tournaments.league.service import LeagueService
 from tournaments.results import FinishedGame, Played
 from tournaments.server.app import make_app

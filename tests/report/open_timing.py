@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from browserhelp import BOARD_DRAWN, wait_for
 from reporthelp import chromium
-from test_report_browser import BOARD_DRAWN, wait_for
 
 GAMES_LISTED = "document.querySelectorAll('#games-table a.game').length"
 

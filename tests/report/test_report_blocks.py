@@ -15,11 +15,11 @@ from typing import Any
 
 import msgspec
 import pytest
+from browserhelp import BOARD_DRAWN, wait_for
 from crafted import make_store, real_record
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reporthelp import MISSING, arena, chromium, console_errors, index_rows, page_data, report_games
-from test_report_browser import BOARD_DRAWN, wait_for
 
 import tournaments.report.blocks as blocks
 import tournaments.report.viewer as viewer

@@ -6,12 +6,12 @@ Skipped only where Chromium or its driver is not installed (CI installs them: .c
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
 from reporthelp import MISSING, TOURNAMENTS, arena, chromium, console_errors
 
 from tournaments.report.page import write_report
@@ -38,34 +38,6 @@ for line in sys.stdin:
 def browser() -> Iterator[Any]:
     with chromium() as driver:
         yield driver
-
-
-def wait_for(driver: Any, script: str, timeout: float = 10.0) -> Any:
-    """Poll a JavaScript expression until it is truthy (a game loads asynchronously)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = driver.execute_script(f"return {script};")
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {script}")
-
-
-BOARD_DRAWN = "document.querySelector('#board svg')"
-
-
-def step_label(driver: Any) -> str:
-    return str(driver.execute_script("return document.getElementById('step-label').textContent;"))
-
-
-def board(driver: Any) -> str:
-    return str(driver.execute_script("return document.getElementById('board').innerHTML;"))
-
-
-def press(driver: Any, key: str) -> None:
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    ActionChains(driver).send_keys(key).perform()
 
 
 @pytest.mark.parametrize("name", list(TOURNAMENTS))

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browserhelp import BOARD_DRAWN, press, step_label, wait_for
 from reporthelp import MISSING, chromium, console_errors
-from test_report_browser import BOARD_DRAWN, press, step_label, wait_for
 
 from tournaments.report.page import write_report
 from tournaments.report.viewer import game_data

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import trio
 from distributed import Client, LocalCluster
-from test_executors import BOTS, GAMES, GOLDEN, digest, stored, tournament
+from executorhelp import BOTS, GAMES, GOLDEN, digest, stored, tournament
 from tourhelp import ARENA, play, run
 
 from tournaments.executors import ExecutorError

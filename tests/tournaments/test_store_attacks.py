@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from test_store_damage import TOURNAMENT, arena, assert_one_clean_line
+from storehelp import TOURNAMENT, arena, assert_one_clean_line
 
 
 @pytest.fixture(scope="module")

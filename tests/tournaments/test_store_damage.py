@@ -18,28 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tourhelp import in_process
+from storehelp import TOURNAMENT, arena, assert_one_clean_line
 
 from referee import BadRecord
 from tournaments.cli import main
 from tournaments.results import Played
 from tournaments.store import Store, StoreError
-
-TOURNAMENT = """
-game = "5211"
-players = 2
-deals = 1
-seed = 5
-concurrency = 1
-
-[participants]
-greedy = "greedy"
-random = "random"
-random-twin = "random"
-
-[time]
-move_ms = 5000
-"""
 
 GAMES_PER_DEAL = 6  # three seat-sets, two rotations each
 
@@ -68,23 +52,8 @@ def stored(db: Path) -> dict[tuple[str, int, int], tuple[str, bytes]]:
         return {(s, d, r): (finished, record) for s, d, r, finished, record in rows}
 
 
-def arena(*argv: str | Path) -> tuple[int, str]:
-    """`arena ARGV...` in this process (`tourhelp.in_process`): exit code and stderr."""
-    code, _, err = in_process(*argv)
-    return code, err
-
-
 STORE_UNUSABLE = (1,)
 """`arena` exits 1 for a store it cannot use (EXIT_CODES), with one line on stderr."""
-
-
-def assert_one_clean_line(err: str, command: str, *phrases: str) -> None:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(f"arena {command}: error: "), err
-    assert "Traceback" not in err
-    for phrase in phrases:
-        assert phrase in lines[0], lines[0]
 
 
 @pytest.fixture

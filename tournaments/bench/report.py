@@ -22,7 +22,7 @@ from pathlib import Path
 import msgspec
 
 from referee.games import GAME_IDS
-from tournaments.bench import engine, league, matches, memory, pipes, scale, search
+from tournaments.bench import engine, league_server, matches, memory, pipes, scale, search
 from tournaments.executors.checking import processes_here
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.ondask import INSTALL
@@ -99,6 +99,7 @@ class LeagueSizes(msgspec.Struct, frozen=True):
     """Games in the store the ladder and `arena run` start from."""
     windows: int
     window_s: float
+    """Several `store.BATCH_S`: a window counts the games committed in it."""
     readers: int
     period_s: float
     """Each reader asks for the leaderboard this often."""
@@ -110,7 +111,7 @@ class LeagueSizes(msgspec.Struct, frozen=True):
 
 
 FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10, 2000)
-QUICK_LEAGUE = LeagueSizes(1, 0, 1, 1.0, 2, 0.5, 6, 2, 60)
+QUICK_LEAGUE = LeagueSizes(1, 0, 1, 3.0, 2, 0.5, 6, 2, 60)
 PLACED_S = 10.0
 """A new version's first ladder game, at most this long after it is `playing` (p95)."""
 FULL = Sizes(500, 7, 5000, 7, 60, 60, 100, 20, 200, 1_000, 1_000_000, 20_000, 21, FULL_LEAGUE)
@@ -417,7 +418,7 @@ class Bench:
     def league(self) -> None:
         s = self.sizes.league
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
-            uploads = league.upload_to_playing(Path(tmp), s.uploads, self.progress)
+            uploads = league_server.upload_to_playing(Path(tmp), s.uploads, self.progress)
         beyond = statistics.median([u.wait_s - u.check_s for u in uploads]) * 1000
         self.add(
             Figure(
@@ -439,9 +440,9 @@ class Bench:
         self.final()
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
             folder = Path(tmp)
-            league.write_files(folder, concurrency=self.cores)
-            base = league.fill(folder, s.store_games, self.progress)
-            load = league.ladder_and_readers(
+            league_server.write_files(folder, concurrency=self.cores)
+            base = league_server.fill(folder, s.store_games, self.progress)
+            load = league_server.ladder_and_readers(
                 folder,
                 base,
                 windows=s.windows,
@@ -454,7 +455,7 @@ class Bench:
             if not scale.dask_available():
                 self.progress(f"league: the Dask ladder skipped, Dask is not installed: {INSTALL}")
             else:
-                by_executor = league.ladder_by_executor(
+                by_executor = league_server.ladder_by_executor(
                     folder, base, windows=s.windows, seconds=s.window_s, progress=self.progress
                 )
                 local_rate = sum(local.games_per_s for local, _ in by_executor)
@@ -478,8 +479,8 @@ class Bench:
         run_rate = statistics.median(window.games_per_s for window in load.runs)
         ladder_rate = statistics.median(window.games_per_s for window in load.ladders)
         pairs = zip(load.ladders, load.runs, strict=True)
-        at_mix = statistics.median(league.at_run_mix(ladder, run) for ladder, run in pairs)
-        p99 = league.p99(load.latencies_s) * 1000
+        at_mix = statistics.median(league_server.at_run_mix(ladder, run) for ladder, run in pairs)
+        p99 = league_server.p99(load.latencies_s) * 1000
         where = f"{load.store_games:,}-game store, concurrency {self.cores}"
         self.add(
             Figure("league", f"`arena run`, {where}", run_rate, "games/s"),
@@ -507,10 +508,10 @@ class Bench:
             ),
         )
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
-            hostile = league.hostile_upload(
+            hostile = league_server.hostile_upload(
                 Path(tmp), s.readers, s.period_s, self.cores, self.progress
             )
-        worst = league.p99(hostile.latencies_s) * 1000
+        worst = league_server.p99(hostile.latencies_s) * 1000
         self.add(
             Figure(
                 "league",
@@ -529,11 +530,13 @@ class Bench:
         how soon it has met every other bot from every seat."""
         s = self.sizes.league
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
-            placed = league.placements(Path(tmp), s.placements, self.cores, self.progress)
-        first = league.percentile([p.first_s for p in placed], 0.95)
+            placed = league_server.placements(Path(tmp), s.placements, self.cores, self.progress)
+        first = league_server.percentile([p.first_s for p in placed], 0.95)
         pairs = placed[0].pairs
         met = [p.to_meet or math.inf for p in placed]
-        where = f"{len(league.PLACEMENT_HOUSE)} quick bots, Azul 2p, concurrency {self.cores}"
+        where = (
+            f"{len(league_server.PLACEMENT_HOUSE)} quick bots, Azul 2p, concurrency {self.cores}"
+        )
         self.add(
             Figure(
                 "league",
@@ -559,12 +562,12 @@ class Bench:
         standings published; they must be `arena table`'s of its games."""
         s = self.sizes.league
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
-            run = league.final_of(Path(tmp), s.final_budget, self.cores, self.progress)
+            run = league_server.final_of(Path(tmp), s.final_budget, self.cores, self.progress)
         ended = "settled" if run.settled else "its budget spent"
         self.add(
             Figure(
                 "league",
-                f"a final of {len(league.FINAL_HOUSE)} quick bots (Azul 2p, concurrency "
+                f"a final of {len(league_server.FINAL_HOUSE)} quick bots (Azul 2p, concurrency "
                 f"{self.cores}) from `arena serve` to published: {run.games:,} games, {ended}",
                 run.seconds,
                 "s",
@@ -577,9 +580,9 @@ class Bench:
         s = self.sizes.league
         with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as tmp:
             folder = Path(tmp)
-            league.write_files(folder, concurrency=self.cores)
-            base = league.fill(folder, s.store_games, self.progress)
-            samples = league.memory(folder, base, s.memory_games, self.progress)
+            league_server.write_files(folder, concurrency=self.cores)
+            base = league_server.fill(folder, s.store_games, self.progress)
+            samples = league_server.memory(folder, base, s.memory_games, self.progress)
         played = samples[-1][0]
         warm = [mb for games, mb in samples if games >= played // 20] or [samples[-1][1]]
         reference = warm[0]

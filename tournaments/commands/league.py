@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from tournaments.commands.common import EXIT_CODES, EXIT_OK
-from tournaments.league.league import League
+from tournaments.league.files import League
 from tournaments.league.service import LeagueService
 
 

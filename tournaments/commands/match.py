@@ -22,7 +22,7 @@ from tournaments.commands.common import (
     run_trio,
 )
 from tournaments.errors import UsageError
-from tournaments.matches import MatchRequest, Settings, plan, play, write_record, write_viewer
+from tournaments.one_match import MatchRequest, Settings, plan, play, write_record, write_viewer
 from tournaments.output import plural, render_json, render_table
 
 

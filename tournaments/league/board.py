@@ -20,7 +20,7 @@ import msgspec
 import trio
 
 from tournaments.exclusion import hidden, visible
-from tournaments.league.league import bot_of
+from tournaments.league.files import bot_of
 from tournaments.ratings import mu_series
 from tournaments.report.page import thinned
 from tournaments.results import FinishedGame

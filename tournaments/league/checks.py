@@ -24,8 +24,8 @@ import trio
 from protocol.errors import ArenaError, RequestError
 from referee import BuildResult, Limits, run_build
 from tournaments.admission import Rejected, check_bot
+from tournaments.league.files import League
 from tournaments.league.folders import identity, remove
-from tournaments.league.league import League
 from tournaments.league.registry import Version
 from tournaments.league.unpack import Refused, unpack_built
 

@@ -19,8 +19,8 @@ import trio
 
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import UnitWork
+from tournaments.league.files import League
 from tournaments.league.ladder import LADDER_NICE
-from tournaments.league.league import League
 from tournaments.league.registry import Season
 from tournaments.league.side_games import play_side_games
 from tournaments.results import FinishedGame

@@ -24,7 +24,7 @@ from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import Result, UnitWork
 from tournaments.league.checks import check_version
-from tournaments.league.league import League
+from tournaments.league.files import League
 from tournaments.prepare import Prepared, opened
 from tournaments.ratings import OnlinePlackettLuce
 from tournaments.results import FinishedGame

@@ -29,7 +29,7 @@ Bot names are unique up to case and punctuation (`name_key`): `AliceBot`, `alice
 A server killed while building or checking leaves its versions in `building` or `checking`:
 opening the registry queues them again (their partial logs dropped), and `queued()` is what is
 left to check, in upload order. So one server serves a registry (`arena serve` holds the
-league's lock: `tournaments.league.league.ServeLock`): a second one opening it would queue the
+league's lock: `tournaments.league.files.ServeLock`): a second one opening it would queue the
 first one's checks again.
 
 Schema (version 3; a version 1 or 2 file is brought up when it is opened)::

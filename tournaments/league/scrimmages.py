@@ -15,7 +15,7 @@ import msgspec
 from tournaments.entrants import Entrant
 from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
-from tournaments.league.league import League
+from tournaments.league.files import League
 from tournaments.league.registry import NotFound, Scrimmage
 from tournaments.league.side_games import play_side_games
 from tournaments.prepare import resolve

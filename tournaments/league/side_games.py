@@ -11,7 +11,7 @@ from tournaments.config import Tournament
 from tournaments.entrants import Entrant
 from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
-from tournaments.league.league import League
+from tournaments.league.files import League
 from tournaments.prepare import opened
 from tournaments.runner import Runner, in_batches
 from tournaments.running import GameListener

@@ -20,8 +20,8 @@ import msgspec
 import trio
 
 from protocol.errors import RequestError
+from tournaments.league.files import League, confined_command
 from tournaments.league.folders import remove, upload_hash
-from tournaments.league.league import League, confined_command
 from tournaments.league.registry import Author, RateLimited, Taken, Version
 from tournaments.league.unpack import MANIFEST, manifest, single_file_command, unpack
 

@@ -35,9 +35,9 @@ from starlette.routing import Route
 from protocol.errors import ArenaError, RequestError
 from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.league.board import MIN_REFRESH_S, head_to_head
+from tournaments.league.files import bot_of
 from tournaments.league.final import SETTLED_LOS
 from tournaments.league.grades import as_table
-from tournaments.league.league import bot_of
 from tournaments.league.registry import Author, NotFound, Scrimmage, Version
 from tournaments.league.service import (
     LADDER,

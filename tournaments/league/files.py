@@ -1,5 +1,6 @@
-"""An open league: its file's settings, its registry (authors, versions), its store of games
-and the folder of its uploaded bots — and the tournament each ladder round plays.
+"""A league's files, opened (`League`): its file's settings, its registry (authors, versions),
+its stores of games and the folder of its uploaded bots — and the tournament each ladder round
+plays. (What runs the league is `service.LeagueService`.)
 
 A league is a tournament file with a `[league]` table: the same settings, store, schedule,
 runner, ratings and tables; its participants are its house bots (the file's `[participants]`)
