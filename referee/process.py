@@ -12,8 +12,8 @@ and removed by the next referee — with a scrubbed environment:
 
 Because the working directory is private, the paths in a bot's command are absolute, and the
 bot's own files are listed in `BotSpec.files` (which the sandbox lets it read): what a user
-writes is turned into a `BotSpec` by `tournaments.botcommands`, which also resolves the built-in
-bots' names (the referee never imports `bots`).
+writes is turned into a `BotSpec` by `tournaments.plan.botcommands`, which also resolves the
+built-in bots' names (the referee never imports `bots`).
 
 When a process is done with — a fault, the end of `open_bots`, an exception, a cancellation —
 its whole group gets SIGKILL and the referee waits for it, shielded from cancellation. On Linux

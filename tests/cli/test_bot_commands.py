@@ -1,6 +1,6 @@
 """How what a user writes for a bot becomes the argv it runs, its files, name and directory.
 
-The rules are in docs/protocol.md ("How a bot command runs") and `tournaments.botcommands`.
+The rules are in docs/protocol.md ("How a bot command runs") and `tournaments.plan.botcommands`.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import pytest
 
 from protocol import TimeControl
 from referee import Limits, run_match
-from tournaments.botcommands import parse_bot, participant_spec, written
-from tournaments.config import ConfigError, decode
-from tournaments.entrants import entrant
 from tournaments.errors import BotCommandError
+from tournaments.plan.botcommands import parse_bot, participant_spec, written
+from tournaments.plan.config import ConfigError, decode
+from tournaments.plan.entrants import entrant
 
 ARENA = [sys.executable, "-m", "tournaments"]
 
@@ -236,7 +236,7 @@ def test_a_built_in_with_arguments_is_hashed_with_its_sources(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """`mcts --ms 50` is the built-in `mcts`: a change of its code makes a new entry too."""
-    import tournaments.entrants as entrants
+    import tournaments.plan.entrants as entrants
 
     before = entrant("m", "random --unused 1").hash
     real = entrants._builtin_files

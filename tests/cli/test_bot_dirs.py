@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.botcommands import parse_bot
 from tournaments.cli import main
-from tournaments.entrants import entrant
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.entrants import entrant
 
 JAVA_BOT = """
 import java.io.*;

@@ -10,7 +10,7 @@ import pytest
 from clihelp import arena
 
 from tournaments.cli import main
-from tournaments.config import ConfigError, decode
+from tournaments.plan.config import ConfigError, decode
 
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo.toml"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tournaments.config import load_league
+from tournaments.plan.config import load_league
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "server.md"
 

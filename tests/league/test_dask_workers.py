@@ -21,7 +21,7 @@ import pytest
 from tourhelp_league import as_user, in_process, python_for, until
 
 from tournaments.executors.work import TAMPER
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 NAMES = ["good0", "good1", "bad", "worse"]
 TAMPERING = {"bad": "score", "worse": "action"}

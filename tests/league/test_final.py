@@ -8,7 +8,7 @@ from tourhelp_league import finished
 from referee import Limits
 from tournaments.executors.work import Deal, UnitWork
 from tournaments.league.final import _within, next_deals, settled
-from tournaments.tables import standings
+from tournaments.rank.tables import standings
 
 
 def test_the_order_is_settled_when_every_two_neighbours_are_told_apart() -> None:

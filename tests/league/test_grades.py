@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from tourhelp_league import finished
 
-from tournaments.config import ConfigError, Grade, LeagueSettings, load_league
 from tournaments.league.board import Board
 from tournaments.league.grades import Mark, as_table, grade_of, graded
-from tournaments.tables import pairs
+from tournaments.plan.config import ConfigError, Grade, LeagueSettings, load_league
+from tournaments.rank.tables import pairs
 
 GRADES = [
     Grade("A", {"hard": 50}),

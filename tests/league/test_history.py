@@ -8,8 +8,8 @@ import re
 from tourhelp_league import finished
 
 from tournaments.league.board import Board, head_to_head, history, rating_histories
+from tournaments.rank.tables import pairs
 from tournaments.server.history import svg_line
-from tournaments.tables import pairs
 
 
 def test_a_bot_that_always_wins_climbs_and_one_that_always_loses_falls() -> None:

@@ -15,9 +15,9 @@ from tournaments.executors.local import Local
 from tournaments.executors.work import GameUnplayed, Result, UnitWork
 from tournaments.league.files import League
 from tournaments.league.ladder import Focus, Rounds
-from tournaments.results import FinishedGame
-from tournaments.runner import LogBudget, Refused, Voided
-from tournaments.store import Store
+from tournaments.play.runner import LogBudget, Refused, Voided
+from tournaments.store.results import FinishedGame
+from tournaments.store.store import Store
 
 IDS = {"a": 1, "b": 2, "c": 3}
 """The store ids of the labels of the hand-made games."""

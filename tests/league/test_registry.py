@@ -19,7 +19,7 @@ from tournaments.league.registry import (
     Taken,
     token_hash,
 )
-from tournaments.store import Store, StoreError
+from tournaments.store.store import Store, StoreError
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
 from tournaments.league.service import LeagueService
 from tournaments.server.app import make_app
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 LEAGUE = """
 game = "azul"

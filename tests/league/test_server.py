@@ -30,7 +30,7 @@ from tourhelp_league import (
 
 from tournaments.cli import main
 from tournaments.league.files import League
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 pytestmark = pytest.mark.slow
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from tournaments.config import ConfigError
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService, run_headless
-from tournaments.store import Store
+from tournaments.plan.config import ConfigError
+from tournaments.store.store import Store
 
 LEAGUE = """
 game = "azul"

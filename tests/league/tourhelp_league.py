@@ -31,9 +31,9 @@ from packaging.requirements import Requirement
 
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService
-from tournaments.results import FinishedGame, Played
 from tournaments.server.app import make_app
-from tournaments.store import Store
+from tournaments.store.results import FinishedGame, Played
+from tournaments.store.store import Store
 
 
 def finished(bots: list[str], ranks: list[int]) -> FinishedGame:

@@ -16,7 +16,7 @@ from trio.testing import MockClock
 from protocol import TimeControl
 from referee import Fault, Limits, SeatClock
 from tournaments.cli import main
-from tournaments.config import decode, fixed_settings
+from tournaments.plan.config import decode, fixed_settings
 
 HEALTHY = Path(__file__).resolve().parents[1] / "bots" / "healthy.py"
 

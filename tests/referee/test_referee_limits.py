@@ -13,7 +13,7 @@ from refhelp import BOTS, Bots
 from protocol.messages import TimeControl
 from referee import BotSpec, Limits, process, run_match
 from referee.limits import ResourceLimits, limit_hit
-from tournaments.botcommands import parse_bot
+from tournaments.plan.botcommands import parse_bot
 
 SLOW_SLEEPER = TimeControl(move_ms=100, startup_ms=5000)
 

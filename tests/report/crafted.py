@@ -18,8 +18,8 @@ import reporthelp  # noqa: F401  (it puts tests/tournaments, tourhelp's folder, 
 from tourhelp import in_process
 
 from tournaments.cli import main
-from tournaments.results import Played
-from tournaments.store import Store, seat_set_key
+from tournaments.store.results import Played
+from tournaments.store.store import Store, seat_set_key
 
 
 def real_record(directory: Path, game: str, bots: Sequence[str], seed: int) -> bytes:

@@ -26,7 +26,7 @@ import tournaments.report.viewer as viewer
 from referee.games import find_game, parse_options
 from tournaments.report.page import ASSETS, write_report
 from tournaments.report.viewer import OPEN_VIEWS, delta, game_data
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 
 def files(games_dir: Path) -> dict[str, int]:

@@ -15,7 +15,7 @@ from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
 from reporthelp import MISSING, TOURNAMENTS, arena, chromium, console_errors
 
 from tournaments.report.page import write_report
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 

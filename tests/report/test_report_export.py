@@ -10,7 +10,7 @@ import pytest
 from reporthelp import TOURNAMENTS, arena
 
 from referee.games import find_game, parse_options
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 
 def as_json(value: object) -> object:

@@ -12,7 +12,7 @@ import pytest
 from reporthelp import MISSING, chromium, console_errors
 from tourhelp import game, series
 
-from tournaments.ratings import plackett_luce_steps
+from tournaments.rank.ratings import plackett_luce_steps
 from tournaments.report.page import (
     HISTORY_POINTS,
     INDEX_FIELDS,

@@ -15,12 +15,12 @@ from reporthelp import TOURNAMENTS, arena, index_rows, page_data, report_games
 from tourhelp import game as made_game
 
 from referee.games import find_game, parse_options
-from tournaments.botlogs import log_directory
+from tournaments.rank.tables import TABLE_NAMES, game_list
 from tournaments.report.page import write_report
 from tournaments.report.viewer import game_data
-from tournaments.results import GameKey
-from tournaments.store import Store
-from tournaments.tables import TABLE_NAMES, game_list
+from tournaments.store.botlogs import log_directory
+from tournaments.store.results import GameKey
+from tournaments.store.store import Store
 
 
 def as_json(value: object) -> Any:

@@ -19,7 +19,7 @@ from reporthelp import MISSING, chromium, console_errors
 
 from tournaments.report.page import write_report
 from tournaments.report.viewer import game_data
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 

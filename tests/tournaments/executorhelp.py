@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from tournaments.prepare import prepare
+from tournaments.plan.prepare import prepare
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 

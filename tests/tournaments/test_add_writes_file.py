@@ -11,9 +11,9 @@ import pytest
 from tourhelp import arena
 
 from tournaments.cli import main
-from tournaments.config import load
-from tournaments.prepare import prepare
-from tournaments.tomledit import add_participant
+from tournaments.plan.config import load
+from tournaments.plan.prepare import prepare
+from tournaments.plan.tomledit import add_participant
 
 TOURNAMENT = """\
 # The club's league.   Two spaces, odd   alignment: all of it must stay.

@@ -23,8 +23,8 @@ from tourhelp import ARENA, ARENA_CTRL_C, Gate, arena, stored_games
 
 from tournaments.cli import main
 from tournaments.output import FORMATS
-from tournaments.store import Store
-from tournaments.tables import TABLE_NAMES
+from tournaments.rank.tables import TABLE_NAMES
+from tournaments.store.store import Store
 
 TOURNAMENT = """
 game = "5211"

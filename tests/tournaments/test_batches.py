@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from tourhelp import ARENA
 
-from tournaments.results import Played
-from tournaments.store import Store
+from tournaments.store.results import Played
+from tournaments.store.store import Store
 
 TOURNAMENT = """
 game = "azul"
@@ -61,7 +61,7 @@ def test_a_batch_is_seen_by_others_once_committed_and_a_write_of_its_own_commits
             store.bot("c", "c", "c")  # a transaction of its own: the batch is committed first
             assert store.uncommitted == 0 and count(path) == 2
             add(store, 2)
-            monkeypatch.setattr("tournaments.store.BATCH_S", 0.0)
+            monkeypatch.setattr("tournaments.store.store.BATCH_S", 0.0)
             store.commit_due()
             assert count(path) == 3
             add(store, 3)
@@ -71,8 +71,8 @@ def test_a_batch_is_seen_by_others_once_committed_and_a_write_of_its_own_commits
 
 CHILD = """
 import sys, trio
-from tournaments.prepare import prepare
-from tournaments.runner import Runner
+from tournaments.plan.prepare import prepare
+from tournaments.play.runner import Runner
 from tournaments.executors.inprocess import InProcess
 
 from pathlib import Path

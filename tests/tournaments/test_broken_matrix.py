@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 
 from referee import cgroups
-from tournaments.prepare import prepare
-from tournaments.runner import Runner
+from tournaments.plan.prepare import prepare
+from tournaments.play.runner import Runner
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 

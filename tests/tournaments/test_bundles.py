@@ -14,9 +14,9 @@ import msgspec
 import pytest
 
 from referee import BotSpec, Limits
-from tournaments.entrants import content_hash
 from tournaments.executors.bundles import Cache, key, pack, travels
 from tournaments.executors.work import BotMismatch, Seat, UnitWork, lacking
+from tournaments.plan.entrants import content_hash
 
 
 def folder_seat(folder: Path, command: str = "python3 bot.py") -> Seat:

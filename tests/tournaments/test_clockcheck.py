@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tournaments.bench.clockcheck import measure
 from tournaments.cli import main
-from tournaments.clockcheck import measure
 
 
 async def test_clockcheck_counts_decisions_timeouts_and_latency() -> None:

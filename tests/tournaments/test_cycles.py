@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tournaments.cycles import find_cycles
+from tournaments.rank.cycles import find_cycles
 
 
 def test_rock_paper_scissors_is_a_cycle_from_the_first_bot_in_order() -> None:

@@ -15,11 +15,11 @@ import trio
 
 from protocol import TimeControl
 from referee import Limits, MatchOutcome, open_bots, play_match
-from tournaments.botcommands import parse_bot
-from tournaments.prepare import prepare
-from tournaments.runner import Runner
-from tournaments.schedule import deal_seed
-from tournaments.store import Store
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.prepare import prepare
+from tournaments.plan.schedule import deal_seed
+from tournaments.play.runner import Runner
+from tournaments.store.store import Store
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 MEMORY = f"{sys.executable} {BOTS}/memory.py"

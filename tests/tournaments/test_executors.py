@@ -20,7 +20,6 @@ import trio
 from executorhelp import BOTS, GAMES, GOLDEN, digest, games, stored, tournament
 from tourhelp import ARENA, run
 
-from tournaments.config import ConfigError, decode
 from tournaments.executors import Executor
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
@@ -32,9 +31,10 @@ from tournaments.executors.work import (
     UnitWork,
     sweep_log_dirs,
 )
-from tournaments.prepare import prepare
-from tournaments.results import FinishedGame
-from tournaments.runner import Runner
+from tournaments.plan.config import ConfigError, decode
+from tournaments.plan.prepare import prepare
+from tournaments.play.runner import Runner
+from tournaments.store.results import FinishedGame
 
 LONG_MS = 3_600_000
 """A move time no decision held by a test reaches."""

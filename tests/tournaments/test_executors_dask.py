@@ -23,8 +23,8 @@ from tourhelp import ARENA, play, run
 
 from tournaments.executors import ExecutorError
 from tournaments.executors.ondask import OnDask, _play, require_dask
-from tournaments.prepare import prepare
-from tournaments.results import FinishedGame
+from tournaments.plan.prepare import prepare
+from tournaments.store.results import FinishedGame
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tournaments.cli import main
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 TOURNAMENT = """
 game = "5211"

@@ -7,8 +7,8 @@ import io
 from rich.console import Console
 from tourhelp import series
 
-from tournaments.live import LiveView
-from tournaments.ratings import elo_from_score
+from tournaments.play.live import LiveView
+from tournaments.rank.ratings import elo_from_score
 
 
 def test_live_view_shows_progress_and_ladder() -> None:

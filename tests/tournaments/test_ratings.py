@@ -9,7 +9,7 @@ import pytest
 from tourhelp import game, series
 
 from protocol.errors import RequestError
-from tournaments.ratings import (
+from tournaments.rank.ratings import (
     EloFit,
     Rating,
     elo_fit,

@@ -15,10 +15,10 @@ import trio
 
 from referee.games import find_game
 from tournaments.cli import main
-from tournaments.prepare import prepare
-from tournaments.runner import Runner, RunReport
-from tournaments.schedule import deal_seed
-from tournaments.store import Store
+from tournaments.plan.prepare import prepare
+from tournaments.plan.schedule import deal_seed
+from tournaments.play.runner import Runner, RunReport
+from tournaments.store.store import Store
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from tournaments.schedule import (
+from tournaments.plan.schedule import (
     bot_seeds,
     deal_seed,
     full_count,

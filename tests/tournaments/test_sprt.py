@@ -8,8 +8,8 @@ import random
 import pytest
 
 from protocol.errors import RequestError
-from tournaments.ratings import score_from_elo
-from tournaments.sprt import SprtBounds, decide, llr
+from tournaments.rank.ratings import score_from_elo
+from tournaments.rank.sprt import SprtBounds, decide, llr
 
 
 def test_bounds_by_hand() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.results import FaultRow, Played
-from tournaments.store import Store, StoreError, seat_set_key
+from tournaments.store.results import FaultRow, Played
+from tournaments.store.store import Store, StoreError, seat_set_key
 
 SETTINGS = {"game": "azul", "players": 2, "options": {}, "time": {"move_ms": 100}, "seed": 1}
 

@@ -22,8 +22,8 @@ from storehelp import TOURNAMENT, arena, assert_one_clean_line
 
 from referee import BadRecord
 from tournaments.cli import main
-from tournaments.results import Played
-from tournaments.store import Store, StoreError
+from tournaments.store.results import Played
+from tournaments.store.store import Store, StoreError
 
 GAMES_PER_DEAL = 6  # three seat-sets, two rotations each
 
@@ -255,8 +255,8 @@ def test_an_older_store_gets_a_secret_and_is_made_private(tmp_path: Path) -> Non
 
 WRITE_UNTIL_IT_FAILS = """
 import os, resource, signal, sys
-from tournaments.results import Played
-from tournaments.store import Store, StoreError
+from tournaments.store.results import Played
+from tournaments.store.store import Store, StoreError
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG
 resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
 written = 0

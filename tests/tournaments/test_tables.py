@@ -10,8 +10,8 @@ import pytest
 from tourhelp import game, series
 
 from tournaments.commands.tableview import print_tables
-from tournaments.results import FaultRow
-from tournaments.tables import TABLE_NAMES, Table, build, crosstable, faults, seats, standings
+from tournaments.rank.tables import TABLE_NAMES, Table, build, crosstable, faults, seats, standings
+from tournaments.store.results import FaultRow
 
 # a beats b 3 of 4, b beats c 3 of 4, a beats c every time.
 GAMES = series("a", "b", 3, 1) + series("b", "c", 3, 1) + series("a", "c", 4, 0)

@@ -9,7 +9,7 @@ import pytest
 from protocol import TimeControl
 from referee import ResourceLimits
 from referee.games import GAME_IDS
-from tournaments.config import (
+from tournaments.plan.config import (
     ConfigError,
     check,
     db_path,
@@ -18,7 +18,7 @@ from tournaments.config import (
     load,
     override,
 )
-from tournaments.entrants import entrant
+from tournaments.plan.entrants import entrant
 
 EXAMPLE = """
 game = "azul"

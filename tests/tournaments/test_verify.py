@@ -15,7 +15,6 @@ import trio
 from tourhelp import ARENA, run
 
 from referee import Limits
-from tournaments.botcommands import parse_bot
 from tournaments.executors.checking import checking
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
@@ -30,10 +29,11 @@ from tournaments.executors.work import (
     play_games,
     play_unit,
 )
-from tournaments.prepare import Prepared, prepare
-from tournaments.results import FaultRow
-from tournaments.runner import PASSES, Runner, in_batches
-from tournaments.store import Store
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.prepare import Prepared, prepare
+from tournaments.play.runner import PASSES, Runner, in_batches
+from tournaments.store.results import FaultRow
+from tournaments.store.store import Store
 
 TOURNAMENT = """
 game = "azul"

@@ -18,9 +18,9 @@ import trio
 
 from tournaments.cli import main
 from tournaments.executors import Executor
-from tournaments.prepare import Prepared, prepare
-from tournaments.results import FaultRow, FinishedGame, Played
-from tournaments.runner import Runner, RunReport
+from tournaments.plan.prepare import Prepared, prepare
+from tournaments.play.runner import Runner, RunReport
+from tournaments.store.results import FaultRow, FinishedGame, Played
 
 ARENA = [sys.executable, "-c", "import sys; from tournaments.cli import main; sys.exit(main())"]
 """The real `arena` entry point in a fresh interpreter, as the console script calls it."""

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from tournaments.clockcheck import THINKER
+from tournaments.bench.clockcheck import THINKER
 
 ARENA = [sys.executable, "-m", "tournaments"]
 BOTS = {"greedy": "greedy", "random": "random", "random-twin": "random"}

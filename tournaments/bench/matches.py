@@ -45,7 +45,7 @@ from protocol.messages import Answer, Clock, encode_act, from_bot_decoder
 from referee import BotSpec, Limits, open_bots, play_match
 from referee.games import find_game
 from tournaments.bench.children import command
-from tournaments.botcommands import parse_bot
+from tournaments.plan.botcommands import parse_bot
 
 TIME = TimeControl(move_ms=1000)
 

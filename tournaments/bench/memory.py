@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import tracemalloc
 
-from tournaments.schedule import deal_seed, pieces_per_seat_set, seat_sets, seating, units
-from tournaments.store import seat_set_key
+from tournaments.plan.schedule import deal_seed, pieces_per_seat_set, seat_sets, seating, units
+from tournaments.store.store import seat_set_key
 
 BOTS = 4
 PLAYERS = 2

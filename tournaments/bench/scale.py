@@ -27,9 +27,6 @@ import trio
 
 from referee import Limits, open_bots, parse_record, play_match
 from tournaments.bench.matches import TIME
-from tournaments.botcommands import parse_bot
-from tournaments.config import Tournament
-from tournaments.entrants import Entrant, entrant
 from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.checking import Checker, checking, refusals
 from tournaments.executors.inprocess import InProcess
@@ -37,9 +34,12 @@ from tournaments.executors.local import Local
 from tournaments.executors.ondask import OnDask, require_dask
 from tournaments.executors.verify import refusal
 from tournaments.executors.work import Deal, GameDone, Seat, UnitWork, played_from
-from tournaments.results import Played
-from tournaments.runner import Player, Runner, in_batches
-from tournaments.store import Store
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.config import Tournament
+from tournaments.plan.entrants import Entrant, Player, entrant
+from tournaments.play.runner import Runner, in_batches
+from tournaments.store.results import Played
+from tournaments.store.store import Store
 
 
 class Run(msgspec.Struct, frozen=True):

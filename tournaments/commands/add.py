@@ -7,7 +7,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from tournaments.admission import Rejected
 from tournaments.commands.common import EXIT_CODES, EXIT_ERROR, EXIT_OK, run_trio
 from tournaments.commands.tableview import add_table_options
 from tournaments.commands.tournament import (
@@ -15,7 +14,8 @@ from tournaments.commands.tournament import (
     open_prepared,
     play_and_report,
 )
-from tournaments.enrolment import candidate, check, enrol
+from tournaments.play.admission import Rejected
+from tournaments.play.enrolment import candidate, check, enrol
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -17,8 +17,8 @@ import trio
 
 from protocol import TimeControl
 from protocol.errors import ArenaError, RequestError
-from tournaments.config import TIME_RANGES, time_error
 from tournaments.errors import UsageError
+from tournaments.plan.config import TIME_RANGES, time_error
 
 EXIT_OK = 0
 EXIT_ERROR = ArenaError.exit_code

@@ -14,8 +14,6 @@ from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from protocol import TimeControl
 from referee import Limits, SandboxUnavailable, choose
-from tournaments.botcommands import parse_bot
-from tournaments.botlogs import log_directory
 from tournaments.commands.common import (
     EXIT_CODES,
     EXIT_FAULT,
@@ -25,13 +23,15 @@ from tournaments.commands.common import (
     parse_option_pairs,
     run_trio,
 )
-from tournaments.compare import Comparison, compare
-from tournaments.config import Tournament, check
-from tournaments.entrants import Entrant, entrant
 from tournaments.errors import UsageError
 from tournaments.output import add_output_options, render_csv, render_json, render_table
-from tournaments.schedule import owner_secret
-from tournaments.sprt import SprtBounds
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.config import Tournament, check
+from tournaments.plan.entrants import Entrant, entrant
+from tournaments.plan.schedule import owner_secret
+from tournaments.play.compare import Comparison, compare
+from tournaments.rank.sprt import SprtBounds
+from tournaments.store.botlogs import log_directory
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -11,7 +11,7 @@ from tournaments.commands.tableview import store_path
 from tournaments.errors import InputError, UsageError
 from tournaments.report.steps import with_observations
 from tournaments.report.stored import is_store, stored_record
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

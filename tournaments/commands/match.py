@@ -9,8 +9,6 @@ from pathlib import Path
 from bots import BUILTIN_BOTS
 from protocol import DEFAULT_MAX_LINE_BYTES, TimeControl
 from referee import MatchOutcome, ResourceLimits
-from tournaments.botcommands import command_spec
-from tournaments.botlogs import announce, log_directory
 from tournaments.commands.common import (
     EXIT_CODES,
     EXIT_FAULT,
@@ -22,8 +20,17 @@ from tournaments.commands.common import (
     run_trio,
 )
 from tournaments.errors import UsageError
-from tournaments.one_match import MatchRequest, Settings, plan, play, write_record, write_viewer
 from tournaments.output import plural, render_json, render_table
+from tournaments.plan.botcommands import command_spec
+from tournaments.play.one_match import (
+    MatchRequest,
+    Settings,
+    plan,
+    play,
+    write_record,
+    write_viewer,
+)
+from tournaments.store.botlogs import announce, log_directory
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

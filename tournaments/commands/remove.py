@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tournaments.commands.tableview import store_path
 from tournaments.errors import UsageError
-from tournaments.exclusion import matching
-from tournaments.store import Store
+from tournaments.store.exclusion import matching
+from tournaments.store.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -19,7 +19,7 @@ from referee import (
 from tournaments.errors import InputError, UsageError
 from tournaments.output import render_json
 from tournaments.report.stored import is_store, stored_record
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from tournaments.commands.tableview import add_table_options, print_tables, store_path, table_names
 from tournaments.errors import UsageError
-from tournaments.exclusion import hidden, visible
-from tournaments.store import Store
-from tournaments.tables import GAMES_TABLE
+from tournaments.rank.tables import GAMES_TABLE
+from tournaments.store.exclusion import hidden, visible
+from tournaments.store.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

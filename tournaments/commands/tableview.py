@@ -8,11 +8,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tournaments.config import db_path, load
 from tournaments.errors import UsageError
 from tournaments.output import add_output_options, render_tables, write_csv_files
-from tournaments.results import FinishedGame, GameKey
-from tournaments.tables import GAMES_TABLE, TABLE_NAMES, build
+from tournaments.plan.config import db_path, load
+from tournaments.rank.tables import GAMES_TABLE, TABLE_NAMES, build
+from tournaments.store.results import FinishedGame, GameKey
 
 DEFAULT_TABLES = ("standings", "crosstable")
 

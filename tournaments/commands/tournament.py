@@ -28,22 +28,22 @@ from tournaments.commands.common import (
     run_trio,
 )
 from tournaments.commands.tableview import print_tables, table_names
-from tournaments.config import TIME_RANGES, ExecutorKind
-from tournaments.exclusion import hidden, visible
 from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.choose import executor_for
-from tournaments.live import LiveView, TextProgress
 from tournaments.output import plural
-from tournaments.prepare import Prepared, prepare
-from tournaments.results import FinishedGame
-from tournaments.runner import Refused, Voided
-from tournaments.running import (
+from tournaments.plan.config import TIME_RANGES, ExecutorKind
+from tournaments.plan.prepare import Prepared, prepare
+from tournaments.play.live import LiveView, TextProgress
+from tournaments.play.runner import Refused, Voided
+from tournaments.play.running import (
     TournamentRun,
     check_newcomers,
     check_playable,
     newcomers,
     warnings,
 )
+from tournaments.store.exclusion import hidden, visible
+from tournaments.store.results import FinishedGame
 
 EXECUTORS: tuple[ExecutorKind, ...] = get_args(ExecutorKind)  # the file's kinds, once
 OVERRIDES: tuple[str, ...] = (

@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from tournaments.commands.tableview import store_path
 from tournaments.errors import UsageError
-from tournaments.store import Store, WorkerRow
+from tournaments.store.store import Store, WorkerRow
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

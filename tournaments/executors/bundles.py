@@ -25,8 +25,8 @@ from pathlib import Path
 import msgspec
 
 from referee import BotSpec
-from tournaments.entrants import content_hash
 from tournaments.executors.work import BotMismatch, Seat, check_identity
+from tournaments.plan.entrants import content_hash
 
 CACHE_DIR = "ARENA_BUNDLE_CACHE"
 """The variable naming a worker's cache folder (default `~/.cache/tile-arena/bundles`)."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tournaments.config import Tournament
 from tournaments.executors import Executor
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
 from tournaments.executors.ondask import OnDask
+from tournaments.plan.config import Tournament
 
 
 def executor_for(tournament: Tournament, nice: int = 0) -> Executor:

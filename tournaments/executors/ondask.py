@@ -46,7 +46,7 @@ from tournaments.executors.work import (
     play_unit,
     played_by,
 )
-from tournaments.schedule import seating
+from tournaments.plan.schedule import seating
 
 if TYPE_CHECKING:
     from distributed import Client, Future

@@ -11,7 +11,7 @@ to the coordinator, which writes the logs it keeps).
 
 On another machine (a Dask worker: `play_unit`), the bots are checked before playing: their
 files — unpacked from their bundle (`bundles`), or the worker's own for a built-in — must hash
-to the identity the coordinator stored them under (`tournaments.entrants.content_hash`). A
+to the identity the coordinator stored them under (`tournaments.plan.entrants.content_hash`). A
 worker whose copy of a bot differs refuses the unit (`BotMismatch`) instead of playing games
 that would be stored under the wrong bot; one that lacks what a unit needs says which
 (`WorkerLacks`). The executors on the coordinator's machine run the very files it hashed.
@@ -37,9 +37,9 @@ import trio
 from protocol import TimeControl
 from protocol.errors import ArenaError
 from referee import BotSpec, Limits, MatchOutcome, open_bots, play_match
-from tournaments.entrants import content_hash
-from tournaments.results import FaultRow, Played
-from tournaments.schedule import seating
+from tournaments.plan.entrants import content_hash
+from tournaments.plan.schedule import seating
+from tournaments.store.results import FaultRow, Played
 
 
 class Seat(msgspec.Struct, frozen=True):

@@ -19,13 +19,13 @@ from typing import Any
 import msgspec
 import trio
 
-from tournaments.exclusion import hidden, visible
 from tournaments.league.files import bot_of
-from tournaments.ratings import mu_series
+from tournaments.rank.ratings import mu_series
+from tournaments.rank.tables import pairs, standings
 from tournaments.report.page import thinned
-from tournaments.results import FinishedGame
-from tournaments.store import Store
-from tournaments.tables import pairs, standings
+from tournaments.store.exclusion import hidden, visible
+from tournaments.store.results import FinishedGame
+from tournaments.store.store import Store
 
 MIN_REFRESH_S = 5.0
 """The board is computed again at most this often, and at most a tenth of the time

@@ -23,11 +23,11 @@ import trio
 
 from protocol.errors import ArenaError, RequestError
 from referee import BuildResult, Limits, run_build
-from tournaments.admission import Rejected, check_bot
 from tournaments.league.files import League
 from tournaments.league.folders import identity, remove
 from tournaments.league.registry import Version
 from tournaments.league.unpack import Refused, unpack_built
+from tournaments.play.admission import Rejected, check_bot
 
 CHECK_LOG_BYTES = 16 * 1024
 """The check game's stderr kept in the check log: its last 16 KiB."""

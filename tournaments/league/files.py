@@ -23,13 +23,13 @@ import msgspec
 from bots import BUILTIN_BOTS
 from protocol.errors import RequestError
 from referee import BotSpec, Limits
-from tournaments.botcommands import split_command
-from tournaments.config import ConfigError, LeagueSettings, Tournament, db_path, load_league
-from tournaments.entrants import Entrant
 from tournaments.errors import BotCommandError
 from tournaments.league.registry import Registry, Season, Taken, Version, name_key
 from tournaments.league.unpack import UploadLimits
-from tournaments.prepare import resolve
+from tournaments.plan.botcommands import split_command
+from tournaments.plan.config import ConfigError, LeagueSettings, Tournament, db_path, load_league
+from tournaments.plan.entrants import Entrant
+from tournaments.plan.prepare import resolve
 
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """An uploaded bot's name: safe in tables, URLs, paths and pages (no `@`, which marks older

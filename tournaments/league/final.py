@@ -23,10 +23,10 @@ from tournaments.league.files import League
 from tournaments.league.ladder import LADDER_NICE
 from tournaments.league.registry import Season
 from tournaments.league.side_games import play_side_games
-from tournaments.results import FinishedGame
-from tournaments.running import GameListener
-from tournaments.store import Store
-from tournaments.tables import pairs, standings
+from tournaments.play.running import GameListener
+from tournaments.rank.tables import pairs, standings
+from tournaments.store.results import FinishedGame
+from tournaments.store.store import Store
 
 SETTLED_LOS = 95.0
 """How sure each step down the final's standings must be, in per cent (head to head)."""

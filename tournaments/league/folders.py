@@ -15,8 +15,8 @@ import stat
 from pathlib import Path
 
 from referee import BotSpec
-from tournaments.entrants import Bounds, content_hash, folder_hash
 from tournaments.league.unpack import MIB, UploadLimits
+from tournaments.plan.entrants import Bounds, content_hash, folder_hash
 
 
 def bounds(limits: UploadLimits) -> Bounds:

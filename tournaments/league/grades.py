@@ -9,10 +9,10 @@ from typing import Any
 
 import msgspec
 
-from tournaments.config import Grade, LeagueSettings
 from tournaments.league.board import Board, head_to_head
-from tournaments.ratings import score_from_elo
-from tournaments.tables import Table
+from tournaments.plan.config import Grade, LeagueSettings
+from tournaments.rank.ratings import score_from_elo
+from tournaments.rank.tables import Table
 
 
 class Mark(msgspec.Struct, frozen=True):

@@ -25,13 +25,13 @@ from tournaments.executors.choose import executor_for
 from tournaments.executors.work import Result, UnitWork
 from tournaments.league.checks import check_version
 from tournaments.league.files import League
-from tournaments.prepare import Prepared, opened
-from tournaments.ratings import OnlinePlackettLuce
-from tournaments.results import FinishedGame
-from tournaments.runner import LogBudget, Runner, in_batches
-from tournaments.running import GameListener
-from tournaments.schedule import seat_set_count
-from tournaments.store import Store
+from tournaments.plan.prepare import Prepared, opened
+from tournaments.plan.schedule import seat_set_count
+from tournaments.play.runner import LogBudget, Runner, in_batches
+from tournaments.play.running import GameListener
+from tournaments.rank.ratings import OnlinePlackettLuce
+from tournaments.store.results import FinishedGame
+from tournaments.store.store import Store
 
 LADDER_NICE = 5
 """The ladder's referee processes and bots run this much below the server's priority (on the

@@ -2,7 +2,8 @@
 with the logs of building and checking them, and the uploads each author made lately.
 
 A SQLite file of its own beside the tournament store (the games the versions play stay in
-`tournaments.store`), kept by the store's rules, written once in `tournaments.sqlitefile`:
+`tournaments.store.store`), kept by the store's rules, written once in
+`tournaments.store.sqlitefile`:
 changes are `BEGIN IMMEDIATE` transactions (two requests never interleave a check and its
 write), WAL mode, the file and its -wal and -shm files private (mode 0600), SQLite's
 `trusted_schema` off, every failure of SQLite one `StoreError` saying what, which file and what
@@ -67,7 +68,7 @@ from typing import Any, ClassVar, Literal, get_args
 import msgspec
 
 from protocol.errors import RequestError
-from tournaments.sqlitefile import SqliteFile, StoreError, guarded
+from tournaments.store.sqlitefile import SqliteFile, StoreError, guarded
 
 SCHEMA_VERSION = "3"
 

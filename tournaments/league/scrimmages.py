@@ -12,14 +12,14 @@ from collections.abc import Iterator
 
 import msgspec
 
-from tournaments.entrants import Entrant
 from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
 from tournaments.league.files import League
 from tournaments.league.registry import NotFound, Scrimmage
 from tournaments.league.side_games import play_side_games
-from tournaments.prepare import resolve
-from tournaments.running import GameListener
+from tournaments.plan.entrants import Entrant
+from tournaments.plan.prepare import resolve
+from tournaments.play.running import GameListener
 
 FILLER = "random"
 """The built-in bot in the other seats of a game of more than two players."""

@@ -27,7 +27,6 @@ import trio
 
 from protocol.errors import ArenaError, RequestError
 from referee import FAULT_KINDS
-from tournaments.exclusion import hidden
 from tournaments.executors import Executor
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
@@ -40,11 +39,12 @@ from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Ver
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.submissions import submit
+from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.steps import with_observations
-from tournaments.results import FinishedGame
-from tournaments.runner import Refused, Voided
-from tournaments.store import GameChoice, LogRow, Store
+from tournaments.store.exclusion import hidden
+from tournaments.store.results import FinishedGame
+from tournaments.store.store import GameChoice, LogRow, Store
 
 LOG_TAIL_BYTES = 8192
 """A stderr log's end shown on its bot's page."""

@@ -7,14 +7,14 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
-from tournaments.config import Tournament
-from tournaments.entrants import Entrant
 from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
 from tournaments.league.files import League
-from tournaments.prepare import opened
-from tournaments.runner import Runner, in_batches
-from tournaments.running import GameListener
+from tournaments.plan.config import Tournament
+from tournaments.plan.entrants import Entrant
+from tournaments.plan.prepare import opened
+from tournaments.play.runner import Runner, in_batches
+from tournaments.play.running import GameListener
 
 Units = Callable[[Iterator[UnitWork]], Iterator[UnitWork]]
 """Which of the schedule's units to play (as the executor takes them)."""

@@ -26,7 +26,7 @@ import msgspec
 
 from referee import BadRecord
 from tournaments.report.viewer import FORMAT, block_script, game_fields, viewer_data
-from tournaments.store import Store
+from tournaments.store.store import Store
 
 BLOCK_IDS = 100
 """Store ids per block: a block is a few hundred KB to load and unpack when one of its games is

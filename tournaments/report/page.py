@@ -21,14 +21,14 @@ from typing import Any
 
 import msgspec
 
-from tournaments.exclusion import hidden
-from tournaments.ratings import mu_series
+from tournaments.rank.ratings import mu_series
+from tournaments.rank.tables import TABLE_NAMES, build
 from tournaments.report.blocks import Block, packing, remove_stale, write_file
 from tournaments.report.stored import keyed_games
 from tournaments.report.viewer import block_script, game_fields, viewer_data
-from tournaments.results import FinishedGame, GameKey
-from tournaments.store import Store
-from tournaments.tables import TABLE_NAMES, build
+from tournaments.store.exclusion import hidden
+from tournaments.store.results import FinishedGame, GameKey
+from tournaments.store.store import Store
 
 ASSETS = importlib.resources.files("tournaments.report") / "assets"
 MARKER = re.compile(r"/\*ARENA:(STYLE|DATA|VIEWERS|APP|GAMES)\*/")

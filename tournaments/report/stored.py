@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tournaments.errors import UsageError
-from tournaments.results import FinishedGame, GameKey
-from tournaments.store import Store
+from tournaments.store.results import FinishedGame, GameKey
+from tournaments.store.store import Store
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 

@@ -76,7 +76,7 @@ from tournaments.server.front import (
     with_csrf,
 )
 from tournaments.server.history import svg_line
-from tournaments.store import GameChoice
+from tournaments.store.store import GameChoice
 
 WAITING = frozenset({"queued", "building", "checking"})
 WAITING_REFRESH_S = 3

@@ -24,7 +24,7 @@ from bots import BUILTIN_BOTS
 from protocol import TimeControl
 from protocol.errors import RequestError
 from referee import BotSpec, ResourceLimits
-from tournaments.botcommands import BotCommand, parse_bot, participant_spec, written
+from tournaments.plan.botcommands import BotCommand, parse_bot, participant_spec, written
 
 
 class Entrant(msgspec.Struct, frozen=True):
@@ -34,6 +34,14 @@ class Entrant(msgspec.Struct, frozen=True):
     command: str
     hash: str
     spec: BotSpec
+
+
+class Player(msgspec.Struct, frozen=True):
+    """A participant as the runner sees it: its store id, its label, and how to run it."""
+
+    id: int
+    label: str
+    entrant: Entrant
 
 
 def _files(spec: BotSpec) -> list[tuple[str, str]]:
@@ -135,7 +143,7 @@ def entrant(
     time: TimeControl | None = None,
 ) -> Entrant:
     """Resolve `command` (a built-in name, a command line or a participant table,
-    `tournaments.botcommands`) with relative paths from `base`.
+    `tournaments.plan.botcommands`) with relative paths from `base`.
 
     A tournament file's commands are relative to the file's directory, so a tournament runs the
     same from wherever `arena` is started; `base=None` means the current directory. `resources`

@@ -10,11 +10,11 @@ from pathlib import Path
 import msgspec
 
 from protocol.errors import RequestError
-from tournaments.admission import check_bot
-from tournaments.config import ConfigError
-from tournaments.entrants import Entrant, portable_command
-from tournaments.prepare import Prepared, resolve
-from tournaments.tomledit import add_participant
+from tournaments.plan.config import ConfigError
+from tournaments.plan.entrants import Entrant, portable_command
+from tournaments.plan.prepare import Prepared, resolve
+from tournaments.plan.tomledit import add_participant
+from tournaments.play.admission import check_bot
 
 
 class Enrolled(msgspec.Struct, frozen=True):

@@ -10,13 +10,13 @@ from collections.abc import Collection
 from typing import Protocol
 
 from protocol.errors import RequestError
-from tournaments.admission import check_all
-from tournaments.entrants import Entrant
 from tournaments.executors import Executor
 from tournaments.output import plural
-from tournaments.prepare import Prepared
-from tournaments.results import FinishedGame
-from tournaments.runner import Refused, Runner, RunReport, Voided
+from tournaments.plan.entrants import Entrant
+from tournaments.plan.prepare import Prepared
+from tournaments.play.admission import check_all
+from tournaments.play.runner import Refused, Runner, RunReport, Voided
+from tournaments.store.results import FinishedGame
 
 
 class GameListener(Protocol):

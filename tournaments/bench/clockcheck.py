@@ -1,7 +1,7 @@
 """Clocks under load: count false timeouts of bots that always answer well within the limit.
 
-`python -m tournaments.clockcheck --decisions 10000 --move-ms 50 --think-ms 30` plays Azul games
-between bots that spend exactly `think_ms` on every decision (burning CPU, or sleeping with
+`python -m tournaments.bench.clockcheck --decisions 10000 --move-ms 50 --think-ms 30` plays Azul
+games between bots that spend exactly `think_ms` on every decision (burning CPU, or sleeping with
 `--sleep`), `concurrency` matches at once (default: one per core), until `decisions` answers
 have been given. Every timeout is false by construction; the report also gives the charged time
 and the referee's scheduling latency (`MatchOutcome.latency_ms`) as percentiles. The numbers in
@@ -131,7 +131,9 @@ def _charged(record: bytes) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tournaments.clockcheck", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m tournaments.bench.clockcheck", description=__doc__
+    )
     parser.add_argument("--decisions", type=int, default=10_000)
     parser.add_argument("--move-ms", type=int, default=50)
     parser.add_argument("--think-ms", type=int, default=30)

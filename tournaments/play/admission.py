@@ -16,9 +16,9 @@ import trio
 
 from protocol.errors import ArenaError
 from referee import FAULT_KINDS, Fault, Limits, MatchOutcome, run_match, without_stderr
-from tournaments.botcommands import parse_bot
-from tournaments.config import Tournament
-from tournaments.entrants import Entrant
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.config import Tournament
+from tournaments.plan.entrants import Entrant
 
 
 class Rejected(ArenaError):

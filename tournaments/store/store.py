@@ -60,8 +60,8 @@ from urllib.parse import quote
 import msgspec
 
 from referee import MAX_RECORD_BYTES, BadRecord
-from tournaments.results import FaultRow, FinishedGame, GameKey, Played
-from tournaments.sqlitefile import SqliteFile, StoreError, guarded, untrusting
+from tournaments.store.results import FaultRow, FinishedGame, GameKey, Played
+from tournaments.store.sqlitefile import SqliteFile, StoreError, guarded, untrusting
 
 SCHEMA_VERSION = "1"
 
@@ -412,7 +412,7 @@ class Store(SqliteFile):
     @guarded
     def exclude(self, bots: Iterable[int]) -> None:
         """Mark these bot ids as removed (`arena remove`; again is harmless): their games stay,
-        counted no more (`tournaments.exclusion` says why whole games)."""
+        counted no more (`tournaments.store.exclusion` says why whole games)."""
         with self._transaction():
             self._db.execute(EXCLUDED_SCHEMA)
             self._db.executemany(

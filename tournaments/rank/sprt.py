@@ -26,7 +26,7 @@ from typing import Literal
 import msgspec
 
 from protocol.errors import RequestError
-from tournaments.ratings import score_from_elo
+from tournaments.rank.ratings import score_from_elo
 
 Decision = Literal["H0", "H1"]
 

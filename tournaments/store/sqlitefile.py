@@ -1,4 +1,4 @@
-"""An SQLite file of ours: what the tournament store (`tournaments.store`) and the league
+"""An SQLite file of ours: what the tournament store (`tournaments.store.store`) and the league
 registry (`tournaments.league.registry`) share, written once.
 
 `SqliteFile` opens the file private (mode 0600, and so are SQLite's -wal and -shm files, which

@@ -14,8 +14,9 @@ import msgspec
 
 from protocol import TimeControl
 from referee import Limits, ResourceLimits, SandboxChoice, SandboxUnavailable, choose
-from tournaments.botcommands import BotCommand
-from tournaments.config import (
+from tournaments.errors import BotCommandError
+from tournaments.plan.botcommands import BotCommand
+from tournaments.plan.config import (
     CARRIED_DEALING,
     ConfigError,
     Tournament,
@@ -24,10 +25,8 @@ from tournaments.config import (
     load,
     override,
 )
-from tournaments.entrants import Entrant, entrant
-from tournaments.errors import BotCommandError
-from tournaments.runner import Player
-from tournaments.store import Store
+from tournaments.plan.entrants import Entrant, Player, entrant
+from tournaments.store.store import Store
 
 
 class Prepared(msgspec.Struct):

@@ -19,8 +19,8 @@ from typing import Any
 
 import msgspec
 
-from tournaments.cycles import find_cycles
-from tournaments.ratings import (
+from tournaments.rank.cycles import find_cycles
+from tournaments.rank.ratings import (
     BASE_ELO,
     EloFit,
     Rating,
@@ -32,7 +32,7 @@ from tournaments.ratings import (
     plackett_luce,
     versus,
 )
-from tournaments.results import FinishedGame, GameKey
+from tournaments.store.results import FinishedGame, GameKey
 
 
 class Table(msgspec.Struct, frozen=True):
@@ -320,7 +320,7 @@ CYCLE_LOS = 0.95
 def cycles(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
     """Significant cycles: bots that beat one another in a circle, each step with an LOS of
     at least `CYCLE_LOS` (as in the head-to-head table), so that no single ranking of them is
-    right. One shortest cycle per group of such bots (see `tournaments.cycles`), a row per
+    right. One shortest cycle per group of such bots (see `tournaments.rank.cycles`), a row per
     step: the bot, the one it beats, their games, its score and LOS."""
     totals = deal_totals(games)
     beats: dict[str, list[str]] = defaultdict(list)

@@ -25,8 +25,8 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from tournaments.ratings import BASE_ELO, ELO_PER_NAT, Tally, fit, pair_outcomes
-from tournaments.results import FinishedGame
+from tournaments.rank.ratings import BASE_ELO, ELO_PER_NAT, Tally, fit, pair_outcomes
+from tournaments.store.results import FinishedGame
 
 TOP = 8
 REFRESH_S = 0.5

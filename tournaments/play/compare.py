@@ -22,15 +22,15 @@ import msgspec
 import trio
 
 from referee import Limits, open_bots
-from tournaments.config import Tournament
-from tournaments.entrants import Entrant
 from tournaments.executors.work import played_from
 from tournaments.output import plural
-from tournaments.ratings import head_to_head, pair_score
-from tournaments.results import FinishedGame
-from tournaments.runner import play_game
-from tournaments.schedule import seating
-from tournaments.sprt import Decision, SprtBounds, decide, llr
+from tournaments.plan.config import Tournament
+from tournaments.plan.entrants import Entrant
+from tournaments.plan.schedule import seating
+from tournaments.play.runner import play_game
+from tournaments.rank.ratings import head_to_head, pair_score
+from tournaments.rank.sprt import Decision, SprtBounds, decide, llr
+from tournaments.store.results import FinishedGame
 
 OnDeal = Callable[[int, float], None]
 """Called after each deal reaches the test, with (deals so far, LLR)."""
@@ -126,7 +126,7 @@ async def compare(
     """Play A against B (and `field` in the other seats) until the SPRT decides or max_deals.
 
     `tournament` supplies the game, players, options, time control, seed and concurrency;
-    `secret` keys the deals (see `tournaments.schedule.deal_seed`).
+    `secret` keys the deals (see `tournaments.plan.schedule.deal_seed`).
     """
     entrants = [a, b, *field]
     names = [entrant.name for entrant in entrants]

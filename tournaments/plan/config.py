@@ -50,7 +50,7 @@ from protocol.errors import RequestError
 from protocol.messages import TimeControl
 from referee import ResourceLimits, SandboxRequest, SandboxUnavailable, TimeMode, bwrap_path
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
-from tournaments.botcommands import BotCommand, written
+from tournaments.plan.botcommands import BotCommand, written
 
 ScheduleKind = Literal["round-robin", "gauntlet"]
 ExecutorKind = Literal["local", "inprocess", "dask"]
@@ -174,7 +174,7 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     game: str
     participants: dict[BotName, str | Participant] = msgspec.field(default_factory=dict)
     """Bot name → built-in bot (`random`, `greedy`, `mcts`), a command line (split into words and
-    run without a shell: `tournaments.botcommands`), or a `Participant`."""
+    run without a shell: `tournaments.plan.botcommands`), or a `Participant`."""
     players: Positive = 2
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     schedule: ScheduleKind = "round-robin"

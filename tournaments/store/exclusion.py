@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tournaments.errors import UsageError
-from tournaments.results import FinishedGame
-from tournaments.store import BotRow, Store
+from tournaments.store.results import FinishedGame
+from tournaments.store.store import BotRow, Store
 
 
 def matching(rows: Sequence[BotRow], wanted: str) -> list[BotRow]:

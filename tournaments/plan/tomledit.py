@@ -20,7 +20,7 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import Table
 
-from tournaments.config import ConfigError, decode
+from tournaments.plan.config import ConfigError, decode
 
 
 def add_participant(file: Path, name: str, command: str) -> str:

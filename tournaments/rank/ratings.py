@@ -31,7 +31,7 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from protocol.errors import RequestError
-from tournaments.results import FinishedGame
+from tournaments.store.results import FinishedGame
 
 BASE_ELO = 1500.0
 ELO_PER_NAT = 400 / math.log(10)

@@ -38,8 +38,6 @@ import trio
 
 from protocol import TimeControl
 from referee import BotHandle, BotSpec, Limits, MatchOutcome, play_match
-from tournaments.config import Tournament
-from tournaments.entrants import Entrant, odds
 from tournaments.executors import Executor
 from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.inprocess import InProcess
@@ -52,8 +50,9 @@ from tournaments.executors.work import (
     Seat,
     UnitWork,
 )
-from tournaments.results import FaultRow, FinishedGame
-from tournaments.schedule import (
+from tournaments.plan.config import Tournament
+from tournaments.plan.entrants import Player, odds
+from tournaments.plan.schedule import (
     Unit,
     bot_seeds,
     deal_seed,
@@ -64,15 +63,8 @@ from tournaments.schedule import (
     seating,
     units,
 )
-from tournaments.store import BATCH_S, LogRow, Store, log_file, seat_set_key
-
-
-class Player(msgspec.Struct, frozen=True):
-    """A participant as the runner sees it: its store id, its label, and how to run it."""
-
-    id: int
-    label: str
-    entrant: Entrant
+from tournaments.store.results import FaultRow, FinishedGame
+from tournaments.store.store import BATCH_S, LogRow, Store, log_file, seat_set_key
 
 
 class Voided(msgspec.Struct, frozen=True):

@@ -28,7 +28,7 @@ from referee import (
 )
 from referee.games import find_game, parse_options
 from tournaments.output import plural
-from tournaments.schedule import bot_seeds, owner_secret
+from tournaments.plan.schedule import bot_seeds, owner_secret
 
 RECORDS_DIR = Path("arena-records")
 """Where records go when no path is given (relative to the current directory)."""
