@@ -1,11 +1,10 @@
 """Directories named in a bot's command, and scripts that are not there.
 
 A directory argument (`java -cp DIR Main`, `python3 DIR` running DIR/__main__.py, a class path
-`a:b`) is made absolute and bound read-only in the sandbox like a file argument; before, it was
-passed as written, resolved in the bot's private directory, and the bot crashed
-(`ClassNotFoundException`) without saying why. A script that does not exist is refused before
-the game, naming where it was looked for, not at a path in the bot's private directory. A
-directory holding the tournament's files cannot be a bot's own.
+`a:b`) is made absolute and bound read-only in the sandbox like a file argument, not resolved in
+the bot's private directory (where the bot would crash without saying why). A script that does
+not exist is refused before the game, naming where it was looked for, not at a path in the
+bot's private directory. A directory holding the tournament's files cannot be a bot's own.
 """
 
 from __future__ import annotations

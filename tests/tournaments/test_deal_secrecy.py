@@ -1,6 +1,6 @@
-"""Attacks on the secrecy of deals, each of which worked before: a bot process that plays two
-rotations of one deal remembers the draws (Azul) or the other seat's hand (5211); match ids and
-bot seeds carried the game seed; deal seeds were a public function of the tournament seed."""
+"""Attacks on the secrecy of deals: a bot process that plays two rotations of one deal would
+remember the draws (Azul) or the other seat's hand (5211); match ids and bot seeds must not
+carry the game seed; deal seeds must not be a public function of the tournament seed."""
 
 from __future__ import annotations
 

@@ -15,25 +15,60 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
 import msgspec
 import trio
 
-from referee import Limits, open_bots
+from protocol import TimeControl
+from referee import BotHandle, Limits, MatchOutcome, open_bots, play_match
 from tournaments.executors.work import played_from
 from tournaments.output import plural
 from tournaments.plan.config import Tournament
 from tournaments.plan.entrants import Entrant
-from tournaments.plan.schedule import seating
-from tournaments.play.runner import play_game
+from tournaments.plan.schedule import bot_seeds, deal_seed, seating
 from tournaments.rank.ratings import head_to_head, pair_score
 from tournaments.rank.sprt import Decision, SprtBounds, decide, llr
 from tournaments.store.results import FinishedGame
 
 OnDeal = Callable[[int, float], None]
 """Called after each deal reaches the test, with (deals so far, LLR)."""
+
+
+async def play_game(
+    tournament: Tournament,
+    handles: Sequence[BotHandle],
+    deal: int,
+    rotation: int,
+    *,
+    secret: bytes,
+    table: str,
+    limits: Limits,
+    tag: str,
+    times: Sequence[TimeControl] | None = None,
+) -> tuple[MatchOutcome, float]:
+    """Play deal `deal` of `table` with the seat-set's handles in `rotation`; the outcome and
+    wall ms.
+
+    `times` are the bots' time controls in the order of `handles` (the tournament's for all when
+    None). The handles must not have played another rotation of this deal (see the module
+    docstring).
+    """
+    began = time.perf_counter()
+    seed = tournament.seed
+    outcome = await play_match(
+        tournament.game,
+        tournament.options,
+        deal_seed(secret, seed, table, deal),
+        seating(handles, rotation),
+        tournament.time if times is None else seating(times, rotation),
+        limits=limits,
+        bot_seeds=bot_seeds(secret, seed, deal, rotation, len(handles)),
+        log_tag=f"{tag}.{deal}.{rotation}",
+    )
+    return outcome, (time.perf_counter() - began) * 1000
 
 
 class Comparison(msgspec.Struct, frozen=True, kw_only=True):

@@ -30,14 +30,12 @@ import functools
 import os
 import re
 import shlex
-import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 import msgspec
 import trio
 
-from protocol import TimeControl
-from referee import BotHandle, BotSpec, Limits, MatchOutcome, play_match
+from referee import BotSpec, Limits
 from tournaments.executors import Executor
 from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.inprocess import InProcess
@@ -130,40 +128,6 @@ def reproduce_command(tournament: Tournament, seed: int, specs: Sequence[BotSpec
         words += ["--first-move-ms", str(t.first_move_ms)]
     words += [shlex.join(spec.command) for spec in specs]
     return shlex.join(words)
-
-
-async def play_game(
-    tournament: Tournament,
-    handles: Sequence[BotHandle],
-    deal: int,
-    rotation: int,
-    *,
-    secret: bytes,
-    table: str,
-    limits: Limits,
-    tag: str,
-    times: Sequence[TimeControl] | None = None,
-) -> tuple[MatchOutcome, float]:
-    """Play deal `deal` of `table` with the seat-set's handles in `rotation`; the outcome and
-    wall ms.
-
-    `times` are the bots' time controls in the order of `handles` (the tournament's for all when
-    None). The handles must not have played another rotation of this deal (see the module
-    docstring).
-    """
-    began = time.perf_counter()
-    seed = tournament.seed
-    outcome = await play_match(
-        tournament.game,
-        tournament.options,
-        deal_seed(secret, seed, table, deal),
-        seating(handles, rotation),
-        tournament.time if times is None else seating(times, rotation),
-        limits=limits,
-        bot_seeds=bot_seeds(secret, seed, deal, rotation, len(handles)),
-        log_tag=f"{tag}.{deal}.{rotation}",
-    )
-    return outcome, (time.perf_counter() - began) * 1000
 
 
 class LogBudget:
