@@ -2,7 +2,7 @@
 folder, as a user that cannot read the league's folder. Uploaded versions reach them as
 bundles through the cluster, play and are stored; a worker killed mid-unit loses nothing; a
 worker that alters the scores or the actions it sends has its games refused and is sent no more
-units."""
+units; a worker without the uploads' runtime is sent none of their games."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from tourhelp_league import as_user, in_process, python_for, until
 from tournaments.executors.work import TAMPER
 from tournaments.store.store import Store
 
-NAMES = ["good0", "good1", "bad", "worse"]
+NAMES = ["good0", "good1", "bad", "worse", "bare"]
 TAMPERING = {"bad": "score", "worse": "action"}
 
 pytestmark = [
@@ -65,9 +65,10 @@ for line in sys.stdin:
 
 
 class Cluster:
-    """A scheduler and four workers as processes: `good0` and `good1`; `bad`, which alters
-    every score it sends, and `worse`, which alters an action of every record (`TAMPER`); each
-    as user nobody in its own folder."""
+    """A scheduler and five workers as processes: `good0` and `good1`; `bad`, which alters
+    every score it sends, and `worse`, which alters an action of every record (`TAMPER`);
+    `bare`, without the `python3` the uploads run with; each as user nobody in its own
+    folder."""
 
     def __init__(self, top: Path) -> None:
         self.top = top
@@ -91,9 +92,12 @@ class Cluster:
             env = {"PATH": os.environ["PATH"], "HOME": str(folder)}
             if name in TAMPERING:
                 env[TAMPER] = TAMPERING[name]
+            if name == "bare":  # no `python3` for the uploaded bots' command
+                env["PATH"] = str(folder)
             worker = [*as_user(NOBODY), python, "-m", "distributed.cli.dask_worker", self.address,
                       "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", name,
                       "--local-directory", str(folder)]  # fmt: skip
+            worker[0] = shutil.which(worker[0]) or worker[0]  # found on this PATH, not `env`'s
             self.processes.append(subprocess.Popen(worker, cwd=folder, env=env, **quiet))
 
     def workers(self) -> dict[str, str]:
@@ -194,6 +198,7 @@ async def test_uploads_reach_workers_that_cannot_read_the_league_and_bad_ones_ar
             timeout=240,
         )
         assert {worker: refused_from(store)[worker] for worker in bad} == refused  # no more units
+        assert workers["bare"] not in played_by(store)  # asked first, sent nothing it lacks
         with Store(store, readonly=True) as opened:
             reasons = {worker: reason for worker, reason, _ in opened.refused_games()}
         assert "replays to" in reasons[workers["bad"]]  # the score it altered

@@ -21,6 +21,7 @@ from distributed import Client, LocalCluster
 from executorhelp import BOTS, GAMES, GOLDEN, digest, stored, tournament
 from tourhelp import ARENA, play, run
 
+from referee import Limits
 from tournaments.executors import ExecutorError
 from tournaments.executors.ondask import OnDask, _play, require_dask
 from tournaments.plan.prepare import prepare
@@ -161,21 +162,53 @@ class _Task:
 
 
 class _Cluster:
-    def __init__(self, tasks: list[_Task]) -> None:
+    """A stand-in for a Dask client: its workers (each with what it lacks) and its tasks."""
+
+    def __init__(self, tasks: list[_Task], lacks: dict[str, list[str]] | None = None) -> None:
         self.tasks = iter(tasks)
+        self.lacks = {"worker": []} if lacks is None else lacks
+        self.sent_to: list[object] = []
+        self.asked: list[str] = []
 
     def submit(self, function: object, unit: object, **options: object) -> _Task:
+        self.sent_to.append(options["workers"])
         return next(self.tasks)
 
     def nthreads(self) -> dict[str, int]:
-        return {"worker": 1}
+        return dict.fromkeys(self.lacks, 1)
+
+    def run(self, function: Any, need: Any, workers: list[str], on_error: str) -> dict[str, Any]:
+        self.asked += workers
+        return {worker: self.lacks[worker] for worker in workers}
 
     def who_has(self, futures: list[_Task]) -> dict[str, tuple[str, ...]]:
         return {future.key: ("worker",) for future in futures}
 
 
 def _units(count: int) -> Iterator[Any]:
-    return iter([SimpleNamespace(tag=f"{n},{n + 1}", rotation=0, seats=[]) for n in range(count)])
+    return iter(
+        [
+            SimpleNamespace(tag=f"{n},{n + 1}", rotation=0, seats=[], limits=Limits())
+            for n in range(count)
+        ]
+    )
+
+
+def test_a_worker_is_asked_once_what_it_lacks_and_sent_only_what_it_can_play() -> None:
+    """Before any unit goes to a worker, the worker is asked (once for units of the same needs)
+    whether it has them; one that lacks them is sent none, and with no worker left the run
+    stops naming what each lacks."""
+    cluster = _Cluster([_Task(f"t{n}", [f"g{n}"]) for n in range(3)], {"has": [], "bare": ["x"]})
+    delivered: list[object] = []
+    trio.run(_play, cluster, _units(3), lambda unit, game: delivered.append(game), set(), set())
+    assert sorted(delivered) == ["g0", "g1", "g2"]
+    assert cluster.sent_to == [["has"], ["has"], ["has"]] and sorted(cluster.asked) == [
+        "bare",
+        "has",
+    ]
+    nobody = _Cluster([], {"bare": ["'node'"]})
+    with pytest.raises(ExecutorError, match="seat-set 0,1: the worker bare lacks 'node'"):
+        trio.run(_play, nobody, _units(1), lambda unit, game: None, set(), set())
 
 
 def test_results_lost_while_being_fetched_are_waited_for_and_stored_once() -> None:

@@ -38,11 +38,14 @@ from tournaments.executors.bundles import Cache, held, key, pack, travels
 from tournaments.executors.work import (
     ExecutorError,
     GameDone,
+    Needs,
     Result,
     Seat,
     UnitWork,
     WorkerLacks,
     lacking,
+    missing,
+    needs,
     play_unit,
     played_by,
 )
@@ -185,14 +188,15 @@ async def _play(
     known = set(refused)
     (threads, allowed), asked = await _workers(client, refused), trio.current_time()
 
+    probed: dict[tuple[str, Needs], list[str]] = {}
+    """What each worker lacks of each unit's needs, asked once per worker and needs."""
+
     async def submit(unit: UnitWork, avoid: frozenset[str] = frozenset()) -> None:
-        workers = None
-        if refused or avoid:
-            workers = [address for address in allowed if address not in avoid]
-            if not workers:
-                raise ExecutorError(
-                    f"no worker can play seat-set {unit.tag}: {avoid_why[unit.tag]}"
-                )
+        candidates = [address for address in allowed if address not in avoid]
+        workers, lack = await _capable(client, unit, candidates, probed)
+        if not workers:
+            why = "; ".join(filter(None, [lack, avoid_why.get(unit.tag, "")])) or "none is left"
+            raise ExecutorError(f"no worker can play seat-set {unit.tag}: {why}")
         await _publish(client, unit, published)
         future = client.submit(
             play_on_worker,
@@ -236,6 +240,33 @@ async def _play(
                 del pending[future]
                 for result in results:
                     deliver(unit, played_by(worker, result))
+
+
+async def _capable(
+    client: Client,
+    unit: UnitWork,
+    candidates: list[str],
+    probed: dict[tuple[str, Needs], list[str]],
+) -> tuple[list[str], str]:
+    """Those of `candidates` that have what `unit` needs — a worker not asked yet for these
+    needs (one that joined) is asked now, before any such unit is sent to it — and, in words,
+    what the others lack."""
+    need = needs(unit)
+    unknown = [worker for worker in candidates if (worker, need) not in probed]
+    if unknown:
+        ask = functools.partial(client.run, missing, need, workers=unknown, on_error="return")
+        answers = await trio.to_thread.run_sync(ask)
+        for worker in unknown:
+            answer = answers.get(worker)
+            if isinstance(answer, list):  # else it left meanwhile: asked again if it is back
+                probed[(worker, need)] = answer
+    able = [worker for worker in candidates if probed.get((worker, need)) == []]
+    lack = "; ".join(
+        f"the worker {worker} lacks {', '.join(probed[(worker, need)])}"
+        for worker in candidates
+        if probed.get((worker, need))
+    )
+    return able, lack
 
 
 async def _publish(client: Client, unit: UnitWork, published: set[str]) -> None:

@@ -34,6 +34,7 @@ from typing import Any
 import msgspec
 import trio
 
+from bots import builtin_command
 from protocol import TimeControl
 from protocol.errors import ArenaError
 from referee import BotSpec, Limits, MatchOutcome, open_bots, play_match
@@ -133,19 +134,44 @@ class WorkerLacks(ExecutorError):
         return WorkerLacks, (self.worker, str(self))
 
 
+class Needs(msgspec.Struct, frozen=True):
+    """What a unit needs of a worker's machine beside the project: bubblewrap for a sandbox
+    asked for, the league's runtime folders, and the programs its bots' commands start that are
+    not their own files (interpreters, runtimes). Units of the same bots' kinds share it."""
+
+    bwrap: bool
+    folders: tuple[str, ...]
+    programs: tuple[str, ...]
+
+
+def needs(work: UnitWork) -> Needs:
+    """The unit's `Needs` (a built-in bot runs with the worker's own Python: none of its)."""
+    programs = {program for seat in work.seats if (program := _foreign(seat)) is not None}
+    return Needs(work.limits.sandbox == "bwrap", work.limits.runtimes, tuple(sorted(programs)))
+
+
+def missing(need: Needs) -> list[str]:
+    """What this machine lacks of `need`, in words (none: it can play such units)."""
+    found = ["bubblewrap (bwrap)"] if need.bwrap and shutil.which("bwrap") is None else []
+    found += [f"the runtime folder {folder}" for folder in need.folders
+              if not os.path.isdir(folder)]  # fmt: skip
+    return found + [f"{program!r}" for program in need.programs if shutil.which(program) is None]
+
+
 def lacking(work: UnitWork) -> list[str]:
-    """What this machine lacks of what the unit needs: bubblewrap for a sandbox asked for, the
-    league's runtime folders, and each bot's program when it is not one of its own files."""
-    missing = []
-    if work.limits.sandbox == "bwrap" and shutil.which("bwrap") is None:
-        missing.append("bubblewrap (bwrap)")
-    missing += [f"the runtime folder {folder}" for folder in work.limits.runtimes
-                if not os.path.isdir(folder)]  # fmt: skip
+    """What this machine lacks of what the unit needs, naming the bot of each program."""
+    need = needs(work)
+    found = missing(msgspec.structs.replace(need, programs=()))
     for seat in work.seats:
-        program = _program(seat.spec)
+        program = _foreign(seat)
         if program is not None and shutil.which(program) is None:
-            missing.append(f"{program!r}, which bot {seat.spec.name!r} runs")
-    return missing
+            found.append(f"{program!r}, which bot {seat.spec.name!r} runs")
+    return found
+
+
+def _foreign(seat: Seat) -> str | None:
+    """The program the seat's command starts that the worker must have, if any."""
+    return None if builtin_command(seat.command) is not None else _program(seat.spec)
 
 
 def _program(spec: BotSpec) -> str | None:
