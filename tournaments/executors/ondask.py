@@ -68,6 +68,9 @@ RECOUNT_S = 10.0
 """How often the cluster's worker threads are counted again."""
 CONNECT_S = 30
 """How long to wait for the scheduler to answer."""
+WAIT_S = 0.5
+"""How often a unit that no worker can take yet looks again (the cluster has no worker yet, or
+none answered what it has)."""
 
 INSTALL = "pip install 'tile-arena[dask]' (from a source tree: pip install '.[dask]')"
 
@@ -192,11 +195,20 @@ async def _play(
     """What each worker lacks of each unit's needs, asked once per worker and needs."""
 
     async def submit(unit: UnitWork, avoid: frozenset[str] = frozenset()) -> None:
-        candidates = [address for address in allowed if address not in avoid]
-        workers, lack = await _capable(client, unit, candidates, probed)
-        if not workers:
-            why = "; ".join(filter(None, [lack, avoid_why.get(unit.tag, "")])) or "none is left"
-            raise ExecutorError(f"no worker can play seat-set {unit.tag}: {why}")
+        """Send `unit` to the workers that have what it needs (waiting for one while the
+        cluster has none, or none has answered yet); `ExecutorError` when every worker lacks
+        it."""
+        nonlocal threads, allowed
+        while True:
+            candidates = [address for address in allowed if address not in avoid]
+            workers, lack, answered = await _capable(client, unit, candidates, probed)
+            if workers:
+                break
+            if (allowed and not candidates) or (candidates and answered):
+                why = "; ".join(filter(None, [lack, avoid_why.get(unit.tag, "")]))
+                raise ExecutorError(f"no worker can play seat-set {unit.tag}: {why}")
+            await trio.sleep(WAIT_S)  # no worker yet (jobs still queued), or none answered
+            threads, allowed = await _workers(client, refused)
         await _publish(client, unit, published)
         future = client.submit(
             play_on_worker,
@@ -247,15 +259,18 @@ async def _capable(
     unit: UnitWork,
     candidates: list[str],
     probed: dict[tuple[str, Needs], list[str]],
-) -> tuple[list[str], str]:
+) -> tuple[list[str], str, bool]:
     """Those of `candidates` that have what `unit` needs — a worker not asked yet for these
-    needs (one that joined) is asked now, before any such unit is sent to it — and, in words,
-    what the others lack."""
+    needs (one that joined) is asked now, before any such unit is sent to it — what the others
+    lack, in words, and whether every candidate has answered."""
     need = needs(unit)
     unknown = [worker for worker in candidates if (worker, need) not in probed]
     if unknown:
         ask = functools.partial(client.run, missing, need, workers=unknown, on_error="return")
-        answers = await trio.to_thread.run_sync(ask)
+        try:
+            answers = await trio.to_thread.run_sync(ask)
+        except Exception:  # a worker left while asked: the others are asked again later
+            answers = {}
         for worker in unknown:
             answer = answers.get(worker)
             if isinstance(answer, list):  # else it left meanwhile: asked again if it is back
@@ -266,7 +281,7 @@ async def _capable(
         for worker in candidates
         if probed.get((worker, need))
     )
-    return able, lack
+    return able, lack, all((worker, need) in probed for worker in candidates)
 
 
 async def _publish(client: Client, unit: UnitWork, published: set[str]) -> None:
