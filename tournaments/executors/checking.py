@@ -63,26 +63,21 @@ class Checker:
                     batch.append(self._receive.receive_nowait())
                 except trio.WouldBlock:
                     break
-            groups: dict[int, tuple[UnitWork, list[GameDone]]] = {}
-            for unit, game, _ in batch:  # each unit crosses to the process once
-                groups.setdefault(id(unit), (unit, []))[1].append(game)
-            future = self.pool.submit(refusals, list(groups.values()))
-            reasons = await trio.to_thread.run_sync(future.result)
-            ordered = [settle for group in groups.values() for settle in _settles(group, batch)]
-            for settle, reason in zip(ordered, reasons, strict=True):
+            groups: dict[int, tuple[UnitWork, list[GameDone], list[Settle]]] = {}
+            for unit, game, settle in batch:  # each unit crosses to the process once
+                group = groups.setdefault(id(unit), (unit, [], []))
+                group[1].append(game)
+                group[2].append(settle)
+            sent = [(unit, games) for unit, games, _ in groups.values()]
+            reasons = await trio.to_thread.run_sync(self.pool.submit(refusals, sent).result)
+            settles = [
+                settle for _, _, group_settles in groups.values() for settle in group_settles
+            ]
+            for settle, reason in zip(settles, reasons, strict=True):
                 self._unsettled -= 1
                 settle(reason)
             if not self._unsettled:
                 self._settled.set()
-
-
-def _settles(
-    group: tuple[UnitWork, list[GameDone]], batch: list[tuple[UnitWork, GameDone, Settle]]
-) -> list[Settle]:
-    """The settle of each game of `group`, in the group's order."""
-    unit, games = group
-    by_game = {id(game): settle for member, game, settle in batch if member is unit}
-    return [by_game[id(game)] for game in games]
 
 
 def processes_here() -> int:

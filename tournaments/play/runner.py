@@ -248,14 +248,11 @@ class Runner:
             # is made, and a worker's bots would otherwise see this directory appear.
             os.makedirs(self.limits.log_dir, exist_ok=True)
         self.on_start(total, stored)
-        if not self.executor.remote:
+        if self.executor.remote:
+            with checking(processes_here()) as self.checker:
+                await in_batches(self.store, self._passes, self.checker)
+        else:
             await in_batches(self.store, self._passes)
-            return self._report(total, stored)
-        with checking(processes_here()) as self.checker:
-            await in_batches(self.store, self._passes, self.checker)
-        return self._report(total, stored)
-
-    def _report(self, total: int, stored: int) -> RunReport:
         return RunReport(
             total=total,
             stored_before=stored,
