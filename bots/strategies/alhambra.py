@@ -45,7 +45,7 @@ from referee.games.alhambra_scoring import POINTS, rank_points
 from referee.games.alhambra_tiles import BUILDINGS, FOUNTAIN, PRICE, TYPE, TYPES, WALLS
 
 if TYPE_CHECKING:
-    from referee.games.alhambra_messages import Money, Observation
+    from referee.games.alhambra_messages import AlhambraObservation, Money
 
 SURPLUS = 0.6
 """Worth lost per unit of value paid beyond the price (no change is given)."""
@@ -72,7 +72,7 @@ OPEN = 0.5
 SCORINGS = 3
 
 
-def choose(observation: Observation, legal: list[Any], rng: random.Random) -> int:
+def choose(observation: AlhambraObservation, legal: list[Any], rng: random.Random) -> int:
     """Index into `legal` of a decision with the best heuristic value (see the module docstring)."""
     if observation.phase == "pay":
         return _pay(observation, legal)
@@ -122,7 +122,7 @@ def next_payment(hand: Sequence[int], price: int, paid: Sequence[int]) -> int | 
     return plan[0] if plan else None
 
 
-def _pay(obs: Observation, legal: list[Any]) -> int:
+def _pay(obs: AlhambraObservation, legal: list[Any]) -> int:
     """The next card of the cheapest payment, or `end` once the price is met."""
     slot = obs.paying
     building = obs.market[slot] if slot is not None else None
@@ -183,7 +183,7 @@ class View:
         self._enabling: list[tuple[int, int, int]] | None = None
 
     @classmethod
-    def of_observation(cls, obs: Observation) -> View:
+    def of_observation(cls, obs: AlhambraObservation) -> View:
         def elsewhere() -> Iterable[Iterable[int]]:
             return (*obs.reserves, *obs.pending, obs.dirk_buildings, obs.out_of_play)
 

@@ -26,7 +26,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from referee.games.g5211 import Card, Observation
+    from referee.games.g5211 import Card, G5211Observation
 
 COLOURS = 5
 VALUES_PER_COLOUR = (1,) * 5 + (2,) * 6 + (3,) * 5 + (4,) * 2 + (5, 6)
@@ -37,7 +37,7 @@ SOFTMAX = 1.5
 """How sharply the largest expected colour count is taken to be the majority."""
 
 
-def choose(observation: Observation, legal: list[Any], rng: random.Random) -> int:
+def choose(observation: G5211Observation, legal: list[Any], rng: random.Random) -> int:
     """Index into `legal` of the play with the best heuristic value (see the module docstring)."""
     round_ = Round(observation)
     keep = 0.0 if observation.last_round else KEEP
@@ -55,7 +55,7 @@ def choose(observation: Observation, legal: list[Any], rng: random.Random) -> in
 class Round:
     """What the observation says about the round in progress (step 1 of the docstring)."""
 
-    def __init__(self, obs: Observation) -> None:
+    def __init__(self, obs: G5211Observation) -> None:
         self.obs = obs
         unseen = [[VALUES_PER_COLOUR.count(v) for v in range(7)] for _ in range(COLOURS)]
         seen: list[Card] = [*obs.hand, *obs.discard]

@@ -9,24 +9,15 @@ market cannot be refilled. Majorities per building type score, plus the longest 
 
 A turn is a chain of small decisions by the player whose turn it is:
 phase "action": Take | Buy(slot) | Redesign(building) | End (End only after an exact payment,
-or when nothing else is possible — a ruling); "pay": Pay(card), one card at a time in increasing
-order (each set of cards has one path, and no list is large), then End once the sum reaches the
-price; "redesign":
-Place(building, x, y) for a reserve building (an occupied cell swaps); "place": Place | Reserve
-| GiveDirk for each building bought this turn, in any order; "final": the end-of-game
-distribution's receivers place what they got (Place | Reserve), seat by seat.
+or when nothing else is possible); "pay": Pay(card), one card at a time in increasing order
+(each set of cards has one path, and no list is large), then End once the sum reaches the
+price; "redesign": Place(building, x, y) for a reserve building (an occupied cell swaps);
+"place": Place | Reserve | GiveDirk for each building bought this turn, in any order; "final":
+the end-of-game distribution's receivers place what they got (Place | Reserve), seat by seat.
 
-Rulings beyond the spec's own (each tested):
-1. A turn's first action is compulsory; if no action at all is possible (empty offer, nothing
-   affordable, no redesign), `End` passes.
-2. A redesign from the reserve chooses the building first; it is offered only when it has a
-   legal spot. Moving an Alhambra building to the reserve happens at once.
-3. Purchases are placed in any order, each at a spot legal at that moment.
-4. Holes are checked on side-connected empty cells; an Alhambra building's outer walls are its
-   wall sides facing an empty cell (with no holes, every empty cell is outside).
-5. If the market runs out before a scoring card came up, the end still scores 3.
-6. The 5-action limit can only bind after 4 exact purchases (the market has 4 slots and is not
-   refilled within a turn): the fifth action, whatever it is, ends the action phase.
+The rulings (what the engine does where the rulebook is cut or silent, the spec's and its own)
+are numbered in docs/games/alhambra.md, "Rulings", the one list of them; the code names each
+(`ruling N`) where it applies it.
 
 Randomness: the state keeps the seed of the next shuffle as an int, so cloning copies no RNG.
 
@@ -48,11 +39,11 @@ import msgspec
 
 from referee.games.alhambra_messages import (
     Action,
+    AlhambraObservation,
+    AlhambraOptions,
     Buy,
     End,
     GiveDirk,
-    Observation,
-    Options,
     Pay,
     Phase,
     Place,
@@ -221,12 +212,12 @@ def _deal(state: State) -> None:
     """Set-up steps 2–4: start money to ≥ 20 from seat 0, the offer, the five piles with the
     scoring cards in piles 2 and 4, the start player."""
     cards = _shuffled(state, money_kinds(state.dirk))
-    for hand in state.hands:
+    for hand in state.hands:  # ruling 1: from seat 0, each seat until its cards total ≥ 20
         while sum(value_of(k) for k in hand) < START_MONEY:
             hand.append(cards.pop())
         hand.sort()
     state.offer = [cards.pop() for _ in range(OFFER)]
-    size, extra = divmod(len(cards), PILES)
+    size, extra = divmod(len(cards), PILES)  # ruling 2: sizes differ by one, larger on top
     piles: list[list[int]] = []
     for pile in range(PILES):
         take = size + (pile < extra)
@@ -243,6 +234,7 @@ def _deal(state: State) -> None:
         deck.extend(reversed(piles[pile]))
     state.deck = deck
     state.piles = (ranges[1], ranges[3])
+    # ruling 3: the start player holds the fewest cards, then the lowest total, then seat
     keys = [(len(h), sum(value_of(k) for k in h), seat) for seat, h in enumerate(state.hands)]
     state.current = min(keys)[2]
 
@@ -263,7 +255,8 @@ def _stack_deck(
 
 
 def _draw_money(state: State) -> int | None:
-    """The deck's top card, reshuffling the discards when the deck is empty (None: none left)."""
+    """The deck's top card, reshuffling the discards when the deck is empty (None: none left,
+    and the offer stays short): ruling 9."""
     if not state.deck:
         if not state.discard:
             return None
@@ -275,7 +268,7 @@ def _draw_money(state: State) -> int | None:
 def score_round(state: State, scoring: int) -> None:
     """Scoring 1, 2 or 3 (`round_points`: majorities per type, Dirk ranked too, and the players'
     walls) added to the scores. The end always scores 3, even when a scoring card was never
-    drawn."""
+    drawn (ruling 16)."""
     points = round_points(state.alhambras, state.dirk_buildings if state.dirk else None, scoring)
     for seat in range(state.players):
         state.scores[seat] += points[seat]
@@ -289,7 +282,8 @@ def _draw_building(state: State) -> int:
 
 
 def _dirk_draws(state: State) -> None:
-    """After scoring 1: 6 buildings; after scoring 2: a third of the bag (rounded down)."""
+    """Ruling 17: after scoring 1, Dirk draws 6 buildings; after scoring 2, a third of the bag
+    (rounded down). `_refill` calls it before the market is refilled."""
     if not state.dirk:
         return
     count = DIRK_AFTER_FIRST if state.scorings == 1 else len(state.bag) // 3
@@ -302,13 +296,13 @@ def _refill(state: State) -> None:
     drawn_scoring = 0
     while len(state.offer) < OFFER:
         card = _draw_money(state)
-        if card is None:
+        if card is None:  # ruling 9: deck and discards are empty, the offer stays short
             break
         if card in SCORING_CARDS:
             drawn_scoring += 1
             continue
         state.offer.append(card)
-    for _ in range(drawn_scoring):
+    for _ in range(drawn_scoring):  # ruling 17: Dirk draws before the market is refilled
         score_round(state, state.scorings + 1)
         _dirk_draws(state)
     for slot in range(SLOTS):
@@ -328,8 +322,9 @@ def _start_turn(state: State) -> None:
 
 
 def _distribute(state: State) -> None:
-    """The end: each market building goes to the player with the highest total value of its
-    slot's currency (a tie, or nobody holding any, leaves it out of play)."""
+    """The end (ruling 10): each market building goes to the player with the highest total value
+    of its slot's currency (a tie, or nobody holding any, leaves it out of play); Dirk holds no
+    money, so never him."""
     for slot in range(SLOTS):
         building = state.market[slot]
         if not building:
@@ -350,12 +345,13 @@ def _next_final(state: State) -> None:
             state.current = seat
             state.phase = "final"
             return
-    score_round(state, 3)
+    score_round(state, 3)  # ruling 16: even when no scoring card was drawn
     state.phase = "over"
 
 
 def _after_action(state: State, exact: bool) -> None:
     state.actions += 1
+    # ruling 4, ruling 13: at most 5 actions; the fifth, whatever it is, ends the action phase
     state.extra = exact and state.actions < MAX_ACTIONS
     if not state.extra:
         _end_actions(state)
@@ -393,15 +389,18 @@ def _action_choices(state: State, seat: int) -> list[Action]:
     choices += _buys(state, seat)
     if state.reserves[seat] or len(state.alhambras[seat]) > 1:
         layout = layout_of(state.alhambras[seat])
+        # ruling 12: a reserve building is offered only when it has a legal cell or swap
         choices += [_REDESIGN[b] for b in state.reserves[seat] if layout.redesignable(WALLS[b])]
         grid = layout.grid
         choices += [_REDESIGN[b] for b in sorted(grid[cell] for cell in layout.removable())]
+    # ruling 5: End may follow an exact payment; ruling 11: at once only when nothing else can
     if state.extra or (not choices and state.actions == 0):
         choices.append(End())
     return choices
 
 
 def _placements(state: State, seat: int, dirk: bool) -> list[Action]:
+    """Ruling 14: every building still to place, in any order, at the cells legal now."""
     pending = state.pending[seat]
     if not pending:
         return []
@@ -477,31 +476,28 @@ def _cell_of(grid: Grid, building: int) -> Cell | None:
 # ---- the game --------------------------------------------------------------------------------
 
 
-SeatObservation = Observation
-"""Alias for annotations inside the game class, where `Observation` names the class attribute."""
-GameOptions = Options
-
-
-class Alhambra(Game[State, Action, Observation]):
-    """Alhambra: see the module docstring for the turn's decisions and the rulings."""
+class Alhambra(Game[State, Action, AlhambraObservation]):
+    """Alhambra: see the module docstring for the turn's decisions, docs/games/alhambra.md for
+    the rulings."""
 
     id: ClassVar[str] = "alhambra"
     title: ClassVar[str] = "Alhambra"
     version: ClassVar[int] = 1
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
-    Options: ClassVar[type[msgspec.Struct]] = Options
+    Options: ClassVar[type[msgspec.Struct]] = AlhambraOptions
     Action: ClassVar[Any] = Action
-    Observation: ClassVar[type[msgspec.Struct]] = Observation
+    Observation: ClassVar[type[msgspec.Struct]] = AlhambraObservation
     reference: ClassVar[dict[str, list[dict[str, Any]]]] = {"buildings": building_table()}
 
-    def setup(self, players: int, seed: int, options: GameOptions) -> State:
+    def setup(self, players: int, seed: int, options: AlhambraOptions) -> State:
         state = State()
         state.players = players
         state.dirk = players == 2
         state.seed = seed
         state.bag = _shuffled(state, [b[0] for b in BUILDINGS])
         state.market = [state.bag.pop() for _ in range(SLOTS)]
+        # ruling 17: Dirk's 6 buildings come after the market's 4
         state.dirk_buildings = [state.bag.pop() for _ in range(DIRK_START)] if state.dirk else []
         state.hands = [[] for _ in range(players)]
         state.discard = []
@@ -550,11 +546,11 @@ class Alhambra(Game[State, Action, Observation]):
             raise IllegalAction(_why(state, seat, action), f"seat {seat}: {action!r}")
         _do(state, seat, action)
 
-    def observe(self, state: State, seat: int) -> SeatObservation:
+    def observe(self, state: State, seat: int) -> AlhambraObservation:
         return _observation(state, seat)
 
-    def spectate(self, state: State) -> SeatObservation:
-        """Seat −1: the same public state (hands are public by the Information ruling)."""
+    def spectate(self, state: State) -> AlhambraObservation:
+        """Seat −1: the same public state (hands are public by ruling 18)."""
         return _observation(state, -1)
 
     def determinize(self, state: State, seat: int, rng: random.Random) -> State:
@@ -568,7 +564,7 @@ class Alhambra(Game[State, Action, Observation]):
         twin.seed = rng.getrandbits(64)
         return twin
 
-    def from_observation(self, observation: SeatObservation, rng: random.Random) -> State:
+    def from_observation(self, observation: AlhambraObservation, rng: random.Random) -> State:
         """Everything is public but the orders of the bag and of the deck: the buildings not in
         sight go into the bag and the money cards not in sight into the deck, in random orders,
         with the scoring cards not yet drawn each at a random place of its pile; the seed of
@@ -722,12 +718,12 @@ def _do(state: State, seat: int, action: Action) -> None:
         _after_action(state, exact=paid == PRICE[building])
     elif isinstance(action, Redesign):
         grid = state.alhambras[seat]
-        if action.building in state.reserves[seat]:
+        if action.building in state.reserves[seat]:  # ruling 12: its cell is asked next
             state.phase = "redesign"
             state.moving = action.building
             return
         cell = next(c for c, b in grid.items() if b == action.building)
-        del grid[cell]
+        del grid[cell]  # ruling 12: out of the Alhambra to the reserve at once
         state.reserves[seat].append(action.building)
         state.reserves[seat].sort()
         _after_action(state, exact=False)
@@ -770,8 +766,9 @@ def _after_place(state: State, seat: int) -> None:
         _refill(state)
 
 
-def _observation(state: State, seat: int) -> Observation:
-    return Observation(
+def _observation(state: State, seat: int) -> AlhambraObservation:
+    """Ruling 18: every hand is public; the bag's and the deck's orders are not."""
+    return AlhambraObservation(
         seat=seat,
         players=state.players,
         dirk=state.dirk,

@@ -15,12 +15,12 @@ import msgspec
 
 __all__ = [
     "Action",
+    "AlhambraObservation",
+    "AlhambraOptions",
     "Buy",
     "End",
     "GiveDirk",
     "Money",
-    "Observation",
-    "Options",
     "Pay",
     "Phase",
     "Place",
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-class Options(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+class AlhambraOptions(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """No options: 2 players always play with the neutral Dirk."""
 
 
@@ -114,9 +114,9 @@ class Placed(msgspec.Struct, frozen=True):
     y: int
 
 
-class Observation(msgspec.Struct):
-    """Everything public (every hand: see the Information ruling); never the deck or bag order
-    nor where the scoring cards lie."""
+class AlhambraObservation(msgspec.Struct):
+    """Everything public (every hand: ruling 18); never the deck or bag order nor where the
+    scoring cards lie."""
 
     seat: int
     players: int

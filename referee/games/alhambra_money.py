@@ -2,7 +2,8 @@
 allows, how a building is paid for card by card, what a hand holds in a currency.
 
 A card's kind is `currency * 9 + value - 1` (0–35): the engine's state holds kinds, its messages
-`Money` cards. Kept apart from the turn's flow in `referee.games.alhambra`.
+`Money` cards. Kept apart from the turn's flow in `referee.games.alhambra`. The rulings are
+numbered in docs/games/alhambra.md, "Rulings"; the code names those it applies.
 """
 
 from __future__ import annotations
@@ -108,7 +109,8 @@ def _enumerate_takes(offer: tuple[int, ...]) -> tuple[Take, ...]:
 def payable(hand: list[int], currency: int, price: int, paid: list[int]) -> list[int]:
     """The kinds of card of the sorted `hand` that may be added next to the payment `paid` in
     `currency`, each once: no smaller card than the last one added, and `price` still reachable
-    (adding a card leaves only the cards from its own position in the hand on usable)."""
+    (adding a card leaves only the cards from its own position in the hand on usable). Once the
+    price is reached, more cards may still be added (ruling 6: no change is given)."""
     total = sum(value_of(k) for k in paid)
     lowest = paid[-1] if paid else 0
     usable = [k for k in hand if k // 9 == currency and k >= lowest]

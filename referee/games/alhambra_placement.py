@@ -10,6 +10,8 @@ fits a cell by its walls alone (`Layout` works out once what each cell of the fr
 them, so one decision checks each wall pattern once); a swap keeps every passage, since the new
 building must have the old one's walls wherever there is a neighbour; the removable buildings
 are found in one search (`Layout.removable`); a hole is searched for only around the cell filled.
+
+The rulings are numbered in docs/games/alhambra.md, "Rulings"; the code names those it applies.
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ def _outside(grid: Grid) -> set[Cell]:
 
 
 def _has_hole(grid: Grid) -> bool:
+    """Ruling 7: some empty area, its cells joined through sides only, is enclosed (of any size)."""
     xs = [x for x, _ in grid]
     ys = [y for _, y in grid]
     box = (max(xs) - min(xs) + 3) * (max(ys) - min(ys) + 3)
@@ -110,7 +113,8 @@ def _has_hole(grid: Grid) -> bool:
 
 def can_place(grid: Grid, cell: Cell, building: int) -> bool:
     """The placement rules for `building` at the empty `cell`: side contact, walls meet walls,
-    reachable through an open side (every existing building is reachable), and no hole."""
+    reachable through an open side (every existing building is reachable), and no hole (ruling
+    7: no enclosed empty area of any size, joined through sides only)."""
     if cell in grid:
         return False
     touch, need = _contact(grid, cell)
@@ -445,7 +449,7 @@ def can_swap(grid: Grid, cell: Cell, building: int) -> bool:
 
 def longest_outer_wall(grid: Grid) -> int:
     """Edges of the longest path of outer wall edges visiting no corner point twice (a closed
-    ring counts all its edges). Outer: a wall side facing an empty cell."""
+    ring counts all its edges): ruling 8. Outer: a wall side facing an empty cell (ruling 15)."""
     links: dict[tuple[int, int], list[tuple[int, tuple[int, int]]]] = {}
     edges = 0
     for (x, y), building in grid.items():

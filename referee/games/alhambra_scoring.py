@@ -2,7 +2,8 @@
 and the longest outer wall.
 
 Pure functions of the Alhambras and Dirk's buildings: the turn's flow in `referee.games.alhambra`
-adds their points to the scores, and bots weigh purchases with them.
+adds their points to the scores, and bots weigh purchases with them. The rulings are numbered in
+docs/games/alhambra.md, "Rulings"; the code names those it applies.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def _ranked(counts: tuple[int, ...], table: tuple[int, ...]) -> tuple[int, ...]:
 
 def round_points(alhambras: list[Grid], dirk: list[int] | None, scoring: int) -> list[int]:
     """The points of scoring 1, 2 or 3 per player, then Dirk's when he plays (`dirk`: his
-    buildings): majorities per type, Dirk ranked too, and the players' longest outer walls."""
+    buildings): majorities per type, Dirk ranked too, and the players' longest outer walls
+    (ruling 17: Dirk scores no walls)."""
     k = scoring - 1
     counts = [[0] * len(TYPES) for _ in range(len(alhambras) + (dirk is not None))]
     for seat, grid in enumerate(alhambras):

@@ -7,41 +7,9 @@ docs/games/azul.md describes the actions and the observation for bot authors; th
 in `azul_messages` (so that this module can be compiled with mypyc) and re-exported here. The
 factories, centre and first-player marker are the shared `tiles.Offer`.
 
-Rulings (where the rulebook is cut or silent, this is what the engine does):
-
-From the rules specification:
-- Round 1 starts with seat 0; play goes up the seat numbers, wrapping round.
-- A player who takes first from the centre with all 7 floor spaces full still takes the
-  first-player marker (and starts the next round), without a further penalty.
-- If nobody took from the centre in a round, the same player starts the next round.
-- If bag and lid together run out while filling, the round starts with the factories that could
-  be filled: some may hold fewer than 4 tiles or none.
-- Grey wall: the pattern-line restriction is the base game's (a line may not take a colour that is
-  already in its wall row). A line whose colour has no legal wall space left may still be filled;
-  at wall-tiling its tiles go to the floor (overflow to the lid).
-- Special factories: right after filling, "+1" draws its extra tile first, then each "pull X"
-  disc acts in circle order starting from factory 0, pulling from its neighbours' tiles as they
-  are at that moment (a tile moved by an earlier pull can be pulled again).
-
-Engine rulings (the specification is silent; these keep the game well defined):
-- A complete pattern line takes no more tiles: choosing it would only mean "all to the floor",
-  which is its own action (line 5).
-- Taking from the centre needs at least one tile; the marker alone cannot be taken.
-- Grey wall: players tile one after another from seat 0, each top to bottom. A complete line
-  with exactly one legal wall space is placed there without asking (a choice of one is none).
-- Extra floor disc: its holder keeps it through wall-tiling, so tiles dropped by the grey wall's
-  no-space case also land on it first while it is empty.
-- Split: "left" is the factory before it in the circle (index - 1), "right" the one after
-  (index + 1), wrapping round; an extra-floor disc taken by a player has left the circle and is
-  skipped. The split decision is asked only when tiles remain on the split factory.
-- If a round would start with no tile at all (bag and lid empty), the game ends there: no turn
-  could ever be played again.
-- Grey wall: if after a wall-tiling phase no player can complete any wall row any more (each row
-  misses a colour that no free space of it can take), the game ends there, with end bonuses as
-  usual; otherwise it could never end.
-- Every game ends after round 100 (MAX_ROUNDS) at the latest (no purposeful play comes near
-  it): two bots that never complete a row must not play forever.
-- End: ranks by score, then by complete horizontal wall rows; still tied, the rank is shared.
+The rulings (what the engine does where the rulebook is cut or silent) are numbered in
+docs/games/azul.md, "Rulings", the one list of them; the code names each (`ruling N`) where it
+applies it.
 """
 
 from __future__ import annotations
@@ -103,6 +71,7 @@ ROW_BONUS, COLUMN_BONUS, COLOUR_BONUS = 2, 7, 10
 """The end bonuses: a complete row, a complete column, a colour with all 5 tiles on the wall."""
 FACTORY_SIZE = 4
 MAX_ROUNDS = 100
+"""Ruling 8: every game ends after this round at the latest."""
 _ALL_COLOURS = (1 << COLOURS) - 1
 
 # Special-factory powers (the gold side of the 9 discs) as kept in `AzulState.powers`; PLAIN is
@@ -222,7 +191,7 @@ class AzulState:
         """This round's power per factory (PLAIN, PLUS_ONE, ..., PULL + colour)."""
         self.disc_factory = -1
         """The factory whose extra-floor disc a player took this round (it left the circle)."""
-        self.start = 0
+        self.start = 0  # ruling 1: round 1 starts with seat 0
         self.turn = 0
         """The seat to decide now (-1 once the game is over)."""
         self.phase = _TAKING
@@ -288,7 +257,8 @@ class AzulState:
 
 def _open_lines(state: AzulState, seat: int) -> None:
     """Recompute which pattern lines may take each colour (one colour per line, not a colour
-    already in the wall row, not a complete line)."""
+    already in the wall row, on the grey wall too: ruling 10; not a complete line: ruling 5).
+    Whether the grey wall still has a space for the colour is not asked (ruling 11)."""
     colours = state.line_colour[seat]
     counts = state.line_count[seat]
     rows = state.row_colours[seat]
@@ -360,7 +330,8 @@ def _tile_counts(state: AzulState) -> list[int]:
 
 
 def _neighbours(state: AzulState, factory: int) -> tuple[int, int]:
-    """The factories left and right of `factory` in the circle, skipping a taken disc."""
+    """The factories left (index - 1) and right (index + 1) of `factory` in the circle,
+    skipping a taken disc (ruling 15)."""
     count = len(state.offer.factories)
     left = (factory - 1) % count
     if left == state.disc_factory:
@@ -506,6 +477,7 @@ class Azul(Game[AzulState, Action, AzulObservation]):
         return state.score[:]
 
     def result(self, state: AzulState) -> GameResult | None:
+        """Ruling 9: ranks by score, then complete wall rows; still tied, a shared rank."""
         if state.phase != _OVER:
             return None
         scores = state.score[:]
@@ -561,7 +533,7 @@ def _prepare_round(state: AzulState) -> None:
         gold = set(rng.sample(range(count), state.players))
         state.powers = [discs[i] if i in gold else PLAIN for i in range(count)]
     _deal(state, rng)
-    if state.offer.table == 0:
+    if state.offer.table == 0:  # ruling 7: no tile at all, no turn could ever be played
         _finish(state)
         return
     state.phase = _TAKING
@@ -569,10 +541,10 @@ def _prepare_round(state: AzulState) -> None:
 
 
 def _deal(state: AzulState, rng: random.Random) -> None:
-    """Fill the factories, then the gold powers that act on filling: "+1" first, then each
-    "pull X" in circle order from factory 0, on the tiles as they are at that moment."""
+    """Fill the factories, then the gold powers that act on filling (ruling 14): "+1" first,
+    then each "pull X" in circle order from factory 0, on the tiles as they are at that moment."""
     offer = state.offer
-    offer.fill(state.bag, FACTORY_SIZE, rng)
+    offer.fill(state.bag, FACTORY_SIZE, rng)  # ruling 6: in order, the last ones may be short
     factories = offer.factories
     powers = state.powers
     if PLUS_ONE in powers:
@@ -591,7 +563,7 @@ def _line_error(state: AzulState, seat: int, colour: int, line: int) -> IllegalA
     """Why pattern line `line` cannot take `colour` (called only once it is known it cannot)."""
     where = f"line {line}, colour {colour}"
     count = state.line_count[seat][line]
-    if count > line:
+    if count > line:  # ruling 5
         return IllegalAction("a complete pattern line takes no more tiles", where)
     if count and state.line_colour[seat][line] != colour:
         return IllegalAction("a pattern line may hold only one colour", where)
@@ -603,7 +575,8 @@ def _check_take(state: AzulState, seat: int, action: Take) -> None:
     source, colour, line = action.source, action.colour, action.line
     if not 0 <= colour < COLOURS:
         raise IllegalAction("colours are 0..4", f"colour {colour}")
-    state.offer.holding(source, colour)  # raises unless the source holds the colour
+    # Raises unless the source holds the colour: ruling 4, the marker alone is not a take.
+    state.offer.holding(source, colour)
     if line != FLOOR_LINE:
         if not 0 <= line < FLOOR_LINE:
             raise IllegalAction(
@@ -618,6 +591,7 @@ def _take(state: AzulState, seat: int, action: Take) -> None:
     source, colour, line = action.source, action.colour, action.line
     count, first = state.offer.take(source, colour, seat)
     if first:
+        # Ruling 2: the marker is taken even onto a full floor, without a further penalty.
         floor = state.floor[seat]
         if len(floor) < FLOOR.capacity:
             floor.append(MARKER)
@@ -632,7 +606,7 @@ def _leftovers(state: AzulState, seat: int, source: int) -> None:
     """A factory's leftovers go to the centre, unless its gold power says otherwise."""
     power = state.powers[source]
     if power == SPLIT:
-        if any(state.offer.factories[source]):
+        if any(state.offer.factories[source]):  # ruling 15: asked only when tiles remain
             state.phase = _SPLITTING
             state.split_factory = source
     elif power != STAY:
@@ -664,7 +638,8 @@ def _fill_line(state: AzulState, seat: int, colour: int, line: int, count: int) 
 
 
 def _drop(state: AzulState, seat: int, colour: int, count: int) -> None:
-    """Tiles to the floor: the empty extra floor disc first, then the floor, then the lid."""
+    """Tiles to the floor: the empty extra floor disc first (also at wall-tiling: ruling 16),
+    then the floor, then the lid."""
     if state.extra[seat] == _DISC_EMPTY:
         state.extra[seat] = colour
         count -= 1
@@ -696,7 +671,7 @@ def _split(state: AzulState, action: Split) -> None:
 
 def _next_turn(state: AzulState) -> None:
     if state.offer.table:
-        state.turn = (state.turn + 1) % state.players
+        state.turn = (state.turn + 1) % state.players  # ruling 1: up the seats, wrapping round
     else:
         state.tiling_seat = state.tiling_row = 0
         _tile_walls(state)
@@ -736,7 +711,10 @@ def _put_on_wall(state: AzulState, seat: int, row: int, column: int) -> None:
 
 
 def _tile_walls(state: AzulState) -> None:
-    """Phase B, resumable: stops at a grey-wall choice (phase "place") and goes on after it."""
+    """Phase B, resumable: stops at a grey-wall choice (phase "place") and goes on after it.
+
+    Ruling 12: seat after seat from seat 0, each top to bottom; a single legal space is taken
+    without asking."""
     while state.tiling_seat < state.players:
         seat = state.tiling_seat
         counts = state.line_count[seat]
@@ -754,7 +732,7 @@ def _tile_walls(state: AzulState) -> None:
                         return
                     if columns:
                         _put_on_wall(state, seat, row, columns[0])
-                    else:
+                    else:  # ruling 11: no legal space, the line's tiles go to the floor
                         state.line_count[seat][row] = 0
                         state.line_colour[seat][row] = -1
                         _drop(state, seat, colour, row + 1)
@@ -764,7 +742,7 @@ def _tile_walls(state: AzulState) -> None:
         state.tiling_seat += 1
         state.tiling_row = 0
     seats = range(state.players)
-    if (
+    if (  # a complete row; ruling 8: the round limit; ruling 13: grey rows that cannot complete
         any(complete_rows(state, seat) for seat in seats)
         or state.round >= MAX_ROUNDS
         or (
@@ -774,7 +752,7 @@ def _tile_walls(state: AzulState) -> None:
     ):
         _finish(state)
         return
-    if state.offer.marker >= 0:
+    if state.offer.marker >= 0:  # ruling 3: else the same player starts again
         state.start = state.offer.marker
     _prepare_round(state)
 
@@ -791,7 +769,7 @@ def _score_floor(state: AzulState, seat: int) -> None:
         state.bag.discard(state.extra[seat])
     if state.extra[seat] != _NO_DISC:
         state.disc_factory = -1  # the extra floor disc is back in the circle
-    state.extra[seat] = _NO_DISC
+    state.extra[seat] = _NO_DISC  # ruling 16: held until the seat's wall-tiling is done
 
 
 def _finish(state: AzulState) -> None:

@@ -17,25 +17,9 @@ be compiled with mypyc) and re-exported here.
 Colour ids follow the rulebook's colour names: 0 yellow (黃), 1 green (綠), 2 orange (橘),
 3 dark blue (深藍), 4 teal (藍綠). A card is (colour, value); value 1 is always a rooster.
 
-Rulings (where the rulebook is silent or ambiguous; each one is tested):
-1. The "≥ N+3" limit is applied to every colour at once, before ties are looked at: a colour
-   over the limit can never be the majority, and removing it may expose the next one. Then ties
-   for the highest count remove all tied colours, repeatedly. Colours nobody played are not in
-   play. If no colour is left, nothing scores.
-2. Drawing is in seat order, one card at a time (seat 0 draws one, seat 1 draws one, …, then
-   round again) until every hand is back to 5 or the pile is empty; when the pile runs out
-   mid-draw, the later seats simply draw fewer cards.
-3. A seat that cannot play the required number of cards plays what it has; a seat with no
-   cards is not asked (it is not in `to_act`), and a turn in which nobody holds a card passes.
-4. At the end of a last round, the cards left in hand are discarded face down: they are never
-   revealed to anyone.
-5. Score piles are public (the book keeps them face down, but each card was revealed when
-   played), and so is the discard pile (every card in it was revealed), by count and content.
-6. Long variant: the last round (no refills) of a draw pile is played before the reshuffle.
-   Then, if nobody has ≥ 50, all 100 cards (score piles included; totals are kept on paper) are
-   shuffled, the removal table is applied again, 5 cards are dealt to each seat and play goes
-   on. From the first exhaustion on, the game ends at the end of the first round after which
-   some running total is ≥ 50. The tie-break counts every card scored over the whole game.
+The rulings (what the engine does where the rulebook is silent or ambiguous) are numbered in
+docs/games/5211.md, "Rulings", the one list of them; the code names each (`ruling N`) where it
+applies it.
 
 All randomness (the shuffles) comes from `random.Random`, seeded by the game seed; the state
 keeps the seed of the next shuffle as an int, so cloning a state copies no RNG.
@@ -54,8 +38,8 @@ from referee.games.base import Game, GameResult, IllegalAction, WrongSeats, rank
 from referee.games.g5211_messages import (
     VARIANTS,
     Card,
-    Observation,
-    Options,
+    G5211Observation,
+    G5211Options,
     Outcome,
     Play,
     RoundReport,
@@ -76,8 +60,8 @@ __all__ = [
     "VARIANTS",
     "Card",
     "FiveTwoOneOne",
-    "Observation",
-    "Options",
+    "G5211Observation",
+    "G5211Options",
     "Outcome",
     "Play",
     "RoundReport",
@@ -126,11 +110,6 @@ KINDS: tuple[int, ...] = tuple(sorted(set(DECK)))
 
 # ---- messages --------------------------------------------------------------------------------
 
-
-SeatObservation = Observation
-"""Alias for annotations inside the game class, where `Observation` names the class attribute."""
-GameOptions = Options
-"""Alias for annotations inside the game class, where `Options` names the class attribute."""
 
 CARDS: tuple[Card | None, ...] = tuple(
     Card(kind_colour(k), kind_value(k)) if k in KINDS else None for k in range(KINDS[-1] + 1)
@@ -223,7 +202,7 @@ class State:
     totals: list[int]
     """Running scores, including points of score piles reshuffled away (long variant)."""
     scored: list[int]
-    """Cards scored over the whole game (the tie-break)."""
+    """Cards scored over the whole game (the tie-break, ruling 6)."""
     deal: int
     round: int
     turn: int
@@ -317,10 +296,11 @@ def _end_round(state: State) -> None:
     state.played = [[] for _ in range(n)]
     state.turn = 0
     exhausted = state.last_round
-    if exhausted:
+    if exhausted:  # ruling 4: the cards left in hand are discarded face down
         for hand in state.hands:
             state.hidden_discard.extend(hand)
             hand.clear()
+    # ruling 6: the long variant checks for 50 from a pile's last round on, then reshuffles
     if state.long and (state.checking or exhausted) and max(state.totals) >= LONG_TARGET:
         state.over = True
         return
@@ -351,7 +331,7 @@ def _action_kinds(seat: int, action: Any, hand: list[int], turn: int) -> list[in
     """The card kinds of one seat's play, checked against the rules; raises IllegalAction."""
     if not isinstance(action, Play):
         raise IllegalAction("the action must be a play of cards", f"seat {seat}: got {action!r}")
-    required = min(TURN_CARDS[turn], len(hand))
+    required = min(TURN_CARDS[turn], len(hand))  # ruling 3: short of cards, play all you hold
     if len(action.cards) != required:
         raise IllegalAction(
             f"turn {turn + 1} plays {TURN_CARDS[turn]} card(s) (or all you hold if fewer)",
@@ -384,19 +364,20 @@ def _name(kind: int) -> str:
 # ---- the game --------------------------------------------------------------------------------
 
 
-class FiveTwoOneOne(Game[State, Play, Observation]):
-    """5211, Azul edition: see the module docstring for the rules and rulings."""
+class FiveTwoOneOne(Game[State, Play, G5211Observation]):
+    """5211, Azul edition: see the module docstring for the rules, docs/games/5211.md for the
+    rulings."""
 
     id: ClassVar[str] = "5211"
     title: ClassVar[str] = "5211 (Azul edition)"
     version: ClassVar[int] = 1
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
-    Options: ClassVar[type[msgspec.Struct]] = Options
+    Options: ClassVar[type[msgspec.Struct]] = G5211Options
     Action: ClassVar[Any] = Play
-    Observation: ClassVar[type[msgspec.Struct]] = Observation
+    Observation: ClassVar[type[msgspec.Struct]] = G5211Observation
 
-    def setup(self, players: int, seed: int, options: GameOptions) -> State:
+    def setup(self, players: int, seed: int, options: G5211Options) -> State:
         state = State()
         state.players = players
         state.long = options.variant == "long"
@@ -415,7 +396,7 @@ class FiveTwoOneOne(Game[State, Play, Observation]):
     def to_act(self, state: State) -> tuple[int, ...]:
         if state.over:
             return ()
-        return tuple(seat for seat, hand in enumerate(state.hands) if hand)
+        return tuple(seat for seat, hand in enumerate(state.hands) if hand)  # ruling 3
 
     def legal(self, state: State, seat: int) -> list[Play]:
         hand = state.hands[seat]
@@ -446,12 +427,12 @@ class FiveTwoOneOne(Game[State, Play, Observation]):
             _refill(state)
         _advance(state)
 
-    def observe(self, state: State, seat: int) -> SeatObservation:
+    def observe(self, state: State, seat: int) -> G5211Observation:
         hand = state.hands[seat]
         to_play = min(TURN_CARDS[state.turn], len(hand)) if hand and not state.over else 0
         return _observation(state, seat, hand, to_play)
 
-    def spectate(self, state: State) -> SeatObservation:
+    def spectate(self, state: State) -> G5211Observation:
         """Seat -1, with no hand: every hand is hidden from a spectator."""
         return _observation(state, -1, [], 0)
 
@@ -474,7 +455,7 @@ class FiveTwoOneOne(Game[State, Play, Observation]):
         twin.seed = rng.getrandbits(64)
         return twin
 
-    def from_observation(self, observation: SeatObservation, rng: random.Random) -> State:
+    def from_observation(self, observation: G5211Observation, rng: random.Random) -> State:
         """Deal the cards this seat has not seen (the deck minus its hand, the revealed cards,
         the score piles and the discard) at random to the others' hands, the removed cards,
         the draw pile and the hands discarded face down after a last round; the seed of later
@@ -587,8 +568,9 @@ class FiveTwoOneOne(Game[State, Play, Observation]):
         return "\n".join(lines)
 
 
-def _observation(state: State, seat: int, hand: list[int], to_play: int) -> Observation:
-    return Observation(
+def _observation(state: State, seat: int, hand: list[int], to_play: int) -> G5211Observation:
+    """Ruling 5: the score piles and the discard are public, by count and content."""
+    return G5211Observation(
         seat=seat,
         players=state.players,
         variant="long" if state.long else "standard",

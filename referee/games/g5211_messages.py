@@ -14,8 +14,8 @@ import msgspec
 __all__ = [
     "VARIANTS",
     "Card",
-    "Observation",
-    "Options",
+    "G5211Observation",
+    "G5211Options",
     "Outcome",
     "Play",
     "RoundReport",
@@ -27,7 +27,7 @@ Variant = Literal["standard", "long"]
 VARIANTS: tuple[Variant, ...] = ("standard", "long")
 
 
-class Options(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+class G5211Options(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """`long`: play on with reshuffles of all 100 cards until someone has ≥ 50."""
 
     variant: Variant = "standard"
@@ -60,7 +60,7 @@ class RoundReport(msgspec.Struct, frozen=True):
     points: tuple[int, ...]
 
 
-class Observation(msgspec.Struct):
+class G5211Observation(msgspec.Struct):
     """Everything one seat may know; nothing of others' hands, the pile order or removed cards."""
 
     seat: int

@@ -8,39 +8,9 @@ star 6 the centre star. The factories, centre and first-player marker are the sh
 lid). docs/games/summer-pavilion.md describes the actions and the observation for bot authors;
 they are defined in `summer_pavilion_messages` and re-exported here.
 
-Rulings (from the rules specification, where the rulebook leaves a choice):
-- Scores start at 5. Every deduction (the marker's, a pass's discards, the end's stored tiles)
-  stops at 1, and a score already at 1 or below is not reduced: `max(1, score - n)`.
-- The first take from the centre costs as many points as tiles taken, the wild included
-  (3 yellow + 1 wild = -4).
-- Placing on a space of cost c with colour X: c tiles that are X or wild, at least one real X
-  (a tile of the wild colour placed as itself may be paid with wild-coloured tiles only); one X
-  is placed, the other c - 1 go to the tower. The player chooses the number of wilds.
-- A placement scores the contiguous run of occupied spaces round its star's ring through it.
-- One placement may complete several features: the bonus tiles add up, are taken together, and
-  the supply is refilled to 10 after them, also when it was too short to pay them (then the
-  player takes what there is). The supply is refilled at no other time in phase 2. Tiles paid
-  for the placement are in the tower before the refill draws.
-- The tower is poured into the bag, all of it, only when a draw finds the bag empty. When both
-  run out while filling factories, they are filled in order and the last ones stay short.
-- Passing keeps any 0-4 hand tiles in storage; the others go to the tower at -1 each.
-- If nobody took from the centre in phase 1, the same player starts phase 2 and the next round.
-- End (after round 6): the bonuses first, then -1 per stored tile (score 2, 4 stored, +12 ->
-  10); stored tiles stay in storage. Ties share the victory.
-- Grey side: a star with 0-1 tiles takes any colour; with two of one colour, only that colour;
-  with two colours, only colours not in it. A complete one-colour star scores its colour's value
-  (also the centre star), a multicoloured one 12. The stricter Chinese-rulebook play is accepted
-  but not enforced.
-
-Engine rulings (the specification is silent; these keep the game well defined):
-- Setup fills the supply before the factories. Every random draw (a round's factories, a
-  supply refill) comes from an RNG seeded with the game seed and a draw counter.
-- Passing is always legal in phase 2 (also with an empty hand: keep nothing).
-- The wilds of a payment are a separate `pay` decision only when there is more than one way;
-  bonus tiles are one `bonus` decision per tile (by colour), so no legal list grows past a few
-  hundred.
-- A round whose deal finds no tile at all (everything is on boards and in hands) goes straight
-  to phase 2.
+The rulings (what the engine does where the rulebook leaves a choice) are numbered in
+docs/games/summer-pavilion.md, "Rulings", the one list of them; the code names each
+(`ruling N`) where it applies it.
 """
 
 from __future__ import annotations
@@ -106,6 +76,7 @@ FACTORY_SIZE = 4
 SUPPLY_SIZE = 10
 STORAGE = 4
 START_SCORE = 5
+"""Ruling 1: every score starts here."""
 ROUNDS = 6
 _LETTERS = "PGOYBR"
 
@@ -281,12 +252,12 @@ class SummerPavilionState:
 
 
 def deduct(score: int, points: int) -> int:
-    """A deduction: never below 1, and a score at 1 or below is not reduced."""
+    """A deduction: never below 1, and a score at 1 or below is not reduced (ruling 1)."""
     return score if score <= 1 else max(1, score - points)
 
 
 def run_length(cells: list[int], space: int) -> int:
-    """The contiguous run of occupied spaces round the star's ring through `space`."""
+    """The contiguous run of occupied spaces round the star's ring through `space` (ruling 5)."""
     base = space - space % 6
     position = space % 6
     run = 1
@@ -301,7 +272,10 @@ def run_length(cells: list[int], space: int) -> int:
 
 
 def allowed_colours(cells: list[int], star: int, grey: bool) -> int:
-    """The colours (a bit mask) a new tile on `star` may have under the star's rule."""
+    """The colours (a bit mask) a new tile on `star` may have under the star's rule.
+
+    Grey side, ruling 16: 0-1 tiles take any colour, two of one colour only it, two colours
+    only new ones; ruling 17: no star is held to one-coloured or multicoloured beyond that."""
     if not grey and star != CENTRE_STAR:
         return 1 << star
     every = (1 << COLOURS) - 1
@@ -321,8 +295,8 @@ def allowed_colours(cells: list[int], star: int, grey: bool) -> int:
 
 
 def wild_range(hand: list[int], colour: int, wild: int, cost: int) -> tuple[int, int]:
-    """The fewest and most wild tiles a payment of `cost` for `colour` may use; empty (lo > hi)
-    when the hand cannot pay. A tile of the wild colour placed as itself uses no wild."""
+    """Ruling 3: the fewest and most wild tiles a payment of `cost` for `colour` may use; empty
+    (lo > hi) when the hand cannot pay. A tile of the wild colour placed as itself uses no wild."""
     real = hand[colour]
     if colour == wild:
         return (0, 0) if real >= cost else (1, 0)
@@ -332,7 +306,8 @@ def wild_range(hand: list[int], colour: int, wild: int, cost: int) -> tuple[int,
 
 
 def star_bonus(cells: list[int], star: int) -> int:
-    """End bonus of `star` (0 unless complete): one colour -> its value, else 12."""
+    """End bonus of `star` (0 unless complete): one colour -> its value, else 12 (on the grey
+    side the centre star too: ruling 16)."""
     colours = cells[star * 6 : star * 6 + 6]
     if min(colours) < 0:
         return 0
@@ -378,6 +353,7 @@ class SummerPavilion(Game[SummerPavilionState, Action, SummerPavilionObservation
 
     def setup(self, players: int, seed: int, options: SummerPavilionOptions) -> SummerPavilionState:
         state = SummerPavilionState(players, seed, options.variant == "grey")
+        # Ruling 15: the supply is filled before the factories.
         state.bag.draw_into(state.supply, SUPPLY_SIZE, _rng(state))
         _prepare_round(state)
         return state
@@ -397,7 +373,7 @@ class SummerPavilion(Game[SummerPavilionState, Action, SummerPavilionObservation
         if phase == _BONUS:
             return [_BONUSES[c] for c in range(COLOURS) if state.supply[c]]
         actions = _legal_places(state, seat)
-        actions += _legal_passes(state.hand[seat])
+        actions += _legal_passes(state.hand[seat])  # ruling 11: never empty, Pass() at least
         return actions
 
     def apply(self, state: SummerPavilionState, actions: Mapping[int, Action]) -> None:
@@ -472,7 +448,7 @@ class SummerPavilion(Game[SummerPavilionState, Action, SummerPavilionObservation
         if state.phase != _OVER:
             return None
         scores = state.score[:]
-        ranks = ranks_from_keys([(score,) for score in scores])
+        ranks = ranks_from_keys([(score,) for score in scores])  # ruling 14: ties share
         tiebreak = "none: tied players share the rank" if len(set(scores)) < len(scores) else ""
         return GameResult(scores=scores, ranks=ranks, tiebreak=tiebreak)
 
@@ -510,7 +486,8 @@ class SummerPavilion(Game[SummerPavilionState, Action, SummerPavilionObservation
 
 
 def _rng(state: SummerPavilionState) -> random.Random:
-    """The RNG of the next random draw (see `SummerPavilionState`)."""
+    """The RNG of the next random draw, seeded with the game seed and the draw counter
+    (ruling 15; see `SummerPavilionState`)."""
     state.draws += 1
     return random.Random(f"summer-pavilion:{state.seed}:{state.draws}")
 
@@ -533,11 +510,13 @@ def _prepare_round(state: SummerPavilionState) -> None:
             hand[colour] += stored[colour]
             stored[colour] = 0
         state.passed[seat] = False
+    # Ruling 8: the tower is poured into the bag only when a draw finds it empty; when both run
+    # out, the factories are filled in order and the last ones stay short.
     state.offer.fill(state.bag, FACTORY_SIZE, _rng(state))
     state.turn = state.start
     if state.offer.table:
         state.phase = _TAKING
-    else:
+    else:  # ruling 9: no tile at all, straight to phase 2
         _start_placing(state)
 
 
@@ -571,7 +550,7 @@ def _take(state: SummerPavilionState, seat: int, action: Take) -> None:
         hand[colour] += count - 1
     else:
         hand[colour] += count
-    if first:
+    if first:  # ruling 2: the marker costs every tile taken, the wild included
         state.score[seat] = deduct(state.score[seat], count)
     if source != CENTRE:
         state.offer.to_centre(source)
@@ -582,7 +561,8 @@ def _take(state: SummerPavilionState, seat: int, action: Take) -> None:
 
 
 def _start_placing(state: SummerPavilionState) -> None:
-    """Phase 2 begins with the marker's holder (or this round's start player if none)."""
+    """Phase 2 begins with the marker's holder, who also starts the next round; with no holder,
+    this round's start player again (ruling 12)."""
     if state.offer.marker >= 0:
         state.start = state.offer.marker
     state.phase = _PLACING
@@ -671,7 +651,7 @@ def _place(state: SummerPavilionState, seat: int, action: Place) -> None:
             f"cost {cost}, colour {colour}, hand {state.hand[seat]}",
         )
     state.pending = (space, colour)
-    if lo == hi:
+    if lo == hi:  # ruling 4: a `pay` decision only when there is more than one way
         _complete_placement(state, seat, lo)
     else:
         state.phase = _PAYING
@@ -693,7 +673,11 @@ def _pay(state: SummerPavilionState, seat: int, action: Pay) -> None:
 
 
 def _complete_placement(state: SummerPavilionState, seat: int, wilds: int) -> None:
-    """Pay, place and score the pending placement, then its bonus tiles if any."""
+    """Pay, place and score the pending placement, then its bonus tiles if any.
+
+    Ruling 3: one tile of the colour is placed, the rest of the payment goes to the tower,
+    before any refill draws (ruling 7). Ruling 6: the bonus tiles of every feature completed
+    add up, one `bonus` decision each."""
     space, colour = state.pending
     state.pending = (-1, -1)
     cost = COSTS[state.grey][space]
@@ -716,7 +700,7 @@ def _complete_placement(state: SummerPavilionState, seat: int, wilds: int) -> No
         state.owed = owed
         state.phase = _BONUS
         return
-    if owed:
+    if owed:  # ruling 7: the supply could pay nothing, it is refilled all the same
         _refill_supply(state)
     state.phase = _PLACING
     _next_placer(state)
@@ -732,7 +716,7 @@ def _bonus(state: SummerPavilionState, seat: int, action: Bonus) -> None:
     if state.owed and sum(state.supply):
         return
     state.owed = 0
-    _refill_supply(state)
+    _refill_supply(state)  # ruling 7: after the bonus tiles, and at no other time in phase 2
     state.phase = _PLACING
     _next_placer(state)
 
@@ -744,6 +728,7 @@ def _refill_supply(state: SummerPavilionState) -> None:
 
 
 def _pass(state: SummerPavilionState, seat: int, action: Pass) -> None:
+    """Ruling 10: keep 0-4 hand tiles in storage, the others to the tower at -1 each."""
     keep = action.keep
     counts = _KEPT.get(keep)
     if counts is None:  # not a keep as `legal` spells it: maybe in another order, maybe wrong
@@ -783,7 +768,8 @@ def _next_placer(state: SummerPavilionState) -> None:
 
 
 def _finish(state: SummerPavilionState) -> None:
-    """The end bonuses, then -1 per stored tile (the order matters because of the floor of 1)."""
+    """The end bonuses, then -1 per stored tile (the order matters because of the floor of 1);
+    stored tiles stay in storage (ruling 13)."""
     for seat in range(state.players):
         score = state.score[seat] + end_bonus(state.board[seat], state.grey)
         state.score[seat] = deduct(score, sum(state.storage[seat]))

@@ -13,8 +13,8 @@ from greedyhelp import play_against_random
 from bots.strategies import alhambra as greedy
 from referee.games.alhambra import Alhambra
 from referee.games.alhambra_messages import (
+    AlhambraObservation,
     GiveDirk,
-    Observation,
     Place,
     Redesign,
     Reserve,
@@ -26,7 +26,9 @@ from referee.games.alhambra_tiles import PRICE, TYPE
 GAME = Alhambra()
 
 
-def checked_choose(observation: Observation, legal: Sequence[Any], rng: random.Random) -> int:
+def checked_choose(
+    observation: AlhambraObservation, legal: Sequence[Any], rng: random.Random
+) -> int:
     """greedy.choose, asserting the rules it promises on every decision it makes."""
     index = greedy.choose(observation, list(legal), rng)
     action = legal[index]

@@ -117,3 +117,65 @@ def test_alhambras_buildings_are_published_from_the_engines_table(
         for i, kind, price, walls in documented
     ] == [{key: row[key] for key in ("id", "type", "price", "walls")} for row in building_table()]
     assert len(documented) == 54
+
+
+ENGINE_FILES = {
+    "azul": ["azul.py", "azul_messages.py", "tiles.py"],
+    "5211": ["g5211.py", "g5211_messages.py"],
+    "summer-pavilion": [
+        "summer_pavilion.py",
+        "summer_pavilion_board.py",
+        "summer_pavilion_messages.py",
+        "tiles.py",
+    ],
+    "alhambra": [
+        "alhambra.py",
+        "alhambra_messages.py",
+        "alhambra_money.py",
+        "alhambra_placement.py",
+        "alhambra_scoring.py",
+        "alhambra_tiles.py",
+    ],
+}
+"""The modules of each game's engine (tiles.py is Azul's and Summer Pavilion's)."""
+RULES_TESTS = {
+    "azul": "test_azul_*.py",
+    "5211": "test_5211_*.py",
+    "summer-pavilion": "test_summer_pavilion_*.py",
+    "alhambra": "test_alhambra_*.py",
+}
+GAMES_ROOT = Path(__file__).resolve().parents[2]
+
+
+def rulings(text: str) -> set[int]:
+    """The numbers of the items of a game page's "Rulings" section."""
+    return {int(n) for n in re.findall(r"^(\d+)\. ", section(text, "Rulings"), re.M)}
+
+
+def named_rulings(text: str) -> set[int]:
+    """Every ruling a source names, as `ruling N`."""
+    return {int(n) for n in re.findall(r"\bruling (\d+)\b", text, re.I)}
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_each_ruling_is_written_once_and_named_by_its_engine_and_tests(game_id: str) -> None:
+    """A game page's numbered Rulings are the one list: the engine points there and names each
+    ruling where it applies it, a rules test names each ruling it tests, and no source names a
+    ruling the page does not have."""
+    numbers = rulings(page(game_id))
+    assert numbers == set(range(1, len(numbers) + 1)), "rulings are numbered 1, 2, ..."
+    engines = {
+        name: (GAMES_ROOT / "referee" / "games" / name).read_text()
+        for name in ENGINE_FILES[game_id]
+    }
+    main_engine = engines[ENGINE_FILES[game_id][0]]
+    assert f"docs/games/{PAGES[game_id]}" in main_engine.split('"""')[1]
+    tests = {
+        path.name: path.read_text()
+        for path in (GAMES_ROOT / "tests" / "games").glob(RULES_TESTS[game_id])
+    }
+    in_engine = set().union(*map(named_rulings, engines.values()))
+    in_tests = set().union(*map(named_rulings, tests.values()))
+    assert numbers - in_engine == set(), "rulings the engine does not name"
+    assert numbers - in_tests == set(), "rulings no rules test names"
+    assert in_engine | in_tests <= numbers, "named rulings the page does not have"

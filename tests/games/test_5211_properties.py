@@ -16,7 +16,7 @@ from referee.games.g5211 import (
     LONG_TARGET,
     VARIANTS,
     FiveTwoOneOne,
-    Options,
+    G5211Options,
     State,
     Variant,
 )
@@ -48,7 +48,7 @@ def all_cards(state: State) -> Counter[int]:
 
 def playout(players: int, variant: Variant, seed: int) -> tuple[list[dict[int, Any]], State]:
     """A random game checked after every apply; returns the actions played and the end state."""
-    options = Options(variant=variant)
+    options = G5211Options(variant=variant)
     state = GAME.new(players, seed, options)
     rng = random.Random(seed)
     history: list[dict[int, Any]] = []
@@ -97,7 +97,7 @@ def test_random_playouts_keep_every_invariant(game: tuple[int, Variant, int]) ->
 @given(games)
 def test_observations_reveal_no_hidden_card(game: tuple[int, Variant, int]) -> None:
     players, variant, seed = game
-    state = GAME.new(players, seed, Options(variant=variant))
+    state = GAME.new(players, seed, G5211Options(variant=variant))
     rng = random.Random(seed)
     hidden_changes = 0
     while not GAME.is_over(state):

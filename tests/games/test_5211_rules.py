@@ -1,4 +1,5 @@
-"""5211 rules: the rulebook's worked examples, the tables, and every Ruling of the engine.
+"""5211 rules: the rulebook's worked examples, the tables, and every ruling of the engine (the
+rulings are numbered in docs/games/5211.md, and each test names those it tests).
 
 Colour ids follow the rulebook's names: 0 yellow (黃), 1 green (綠), 2 orange (橘), 3 dark blue
 (深藍), 4 teal (藍綠). Cards are written "G3" (green 3); value 1 is a rooster.
@@ -20,8 +21,8 @@ from referee.games.g5211 import (
     DECK,
     Card,
     FiveTwoOneOne,
-    Observation,
-    Options,
+    G5211Observation,
+    G5211Options,
     Play,
     State,
     card_kind,
@@ -29,7 +30,7 @@ from referee.games.g5211 import (
 )
 
 GAME = FiveTwoOneOne()
-LONG = Options(variant="long")
+LONG = G5211Options(variant="long")
 
 
 def k(name: str) -> int:
@@ -137,6 +138,7 @@ def test_yellow_and_green_tied_at_five_leave_orange_with_three() -> None:
 
 
 def test_remaining_colours_all_tied_nothing_scores() -> None:
+    """Ruling 1: ties remove all tied colours, repeatedly; with no colour left nothing scores."""
     # Book, example 2: yellow and green tie, then dark blue, orange and teal tie: no majority.
     played = [ks("Y2 Y3 G2 O6"), ks("Y4 G3 G4 O2"), ks("Y5 G5 D3 D2"), ks("Y6 G6 T3 T2")]
     assert score_round(4, played) == ("none", None)
@@ -151,7 +153,8 @@ def test_remaining_colours_all_tied_nothing_scores() -> None:
 
 
 def test_limit_applies_to_every_colour_before_ties() -> None:
-    # Ruling 1, 2 players (limit 5): green 6 and yellow 5 are both out; orange 2 beats teal 1.
+    """Ruling 1: the limit removes every colour over it first, which may expose the next one."""
+    # 2 players (limit 5): green 6 and yellow 5 are both out; orange 2 beats teal 1.
     played = [ks("G2 G3 G4 Y2 Y3 O2 T2"), ks("G5 G6 G2 Y4 Y5 Y6 O3")]
     assert score_round(2, played) == ("majority", COLOURS.index("orange"))
     # Removing the colour over the limit exposes dark blue, or a tie of the rest (nothing).
@@ -170,6 +173,7 @@ def test_roosters_count_for_their_colour_in_the_majority() -> None:
 
 
 def test_draws_go_in_seat_order_one_card_at_a_time_and_stop_when_the_pile_ends() -> None:
+    """Ruling 2: one card at a time in seat order; the later seats draw fewer."""
     state = GAME.new(3, 1)
     state.hands = [ks("Y2 Y3 Y4 Y5 Y6"), ks("G2 G3 G4 G5 G6"), ks("O2 O3 O4 O5 O6")]
     state.pile = [k("T2"), k("T3"), k("T4"), k("D2")]  # the top is the end
@@ -188,6 +192,8 @@ def test_draws_go_in_seat_order_one_card_at_a_time_and_stop_when_the_pile_ends()
 
 
 def test_a_seat_short_of_cards_plays_what_it_has_and_an_empty_hand_is_not_asked() -> None:
+    """Ruling 3: a short seat plays what it has, an empty hand is not asked, and a turn in which
+    nobody holds a card passes."""
     state = GAME.new(3, 2)
     state.pile = []
     state.last_round = True
@@ -209,6 +215,7 @@ def test_a_seat_short_of_cards_plays_what_it_has_and_an_empty_hand_is_not_asked(
 
 
 def test_last_round_has_no_refills_and_discards_the_last_card_unseen() -> None:
+    """Ruling 4: the cards left in hand after a last round are discarded face down, unseen."""
     state = GAME.new(2, 3)
     rng = random.Random(3)
     while not state.last_round:
@@ -223,6 +230,16 @@ def test_last_round_has_no_refills_and_discards_the_last_card_unseen() -> None:
     assert GAME.is_over(state) and state.round == 11
     assert all(len(GAME.observe(state, seat).discard) == len(state.discard) for seat in (0, 1))
     assert GAME.observe(state, 0).over
+
+
+def test_score_piles_and_the_discard_are_public_to_every_seat() -> None:
+    """Ruling 5: every seat and a spectator see each score pile and the discard, card by card."""
+    state = last_turn(["Y6 D2 D3", "Y2 Y4 T3"], ["O2 G2 G2 G2 G2", "O3 G3 G3 G3 G3"], "T2 T2")
+    GAME.apply(state, {0: play("O2"), 1: play("O3")})
+    # yellow (3 cards) is the majority; the rest is discarded
+    for observation in (GAME.observe(state, 0), GAME.observe(state, 1), GAME.spectate(state)):
+        assert observation.score_piles == [list(play("Y6").cards), list(play("Y2 Y4").cards)]
+        assert observation.discard == list(play("O2 O3 D2 D3 T3").cards)
 
 
 @pytest.mark.parametrize(("players", "rounds"), [(2, 11), (3, 7), (4, 6), (5, 4)])
@@ -286,7 +303,7 @@ def test_actions_and_observations_round_trip_as_documented_json() -> None:
     state = GAME.new(4, 8)
     observation = GAME.observe(state, 2)
     encoded = msgspec.json.encode(observation)
-    assert msgspec.json.decode(encoded, type=Observation) == observation
+    assert msgspec.json.decode(encoded, type=G5211Observation) == observation
     assert set(msgspec.json.decode(encoded)) >= {"hand", "played", "score_piles", "to_play"}
 
 
@@ -323,6 +340,8 @@ def test_a_full_tie_is_a_shared_victory() -> None:
 
 
 def test_long_variant_reshuffles_when_nobody_has_fifty_keeping_totals() -> None:
+    """Ruling 6: after a pile's last round with nobody at 50, all 100 cards are dealt again; the
+    totals and the cards scored (the tie-break) are kept."""
     state = GAME.new(2, 9, LONG)
     state.played = [ks("Y6 Y5 G2"), ks("Y4 D3 D2")]
     state.hands = [ks("Y3 O2"), ks("T2 O3")]
@@ -338,9 +357,11 @@ def test_long_variant_reshuffles_when_nobody_has_fifty_keeping_totals() -> None:
     assert len(state.removed) == 10 and [len(hand) for hand in state.hands] == [5, 5]
     assert state.piles == [[], []] and state.discard == [] and len(state.pile) == 80
     assert state.checking
+    assert state.scored == [10 + 3, 14 + 1]
 
 
 def test_long_variant_first_deal_does_not_end_before_the_pile_is_exhausted() -> None:
+    """Ruling 6: before the first exhaustion, 50 does not end the game."""
     state = last_turn(["Y6 Y5 G2", "Y4 D3 D2"], ["Y3 O2 O2 O2 O2", "T2 O3 O3 O3 O3"], "T3 T3")
     state.long = True
     state.totals = [48, 10]
@@ -355,6 +376,7 @@ def test_long_variant_first_deal_does_not_end_before_the_pile_is_exhausted() -> 
 
 
 def test_long_variant_ends_at_the_first_round_end_with_fifty_after_an_exhaustion() -> None:
+    """Ruling 6: from the first exhaustion on, the first round end with 50 ends the game."""
     state = last_turn(["Y6 Y5 G2", "Y4 D3 D2"], ["Y3 O2 O2 O2 O2", "T2 O3 O3 O3 O3"], "T3 T3")
     state.long = True
     state.checking = True

@@ -1,6 +1,7 @@
 """Alhambra: the tile list's checks, the placement rules, the turn, money, scoring and Dirk.
 
-Worked examples first (each rule violated once), then properties over random games.
+Worked examples first (each rule violated once), then properties over random games. The rulings
+are numbered in docs/games/alhambra.md, and each test names those it tests.
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ def test_a_spot_reached_only_across_a_wall_is_unreachable() -> None:
 
 
 def test_no_hole_of_any_size() -> None:
+    """Ruling 7: no hole of one cell or more, empty cells joined through sides only: (1, 1)
+    touching the outside at a corner alone is a hole."""
     grid: Grid = {(0, 0): 0}
     for cell, building in zip([(1, 0), (2, 0), (0, 1), (2, 1), (0, 2)], OPEN, strict=False):
         assert can_place(grid, cell, building)
@@ -166,6 +169,8 @@ def test_the_quick_checks_agree_with_the_whole_alhambras_rules(seed: int, size: 
 
 
 def test_longest_wall_passes_a_corner_point_once() -> None:
+    """Ruling 8: the longest outer wall visits no corner point twice (on arbitrary grids: in a
+    legal Alhambra no two buildings touch at a corner only)."""
     # (0, 0) walls E+S and (1, 1) walls N+W meet at the point (1, 1): four wall edges there
     assert longest_outer_wall({(0, 0): 3, (1, 1): 4}) == 2
     # straight through the corner point: S of (0, 0) then N of (1, 1)
@@ -175,6 +180,8 @@ def test_longest_wall_passes_a_corner_point_once() -> None:
 
 
 def test_a_closed_ring_counts_all_its_edges_and_inner_walls_do_not_count() -> None:
+    """Ruling 8: a closed ring counts all its edges. Ruling 15: a wall facing a building is
+    inner and does not count."""
     assert longest_outer_wall({(0, 0): 1, (0, 1): 8}) == 6  # NEW above ESW
     # 13 (wall S) above 5 (wall N): the walls face each other, inside
     assert longest_outer_wall({(0, 0): 13, (0, 1): 5}) == 0
@@ -199,6 +206,8 @@ def test_ties_share_the_places_they_occupy_rounded_down() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_setup_deals_start_money_and_the_deck(players: int) -> None:
+    """Ruling 3: the start player holds the fewest cards, then the lowest total, then is the
+    lowest seat; the scoring cards lie in their piles."""
     for seed in range(5):
         state = GAME.new(players, seed)
         assert GAME.broken_invariants(state) == []
@@ -211,6 +220,36 @@ def test_setup_deals_start_money_and_the_deck(players: int) -> None:
             assert low <= state.deck.index(card) < high
         keys = [(len(h), sum(k % 9 + 1 for k in h), s) for s, h in enumerate(state.hands)]
         assert state.current == min(keys)[2]
+
+
+def test_start_money_is_dealt_from_seat_0_each_seat_until_twenty() -> None:
+    """Ruling 1: the shuffled money is dealt from its top, seat 0 first, each seat drawing until
+    its cards total at least 20; the offer is the next 4 cards. The money is shuffled with the
+    seed the bag's shuffle (from the game's seed) leaves."""
+    for players in (2, 3, 6):
+        state = GAME.new(players, 21)
+        rng = random.Random(21)
+        rng.shuffle(list(range(1, 55)))
+        money = money_kinds(players == 2)
+        random.Random(rng.getrandbits(64)).shuffle(money)
+        for hand in state.hands:
+            drawn: list[int] = []
+            while sum(k % 9 + 1 for k in drawn) < 20:
+                drawn.append(money.pop())
+            assert hand == sorted(drawn)
+        assert state.offer == [money.pop() for _ in range(4)]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_the_five_money_piles_differ_by_at_most_one_card_larger_on_top(players: int) -> None:
+    """Ruling 2: pile sizes read from the scoring cards' piles 2 and 4 (deck positions from the
+    bottom, where pile 5 lies) differ by at most one card, the larger ones on top."""
+    for seed in range(5):
+        state = GAME.new(players, seed)
+        (low2, high2), (low4, high4) = state.piles
+        top_down = [len(state.deck) - high2, high2 - low2 - 1, low2 - high4, high4 - low4 - 1]
+        sizes = [*top_down, low4]
+        assert sizes == sorted(sizes, reverse=True) and sizes[0] - sizes[-1] <= 1
 
 
 # ---- the turn --------------------------------------------------------------------------------
@@ -248,6 +287,8 @@ def buy(state: State, slot: int, values: list[int]) -> None:
 
 
 def test_exact_payment_gives_another_action_up_to_five() -> None:
+    """Ruling 4: at most 5 actions. Ruling 5: the extra action is optional, `end` ends the phase.
+    Ruling 13: after 4 exact purchases the fifth action, a take here, ends the action phase."""
     state = fresh()
     state.market = [7, 14, 22, 23]  # prices 8, 9, 9, 10; all without walls
     state.hands[0] = sorted(
@@ -255,6 +296,9 @@ def test_exact_payment_gives_another_action_up_to_five() -> None:
     )
     buy(state, 0, [8])
     assert state.phase == "action" and state.actions == 1 and End() in GAME.legal(state, 0)
+    ended = GAME.clone(state)
+    GAME.apply(ended, {0: End()})
+    assert ended.phase == "place" and ended.pending[0] == [7]
     buy(state, 1, [9])
     buy(state, 2, [4, 5])
     buy(state, 3, [1, 9])  # exact again: a fifth action may follow
@@ -265,6 +309,7 @@ def test_exact_payment_gives_another_action_up_to_five() -> None:
 
 
 def test_overpaying_ends_the_action_phase_and_unneeded_cards_may_be_paid() -> None:
+    """Ruling 6: cards beyond what the price needs may be paid, and no change is given."""
     state = fresh()
     state.market[0] = 7  # price 8
     state.hands[0] = sorted([kind(0, 5), kind(0, 4), kind(0, 3)])
@@ -289,6 +334,7 @@ def test_a_payment_is_never_led_into_a_dead_end() -> None:
 
 
 def test_redesign_keeps_the_alhambra_legal() -> None:
+    """Ruling 12: a reserve building is named first, then its cell (an occupied one swaps)."""
     state = fresh()
     grid = state.alhambras[0]
     grid[(1, 0)] = 7
@@ -303,6 +349,39 @@ def test_redesign_keeps_the_alhambra_legal() -> None:
     GAME.apply(state, {0: Place(22, 1, 0)})
     assert grid[(1, 0)] == 22 and state.reserves[0] == [7]
     assert state.current == 1 and alhambra_problems(grid) == []
+
+
+def test_a_reserve_building_with_no_legal_cell_is_not_offered_and_removal_is_at_once() -> None:
+    """Ruling 12: a reserve building with no legal cell or swap is not offered for a redesign;
+    redesigning an Alhambra building moves it to the reserve at once, and that is the action."""
+    state = fresh()
+    grid = state.alhambras[0]
+    grid[(1, 0)] = 21  # arcades 8, wall E
+    grid[(1, 1)] = 11  # seraglio 6, walls E S
+    state.reserves[0] = [7, 15]  # 15: walls N E S, no cell or swap takes it
+    redesigns = [a for a in GAME.legal(state, 0) if isinstance(a, Redesign)]
+    assert redesigns == [Redesign(7), Redesign(11)]
+    GAME.apply(state, {0: Redesign(11)})
+    assert state.reserves[0] == [7, 11, 15] and (1, 1) not in grid
+    assert state.current == 1 and state.phase == "action"
+
+
+def test_purchases_are_placed_in_any_order_each_where_legal_then() -> None:
+    """Ruling 14: the second purchase may be placed first, and each placement is checked on the
+    Alhambra as it is then: (2, 0) takes 7 only once 14 stands at (1, 0)."""
+    state = fresh()
+    state.market = [7, 14, 22, 23]  # all without walls
+    state.hands[0] = sorted([kind(0, 8), kind(1, 9)])
+    buy(state, 0, [8])
+    buy(state, 1, [9])
+    GAME.apply(state, {0: End()})
+    assert state.phase == "place" and state.pending[0] == [7, 14]
+    legal = GAME.legal(state, 0)
+    assert Place(14, 1, 0) in legal and Place(7, 2, 0) not in legal
+    GAME.apply(state, {0: Place(14, 1, 0)})
+    assert Place(7, 2, 0) in GAME.legal(state, 0)
+    GAME.apply(state, {0: Place(7, 2, 0)})
+    assert state.alhambras[0] == {(0, 0): 0, (1, 0): 14, (2, 0): 7} and state.current == 1
 
 
 # ---- scoring and the end ---------------------------------------------------------------------
@@ -325,6 +404,9 @@ def test_a_scoring_card_scores_after_the_offer_is_refilled() -> None:
 
 
 def test_the_end_gives_the_market_to_the_highest_value_and_a_tie_to_nobody() -> None:
+    """Ruling 10: each market building goes to the highest total value of its currency, not the
+    most cards; a tie leaves it out of play. Ruling 16: no scoring card was drawn, and the end
+    scores 3."""
     state = fresh()
     state.out_of_play += state.bag
     state.bag = []
@@ -345,13 +427,41 @@ def test_the_end_gives_the_market_to_the_highest_value_and_a_tie_to_nobody() -> 
     assert state.current == 2
     GAME.apply(state, {2: Reserve(22)})
     assert state.phase == "over" and state.scorings == 3
+    assert 36 in state.deck and 37 in state.deck
+    assert state.scores == [17, 0, 0]  # scoring 3's seraglio majority, not scoring 1's 2
     assert GAME.result(state) is not None and GAME.to_act(state) == ()
+
+
+def test_with_dirk_the_end_gives_nothing_to_him_and_an_unheld_currency_to_nobody() -> None:
+    """Ruling 10: two players and Dirk: the market goes to the players holding most of each
+    currency, a currency nobody holds leaves its building out of play, and the buildings
+    received cannot be given to Dirk."""
+    state = GAME.new(2, 5)
+    state.current = 0
+    state.out_of_play += state.bag
+    state.bag = []
+    state.market = [7, 14, 22, 2]
+    state.hands = [[kind(0, 5), kind(1, 1), kind(2, 9)], [kind(0, 2), kind(1, 9)]]
+    dirk = state.dirk_buildings.copy()
+    buy(state, 2, [9])
+    GAME.apply(state, {0: End()})
+    assert GiveDirk(22) in GAME.legal(state, 0)  # a purchase may go to him
+    GAME.apply(state, {0: Reserve(22)})
+    # yellow 5 v 2: seat 0; green 1 v 9: seat 1; orange: nobody holds any
+    assert state.phase == "final" and state.pending == [[7], [14]] and state.out_of_play[-1] == 2
+    assert GiveDirk(7) not in GAME.legal(state, 0)
+    GAME.apply(state, {0: Reserve(7)})
+    assert GiveDirk(14) not in GAME.legal(state, 1)
+    GAME.apply(state, {1: Reserve(14)})
+    assert state.phase == "over" and state.dirk_buildings == dirk
 
 
 # ---- Dirk ------------------------------------------------------------------------------------
 
 
 def test_dirk_can_win_a_majority_but_is_not_a_seat() -> None:
+    """Ruling 17: Dirk is ranked in the majorities, scores no walls (his towers have some) and
+    is not in the result."""
     state = GAME.new(2, 5)
     state.dirk_buildings = [44, 45, 1]  # two towers, a pavilion
     state.alhambras[0][(1, 0)] = 52  # one tower
@@ -374,6 +484,7 @@ def scoring_card_on_top(state: State, card: int) -> None:
 
 
 def test_dirk_draws_six_after_scoring_one() -> None:
+    """Ruling 17: 6 buildings at the start, 6 more after scoring 1."""
     state = GAME.new(2, 3)
     assert len(state.dirk_buildings) == 6
     scoring_card_on_top(state, 36)
@@ -384,6 +495,7 @@ def test_dirk_draws_six_after_scoring_one() -> None:
 
 
 def test_dirk_gets_a_third_of_the_bag_after_scoring_two() -> None:
+    """Ruling 17: after scoring 2, a third of the bag, rounded down."""
     state = GAME.new(2, 4)
     state.deck.remove(36)
     state.scorings = 1
@@ -393,6 +505,24 @@ def test_dirk_gets_a_third_of_the_bag_after_scoring_two() -> None:
     GAME.apply(state, {seat: GAME.legal(state, seat)[0]})
     assert state.scorings == 2
     assert len(state.dirk_buildings) == 6 + bag // 3
+
+
+def test_dirk_draws_before_the_market_is_refilled() -> None:
+    """Ruling 17: after scoring 1, Dirk's 6 buildings come off the bag before the emptied
+    market slot is refilled: the slot gets the seventh from the top."""
+    state = GAME.new(2, 3)
+    scoring_card_on_top(state, 36)
+    seat = state.current
+    bought = state.market[0]
+    price = PRICE[bought]
+    values = [price] if price <= 9 else [9, price - 9]
+    state.hands[seat] = sorted(kind(0, value) for value in values)
+    top = state.bag[-7:]
+    buy(state, 0, values)
+    GAME.apply(state, {seat: End()})
+    GAME.apply(state, {seat: Reserve(bought)})
+    assert state.scorings == 1
+    assert state.dirk_buildings[6:] == top[:0:-1] and state.market[0] == top[0]
 
 
 def test_a_purchase_may_be_given_to_dirk() -> None:
@@ -468,6 +598,8 @@ def test_hostile_actions_are_refused_and_change_nothing() -> None:
 
 
 def test_every_hand_is_public_but_not_the_deck_or_bag_order() -> None:
+    """Ruling 18: the spectator sees every hand; the deck's and the bag's orders and the scoring
+    cards' places are hidden (a twin with others shows the same)."""
     state = GAME.new(4, 9)
     spectator = GAME.spectate(state)
     assert spectator.seat == -1
@@ -483,6 +615,7 @@ def test_every_hand_is_public_but_not_the_deck_or_bag_order() -> None:
 
 
 def test_an_empty_deck_is_refilled_from_the_discards() -> None:
+    """Ruling 9: a card is needed and the deck is empty: the discards become the deck."""
     state = fresh()
     state.scorings = 2  # both scoring cards are out of the deck
     state.deck = [card for card in state.deck if card < 36]
@@ -498,6 +631,8 @@ def test_an_empty_deck_is_refilled_from_the_discards() -> None:
 
 
 def test_with_no_action_possible_the_turn_passes() -> None:
+    """Ruling 11: `end` is offered at once only when no action at all is possible, and passes.
+    Ruling 9: with deck and discards empty, the offer stays short."""
     state = fresh()
     state.hands[0] = []
     state.offer = []

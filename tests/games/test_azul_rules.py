@@ -1,4 +1,5 @@
-"""Azul rules, one test per rule, worked example and ruling (rules/azul.md and the rulebook).
+"""Azul rules, one test per rule, worked example and ruling (rules/azul.md and the rulebook; the
+rulings are numbered in docs/games/azul.md and each test names those it tests).
 
 States are built by editing an engine state directly, then driven through the public
 interface (`legal`, `apply`, `observe`, `result`).
@@ -115,6 +116,17 @@ def test_set_up(players: int, factories: int) -> None:
     assert state.offer.marker == -1 and state.offer.centre == tiles()
 
 
+def test_seat_0_starts_and_turns_go_round_the_seats() -> None:
+    """Ruling 1: seat 0 starts round 1; play goes up the seat numbers and wraps round."""
+    state = new(3)
+    offer(state, {0: tiles(B), 1: tiles(Y), 2: tiles(R), 3: tiles(K), 4: tiles(W)})
+    seats = []
+    for source, colour in enumerate((B, Y, R, K)):
+        seats.append(GAME.to_act(state)[0])
+        take(state, source, colour, FLOOR_LINE)
+    assert seats == [0, 1, 2, 0]
+
+
 def test_coloured_wall_pattern() -> None:
     state = new()
     set_wall(state, 0, ["xxxxx"] * 5)
@@ -158,6 +170,7 @@ def test_first_take_from_the_centre_takes_the_marker() -> None:
 
 
 def test_the_marker_alone_cannot_be_taken() -> None:
+    """Ruling 4: a take from the centre needs a tile; the marker alone is not one."""
     state = new()
     offer(state, {0: tiles(B)})
     assert all(action.source != CENTRE for action in GAME.legal(state, 0))
@@ -180,7 +193,7 @@ def test_colour_already_on_the_wall_row_is_refused() -> None:
 
 
 def test_complete_line_takes_no_more_tiles() -> None:
-    """Engine ruling: a full line is not a choice (it would only mean "all to the floor")."""
+    """Ruling 5: a full line is not a choice (it would only mean "all to the floor")."""
     state = new()
     set_line(state, 0, 1, B, 2)
     offer(state, {0: tiles(B)})
@@ -319,7 +332,7 @@ def test_full_floor_costs_fourteen_and_score_stays_above_zero() -> None:
 
 
 def test_marker_taken_onto_a_full_floor_costs_nothing_more() -> None:
-    """Ruling: with 7 floor spaces full, the player still takes the marker, without penalty."""
+    """Ruling 2: with 7 floor spaces full, the player still takes the marker, without penalty."""
     state = new()
     state.score[1] = 20
     state.floor[1][:] = [R] * 7
@@ -336,7 +349,7 @@ def test_marker_taken_onto_a_full_floor_costs_nothing_more() -> None:
 
 
 def test_without_a_centre_take_the_start_player_stays() -> None:
-    """Ruling: nobody took from the centre this round, so its start player starts again."""
+    """Ruling 3: nobody took from the centre this round, so its start player starts again."""
     state = new(3)
     state.start = 2
     last_take(state, 0, B, 4)
@@ -358,7 +371,7 @@ def test_empty_bag_is_refilled_from_the_lid() -> None:
 
 
 def test_short_factories_when_bag_and_lid_run_out() -> None:
-    """Ruling: the round starts with the factories that could be filled."""
+    """Ruling 6: the round starts with the factories that could be filled, in order."""
     state = new()
     state.bag.tiles[:] = tiles(R, R, R)
     state.bag.lid[:] = tiles(B, B, B, B, B, B)
@@ -368,7 +381,7 @@ def test_short_factories_when_bag_and_lid_run_out() -> None:
 
 
 def test_no_tile_left_at_all_ends_the_game() -> None:
-    """Engine ruling: a round with no tile to offer could never be played."""
+    """Ruling 7: a round with no tile to offer could never be played."""
     state = new()
     state.bag.tiles[:] = tiles()
     last_take(state, 0, Y, 4)
@@ -377,6 +390,7 @@ def test_no_tile_left_at_all_ends_the_game() -> None:
 
 
 def test_round_limit_ends_the_game() -> None:
+    """Ruling 8: the game ends after round 100 even though nobody completed a row."""
     state = new()
     state.round = MAX_ROUNDS
     last_take(state, 0, Y, 4)
@@ -423,6 +437,7 @@ def finished(players: int, scores: list[int], rows: list[int]) -> AzulState:
 
 
 def test_tie_broken_by_complete_rows() -> None:
+    """Ruling 9: a tie on score goes to the most complete rows, and `tiebreak` says so."""
     result = GAME.result(finished(3, [40, 40, 12], [1, 2, 0]))
     assert result is not None
     assert result.ranks == [2, 1, 3]
@@ -430,6 +445,7 @@ def test_tie_broken_by_complete_rows() -> None:
 
 
 def test_tie_on_score_and_rows_shares_the_rank() -> None:
+    """Ruling 9: tied on score and rows, the rank is shared."""
     result = GAME.result(finished(3, [40, 40, 41], [1, 1, 0]))
     assert result is not None
     assert result.ranks == [2, 2, 1]
@@ -462,7 +478,7 @@ def test_grey_wall_asks_for_the_space() -> None:
 
 
 def test_grey_wall_single_space_is_not_asked() -> None:
-    """Engine ruling: a choice of one is made without asking."""
+    """Ruling 12: a choice of one is made without asking."""
     state = new(variant="grey")
     set_wall(state, 0, [".....", ".RBY.", ".....", "W....", "....."])
     set_line(state, 0, 1, W, 2)
@@ -473,8 +489,8 @@ def test_grey_wall_single_space_is_not_asked() -> None:
 
 
 def test_grey_wall_without_a_legal_space_drops_the_line_to_the_floor() -> None:
-    """The special case: every free space of the row has the colour in its column, so all the
-    line's tiles go to the floor, and those beyond the floor to the lid."""
+    """Ruling 11: every free space of the row has the colour in its column, so all the line's
+    tiles go to the floor, and those beyond the floor to the lid."""
     state = new(variant="grey")
     set_wall(state, 0, ["...R.", "BY...", "....R", "..R..", "....."])
     state.score[0] = 20
@@ -487,7 +503,23 @@ def test_grey_wall_without_a_legal_space_drops_the_line_to_the_floor() -> None:
     assert state.bag.lid == tiles(*[K] * 6, R, R)
 
 
+def test_grey_wall_tiling_goes_seat_by_seat_from_seat_0_top_to_bottom() -> None:
+    """Ruling 12: seat 1 ends the offer, yet seat 0 places first, row 0 then row 1; then seat 1."""
+    state = new(variant="grey")
+    set_line(state, 0, 0, R, 1)
+    set_line(state, 0, 1, B, 2)
+    set_line(state, 1, 0, Y, 1)
+    last_take(state, 1, K, 4)
+    asked = []
+    while GAME.observe(state, 0).decision.kind == "place":
+        decision = GAME.observe(state, 0).decision
+        asked.append((decision.seat, decision.row))
+        GAME.apply(state, {decision.seat: GAME.legal(state, decision.seat)[0]})
+    assert asked == [(0, 0), (0, 1), (1, 0)]
+
+
 def test_grey_wall_keeps_the_pattern_line_restriction() -> None:
+    """Ruling 10: a line may not take a colour already in its wall row, as on the coloured wall."""
     state = new(variant="grey")
     set_wall(state, 0, [".....", "..Y..", ".....", ".....", "....."])
     offer(state, {0: tiles(Y)})
@@ -495,7 +527,7 @@ def test_grey_wall_keeps_the_pattern_line_restriction() -> None:
 
 
 def test_grey_wall_game_ends_when_no_row_can_be_completed() -> None:
-    """Engine ruling: each row misses a colour that every free space's column already holds,
+    """Ruling 13: each row misses a colour that every free space's column already holds,
     (row 0 misses B, Y, K and its free column 1 holds them all), so the game could never end."""
     state = new(variant="grey")
     dead = ["R.W..", "..BRW", ".K.B.", ".Y..R", ".BK.Y"]
@@ -528,7 +560,7 @@ def test_plus_one_draws_a_fifth_tile() -> None:
 
 
 def test_plus_one_acts_before_the_pulls() -> None:
-    """Ruling: "+1" first. Its fifth tile (the lid's only yellow, once the bag is empty) is
+    """Ruling 14: "+1" first. Its fifth tile (the lid's only yellow, once the bag is empty) is
     there for the neighbouring "pull yellow" to take."""
     state = special_round({0: PLUS_ONE, 1: PULL + Y}, tiles(*[B] * 20), tiles(Y))
     assert (
@@ -542,7 +574,7 @@ def test_pull_takes_one_tile_from_each_neighbour_round_the_circle() -> None:
 
 
 def test_pulls_act_in_circle_order_and_can_pull_a_pulled_tile() -> None:
-    """Ruling: factory 2 pulls first (from factory 1); factory 3 then pulls that tile from 2."""
+    """Ruling 14: factory 2 pulls first (from factory 1), then factory 3 pulls that tile."""
     state = special_round({2: PULL + B, 3: PULL + B}, tiles(*[B] * 6))
     assert [group[B] for group in state.offer.factories] == [4, 1, 0, 1, 0]
 
@@ -558,6 +590,7 @@ def test_stay_keeps_the_rest_on_the_factory() -> None:
 
 
 def test_split_asks_where_each_leftover_colour_goes() -> None:
+    """Ruling 15: "left" of factory 2 is factory 1, "right" is factory 3."""
     state = new(special=True)
     state.powers[:] = [0, 0, SPLIT, 0, 0]
     offer(state, {1: tiles(Y), 2: tiles(B, B, R, K), 3: tiles(W)})
@@ -586,6 +619,7 @@ def test_split_asks_where_each_leftover_colour_goes() -> None:
 
 
 def test_split_without_leftovers_asks_nothing() -> None:
+    """Ruling 15: the split decision is asked only when tiles remain on the split factory."""
     state = new(special=True)
     state.powers[:] = [0, 0, SPLIT, 0, 0]
     offer(state, {2: tiles(B, B, B, B), 3: tiles(W)})
@@ -595,7 +629,7 @@ def test_split_without_leftovers_asks_nothing() -> None:
 
 
 def test_split_skips_a_taken_extra_floor_disc() -> None:
-    """Engine ruling: the extra floor disc left the circle when it was taken."""
+    """Ruling 15: the extra floor disc left the circle when it was taken."""
     state = new(special=True)
     state.powers[:] = [0, EXTRA_FLOOR, SPLIT, 0, 0]
     offer(state, {0: tiles(R), 1: tiles(Y, R), 2: tiles(B, K), 3: tiles(W)})
@@ -633,6 +667,22 @@ def test_extra_floor_disc_never_holds_the_marker_and_is_free() -> None:
     assert GAME.observe(state, 0).players[0].extra_floor is None
     assert state.bag.lid == tiles(Y, Y)
     assert GAME.to_act(state) == (0,)
+
+
+def test_extra_floor_disc_catches_a_grey_line_dropped_at_wall_tiling() -> None:
+    """Ruling 16: the disc is held through wall-tiling, so the first tile of a line with no
+    legal space lands on it, free, and only the second costs a floor space."""
+    state = new(variant="grey", special=True)
+    state.powers[:] = [0, EXTRA_FLOOR, 0, 0, 0]
+    set_wall(state, 0, ["...R.", "BY...", "....R", "..R..", "....."])  # no room for red in row 1
+    set_line(state, 0, 1, R, 2)
+    state.score[0] = 10
+    offer(state, {1: tiles(B)})
+    take(state, 1, B, 4)  # seat 0 takes the disc (nothing overflows); the offer phase ends
+    assert state.round == 2
+    assert state.score[0] == 10 - 1
+    assert state.bag.lid == tiles(R, R)
+    assert GAME.observe(state, 0).players[0].extra_floor is None  # given back after tiling
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -1,5 +1,6 @@
-"""Azul: Summer Pavilion's rules: the rulebook's examples and every ruling of the engine's
-docstring, on hand-built positions (tiles are moved from the bag, so all 132 stay counted)."""
+"""Azul: Summer Pavilion's rules: the rulebook's examples and every ruling numbered in
+docs/games/summer-pavilion.md (each test names those it tests), on hand-built positions (tiles
+are moved from the bag, so all 132 stay counted)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from referee.games.summer_pavilion import (
     run_length,
 )
 from referee.games.summer_pavilion_board import CENTRE_STAR, COSTS, FEATURES, cell
-from referee.games.tiles import CENTRE
+from referee.games.tiles import CENTRE, Bag
 
 GAME = SummerPavilion()
 PURPLE, GREEN, ORANGE, YELLOW, BLUE, RED = range(6)
@@ -89,6 +90,7 @@ def sound(state: SummerPavilionState) -> None:
 
 @pytest.mark.parametrize(("players", "factories"), [(2, 5), (3, 7), (4, 9)])
 def test_setup_deals_factories_and_the_supply(players: int, factories: int) -> None:
+    """Ruling 1: every score starts at 5."""
     state = fresh(players)
     view = GAME.observe(state, 0)
     assert len(view.factories) == factories
@@ -98,6 +100,21 @@ def test_setup_deals_factories_and_the_supply(players: int, factories: int) -> N
     assert [p.score for p in view.players] == [5] * players
     assert (view.round, view.wild, view.decision.kind, view.decision.seat) == (1, PURPLE, "take", 0)
     sound(state)
+
+
+def test_the_supply_is_drawn_before_the_factories_each_draw_from_its_own_seed() -> None:
+    """Ruling 15: the first draw (seed and counter 1) fills the supply, the second the
+    factories."""
+    state = fresh(seed=7)
+    bag = Bag([22] * 6)
+    supply = [0] * 6
+    bag.draw_into(supply, 10, random.Random("summer-pavilion:7:1"))
+    factories = [[0] * 6 for _ in range(5)]
+    rng = random.Random("summer-pavilion:7:2")
+    for group in factories:
+        bag.draw_into(group, 4, rng)
+    assert (state.supply, state.offer.factories) == (supply, factories)
+    assert state.draws == 2
 
 
 # ---- phase 1 ---------------------------------------------------------------------------------
@@ -139,7 +156,8 @@ def test_a_source_of_wilds_only_gives_exactly_one() -> None:
 def test_the_marker_costs_every_tile_taken_with_the_wild_never_below_one(
     before: int, after: int
 ) -> None:
-    """3 yellow + 1 wild from the centre = -4, but never below 1 (and 1 stays 1)."""
+    """Ruling 2: 3 yellow + 1 wild from the centre = -4; ruling 1: but never below 1, and 1
+    stays 1."""
     state = fresh()
     clear_offer(state)
     for colour, count in ((YELLOW, 3), (PURPLE, 2), (BLUE, 1)):
@@ -157,6 +175,7 @@ def test_the_marker_costs_every_tile_taken_with_the_wild_never_below_one(
 
 
 def test_the_marker_holder_starts_phase_two_and_the_next_round() -> None:
+    """Ruling 12: the marker's holder starts phase 2 and the next round."""
     state = fresh()
     clear_offer(state)
     from_bag(state, RED)
@@ -177,6 +196,7 @@ def test_the_marker_holder_starts_phase_two_and_the_next_round() -> None:
 
 
 def test_without_a_centre_take_the_same_player_starts_again() -> None:
+    """Ruling 12: nobody took the marker, so the start player starts phase 2 and the next round."""
     state = fresh()
     to_phase_two(state)  # seat 0 took from a factory; nobody took the marker
     assert GAME.to_act(state) == (0,)
@@ -189,7 +209,8 @@ def test_without_a_centre_take_the_same_player_starts_again() -> None:
 
 
 def test_scoring_example_c_counts_the_run_not_only_neighbours() -> None:
-    """Blue 4 and 5 are there; a tile on blue 6 touches 5, which touches 4: 3 points."""
+    """Ruling 5: blue 4 and 5 are there; a tile on blue 6 touches 5, which touches 4: 3 points.
+    Ruling 3: one blue is placed, the other five paid go to the tower."""
     state = fresh()
     to_phase_two(state)
     put(state, 0, BLUE, 4, BLUE)
@@ -205,6 +226,7 @@ def test_scoring_example_c_counts_the_run_not_only_neighbours() -> None:
 
 
 def test_runs_go_round_the_ring_and_a_full_star_scores_six() -> None:
+    """Ruling 5: the run is contiguous round the star's ring (6 touches 1)."""
     cells = [-1] * 42
     for position in (6, 1):
         cells[cell(RED, position)] = RED
@@ -219,6 +241,8 @@ def test_runs_go_round_the_ring_and_a_full_star_scores_six() -> None:
 
 
 def test_the_payment_mixes_wilds_and_needs_one_real_tile() -> None:
+    """Ruling 3: cost 4 with 2 yellow and 3 wilds: 2 or 3 wilds, the player's choice (a `pay`
+    decision, ruling 4). Ruling 7: no feature completed, so the supply is not refilled."""
     state = fresh()
     to_phase_two(state)
     give(state, 0, YELLOW, 2)
@@ -244,6 +268,8 @@ def test_the_payment_mixes_wilds_and_needs_one_real_tile() -> None:
 
 
 def test_a_wild_is_never_placed_as_another_colour() -> None:
+    """Ruling 3: a payment needs a real tile of the colour; the wild colour placed as itself is
+    paid with wild-coloured tiles only."""
     state = fresh()
     to_phase_two(state)
     give(state, 0, PURPLE, 5)
@@ -255,6 +281,33 @@ def test_a_wild_is_never_placed_as_another_colour() -> None:
     assert Place(CENTRE_STAR, 3, PURPLE) in GAME.legal(state, 0)
     play(state, Place(PURPLE, 5, PURPLE))
     assert state.hand[0][PURPLE] == 0
+    sound(state)
+
+
+def test_the_pay_decision_is_asked_only_when_there_is_a_choice() -> None:
+    """Ruling 4: 1 real yellow and 3 wilds pay cost 4 one way only (3 wilds): placed at once;
+    with 4 yellow it may take 0..3 wilds, so it is asked."""
+    state = fresh()
+    to_phase_two(state)
+    give(state, 0, YELLOW, 1)
+    give(state, 0, PURPLE, 3)  # wild in round 1
+    assert [a for a in GAME.legal(state, 0) if isinstance(a, Place) and a.star == YELLOW] == [
+        Place(YELLOW, position, YELLOW) for position in range(1, 5)
+    ]
+    play(state, Place(YELLOW, 4, YELLOW))
+    assert state.board[0][cell(YELLOW, 4)] == YELLOW
+    assert state.hand[0] == [0] * 6
+    assert GAME.to_act(state) == (1,)
+    give(state, 1, YELLOW, 4)
+    give(state, 1, PURPLE, 3)
+    play(state, Place(YELLOW, 4, YELLOW))
+    decision = GAME.observe(state, 1).decision
+    assert (decision.kind, decision.seat, decision.min_wilds, decision.max_wilds) == (
+        "pay",
+        1,
+        0,
+        3,
+    )
     sound(state)
 
 
@@ -277,8 +330,9 @@ def test_stars_take_their_colour_and_the_centre_only_new_colours() -> None:
 
 
 def test_a_placement_closing_a_statue_and_a_pillar_pays_both_and_refills_after() -> None:
-    """Orange 2 completes the orange statue (orange 1, 2, red 3, 4) and the orange pillar
-    (orange 2, 3, centre 6, 1): 2 + 1 bonus tiles, taken together, then the supply refilled."""
+    """Ruling 6 and ruling 7: orange 2 completes the orange statue (orange 1, 2, red 3, 4) and the
+    orange pillar (orange 2, 3, centre 6, 1): 2 + 1 bonus tiles, one decision each, then the
+    supply refilled (not in between)."""
     state = fresh()
     to_phase_two(state)
     for star, position, colour in (
@@ -314,6 +368,7 @@ def test_a_placement_closing_a_statue_and_a_pillar_pays_both_and_refills_after()
 
 
 def test_a_short_supply_pays_what_it_has_and_is_refilled_after() -> None:
+    """Ruling 7: 3 owed, 2 in the supply: take those 2, then the supply is refilled to 10."""
     state = fresh()
     to_phase_two(state)
     for colour, count in enumerate(state.supply):  # leave two tiles in the supply
@@ -355,6 +410,7 @@ def test_the_features_are_the_board_files_eighteen() -> None:
 
 
 def test_passing_keeps_up_to_four_and_discards_the_rest_at_one_point_each() -> None:
+    """Ruling 10 (and ruling 1: the deduction stops at 1)."""
     state = fresh()
     to_phase_two(state)
     give(state, 0, RED, 5)
@@ -375,7 +431,19 @@ def test_passing_keeps_up_to_four_and_discards_the_rest_at_one_point_each() -> N
     sound(state)
 
 
+def test_passing_is_legal_with_an_empty_hand() -> None:
+    """Ruling 11: with nothing in hand the only legal action is to pass, keeping nothing."""
+    state = fresh()
+    to_phase_two(state)
+    assert state.hand[0] == [0] * 6
+    assert GAME.legal(state, 0) == [Pass()]
+    play(state, Pass())
+    assert state.passed[0] and state.score[0] == 5
+    assert GAME.to_act(state) == (1,)
+
+
 def test_deductions_stop_at_one() -> None:
+    """Ruling 1: never below 1, and a score at 1 or below is not reduced."""
     assert [deduct(score, 4) for score in (10, 5, 3, 1, 0)] == [6, 1, 1, 1, 0]
     assert deduct(7, 0) == 7
 
@@ -411,7 +479,8 @@ def test_six_rounds_with_the_wild_colour_of_each() -> None:
 
 
 def test_the_end_bonuses_come_before_the_stored_tiles() -> None:
-    """Score 2, 4 stored tiles, a complete centre star (+12): 2 + 12 - 4 = 10, not 1 + 12."""
+    """Ruling 13: score 2, 4 stored tiles, a complete centre star (+12): 2 + 12 - 4 = 10, not
+    1 + 12; the stored tiles stay in storage."""
     state = fresh()
     state.round = 6
     to_phase_two(state)
@@ -449,6 +518,7 @@ def test_end_bonuses_per_star_and_per_cost() -> None:
 
 
 def test_ties_share_the_victory() -> None:
+    """Ruling 14: equal final scores share the rank, with no tie-break."""
     state = fresh()
     state.round = 6
     to_phase_two(state)
@@ -470,6 +540,7 @@ def test_grey_costs_are_the_board_files() -> None:
 
 
 def test_grey_stars_become_single_or_multi_coloured_as_they_fill() -> None:
+    """Ruling 16: 0-1 tiles any colour, two of one colour only it, two colours only new ones."""
     state = fresh(grey=True)
     to_phase_two(state)
     for colour in (RED, BLUE, GREEN):
@@ -496,7 +567,26 @@ def test_grey_stars_become_single_or_multi_coloured_as_they_fill() -> None:
     sound(state)
 
 
+def test_grey_side_allows_the_chinese_rulebooks_play_but_does_not_enforce_it() -> None:
+    """Ruling 17: a one-coloured centre star and a multicoloured outer star are both legal."""
+    state = fresh(grey=True)
+    to_phase_two(state)
+    put(state, 0, CENTRE_STAR, 1, RED)
+    put(state, 0, CENTRE_STAR, 2, RED)
+    put(state, 0, BLUE, 1, RED)
+    put(state, 0, BLUE, 2, GREEN)
+    give(state, 0, RED, 3)
+    give(state, 0, YELLOW, 3)
+    legal = set(GAME.legal(state, 0))
+    assert Place(CENTRE_STAR, 3, RED) in legal  # the centre may stay one-coloured
+    assert Place(BLUE, 3, YELLOW) in legal  # an outer star may be multicoloured
+    play(state, Place(BLUE, 3, YELLOW))
+    assert state.board[0][cell(BLUE, 3)] == YELLOW
+    sound(state)
+
+
 def test_grey_star_end_bonuses() -> None:
+    """Ruling 16: a complete one-coloured star scores its colour (the centre too), else 12."""
     single = [-1] * 42
     for position in range(1, 7):
         single[cell(CENTRE_STAR, position)] = PURPLE  # a one-colour centre: purple's 20
@@ -572,8 +662,8 @@ def empty_bag_into_hand(state: SummerPavilionState, seat: int) -> None:
 
 
 def test_the_refill_after_a_bonus_draws_the_paid_tiles_from_the_tower() -> None:
-    """Supply, bag and tower empty: the window pays nothing, and the refill pours the tower
-    (already holding this placement's payment) into the bag and draws it."""
+    """Ruling 7 and ruling 8: supply, bag and tower empty: the window pays nothing, and the refill
+    pours the tower (already holding this placement's payment) into the bag and draws it."""
     state = fresh()
     to_phase_two(state)
     for colour, count in enumerate(state.supply):
@@ -593,6 +683,8 @@ def test_the_refill_after_a_bonus_draws_the_paid_tiles_from_the_tower() -> None:
 def test_factories_fill_in_order_and_a_round_without_tiles_starts_placing(
     left: int, filled: list[int]
 ) -> None:
+    """Ruling 8: 6 tiles left, all in the tower: poured into the bag, the factories filled in
+    order. Ruling 9: no tile at all, straight to phase 2."""
     state = fresh()
     to_phase_two(state)
     empty_bag_into_hand(state, 1)

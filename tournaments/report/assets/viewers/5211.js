@@ -1,4 +1,4 @@
-// 5211's drawing hook: the spectator state (referee/games/g5211_messages.py Observation) as
+// 5211's drawing hook: the spectator state (referee/games/g5211_messages.py G5211Observation) as
 // SVG — per seat its hand (card backs; face up when the viewer shows that seat's view), the
 // cards revealed this round and its score pile (a red dot marks a rooster, value 1); the draw
 // pile, the discard and what the last scored round revealed. Registered under the game's id.

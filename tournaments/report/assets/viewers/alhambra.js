@@ -1,7 +1,7 @@
-// Alhambra's drawing hook: the spectator state (referee/games/alhambra_messages.py Observation)
-// as SVG — the market (4 slots, each with its currency and building), the money offer, and per
+// Alhambra's drawing hook: the spectator state (AlhambraObservation, alhambra_messages.py) as
+// SVG — the market (4 slots, each with its currency and building), the money offer, and per
 // seat its Alhambra on a grid (buildings coloured by type with their price, walls as thick
-// lines on walled sides, the fountain), its hand (public by the engine's Information ruling),
+// lines on walled sides, the fountain), its hand (public: docs/games/alhambra.md, ruling 18),
 // reserve, buildings still to place, counts per type and score; Dirk's buildings with 2 players.
 // Registered under the game's id.
 (function () {
