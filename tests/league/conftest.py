@@ -7,9 +7,9 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from tourhelp_league import in_process
 
 from tournaments.league.service import LeagueService
+from tournaments.server.testing import in_process
 
 
 @pytest.fixture

@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tourhelp_league import as_user, in_process, python_for, until
+from tourhelp_league import as_user, python_for
 
 from tournaments.executors.work import TAMPER
+from tournaments.server.testing import in_process, until
 from tournaments.store.store import Store
 
 NAMES = ["good0", "good1", "bad", "worse", "bare"]

@@ -10,10 +10,11 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from tourhelp_league import stored_games, until
+from tourhelp_league import stored_games
 
 from referee import replay
 from tournaments.league.service import LeagueService
+from tournaments.server.testing import until
 
 pytestmark = pytest.mark.slow  # a ladder and scrimmages of real games
 

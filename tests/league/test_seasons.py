@@ -11,10 +11,11 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from tourhelp_league import in_process, stored_games, until
+from tourhelp_league import stored_games
 
 from tournaments.cli import main
 from tournaments.league.service import LeagueService
+from tournaments.server.testing import in_process, until
 
 pytestmark = pytest.mark.slow  # a ladder, a final and the next season's first games
 

@@ -21,17 +21,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx2 as httpx
-import trio
 from packaging.requirements import Requirement
 
 from tournaments.league.files import League
-from tournaments.league.service import LeagueService
-from tournaments.server.app import make_app
 from tournaments.store.results import FinishedGame, Played
 from tournaments.store.store import Store
 
@@ -256,29 +251,6 @@ def stored_games(path: Path) -> list[FinishedGame]:
         return []
     with Store(path, readonly=True) as store:
         return store.games()
-
-
-async def until(condition: Callable[[], bool], what: str, timeout: float = 150) -> None:
-    """Wait (in trio) for `condition`, failing with `what` after `timeout` seconds."""
-    with trio.move_on_after(timeout) as waited:
-        while not condition():
-            await trio.sleep(0.1)
-    assert not waited.cancelled_caught, f"still waiting for {what} after {timeout:g} s"
-
-
-@contextlib.asynccontextmanager
-async def in_process(file: Path) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
-    """The league of `file` running in this trio loop (its checks, ladder, finals and
-    scrimmages), with an HTTP client on its web front."""
-    with LeagueService.opened(file) as service:
-        transport = httpx.ASGITransport(app=make_app(service))
-        async with (
-            httpx.AsyncClient(transport=transport, base_url="http://league") as client,
-            trio.open_nursery() as nursery,
-        ):
-            nursery.start_soon(service.run)
-            yield service, client
-            nursery.cancel_scope.cancel()
 
 
 def python_for(uid: int, top: Path, extras: str = "server") -> str:

@@ -1,7 +1,7 @@
 """A first-move allowance (`first_move_ms`): a game's first decision may take that much longer,
 for a JVM's class loading or a JIT's warm-up, which at short clocks timed out Java bots on
 decision 1. Later decisions have the plain allowance, and stores made before the key existed
-bind the same. The timing is played by fake bots on trio's virtual clock (`fakebots`); `arena
+bind the same. The timing is played by fake bots on trio's virtual clock (`referee.testing`); `arena
 match` is checked to pass the allowance on to the bots."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import json
 import sys
 from pathlib import Path
 
-from fakebots import fake_bots, plays
 from trio.testing import MockClock
 
 from protocol import TimeControl
 from referee import Fault, Limits, SeatClock
+from referee.testing import fake_bots, plays
 from tournaments.cli import main
 from tournaments.plan.config import decode, fixed_settings
 

@@ -1,7 +1,7 @@
 """The match loop with real engines: clocks, forfeits with fallback, simultaneous decisions,
 outcomes, records, and the line between a bot's fault and an engine bug.
 
-The clock and fallback rules are played by scripted fake bots (`fakebots`) on trio's virtual
+The clock and fallback rules are played by scripted fake bots (`referee.testing`) on trio's virtual
 clock (pytest-trio's `autojump_clock`), so their times are asserted exactly; what needs bot
 processes (a whole game of them, killing them on an engine bug or a fault) runs real ones.
 """
@@ -17,7 +17,6 @@ from typing import Any
 import msgspec
 import pytest
 import trio
-from fakebots import Crash, Hang, Reply, Step, fake_bots, misbehaves, plays
 from hypothesis import given
 from hypothesis import strategies as st
 from refhelp import Bots
@@ -28,6 +27,7 @@ from referee import Limits, open_bots, parse_record, play_match, replay, run_mat
 from referee.games import GAME_IDS, BadPlayerCount, find_game, parse_options
 from referee.games.azul import Azul
 from referee.match import GUARD_SLACK_S, display_name
+from referee.testing import Crash, Hang, Reply, Step, fake_bots, misbehaves, plays
 
 SLACK_MS = GUARD_SLACK_S * 1000
 """How long after its limit a sequential turn's wait is cut (see `_Match.decisions`)."""

@@ -1,37 +1,47 @@
-"""Scripted fake bots for the match loop's tests: `BotChannel`s on trio's in-memory streams.
+"""Scripted fake bots and trio's mock clock, for testing the match loop and what is built on it.
 
-A fake is a task in the test's own trio run speaking the protocol over
+A fake is a task in the caller's trio run speaking the protocol over
 `trio.testing.memory_stream_one_way_pair` (the referee reads it with its own `LineReader`), and
-it waits on trio's clock: under `trio.testing.MockClock` (pytest-trio's `autojump_clock`
-fixture) a bot that answers after 250 ms is charged 250 ms to the bit, in no wall-clock time,
-whatever the machine's load. So the clock and fallback rules are asserted exactly here; what
-only processes show (spawning, killing, the sandbox, limits, stderr) stays with the test bots
-run as processes (`refhelp.Bots`).
+it waits on trio's clock: under `trio.testing.MockClock` (`run_on_mock_clock`, or pytest-trio's
+`autojump_clock` fixture) a bot that answers after 250 ms is charged 250 ms to the bit, in no
+wall-clock time, whatever the machine's load. So the clock and fallback rules can be asserted
+exactly; what only processes show (spawning, killing, the sandbox, limits, stderr) needs real
+bot processes.
 
 What a fake does is its `Script` (after python-chess's `MockTransport`): called with every
 request (`start` or `act`) and the number of `act`s before it, it says which `Step` to take.
 Delays that are binary fractions of a second (125 ms, 250 ms) keep every sum of times exact;
 others are exact to the record's rounding (a microsecond), not always in a bank's whole ms.
+
+    async def main() -> MatchOutcome:
+        bots = [plays(after_ms=250), misbehaves(3, Hang())]  # the second hangs at its 3rd act
+        async with fake_bots(bots, Limits()) as table:
+            return await table.play("azul", seed=1, time=TimeControl(move_ms=1000))
+
+    outcome = run_on_mock_clock(main)  # at once: a hang costs its 1000 ms on the mock clock
+    assert [(f.seat, f.kind) for f in outcome.faults] == [(1, "timeout")]
 """
 
 from __future__ import annotations
 
 import json
 import signal
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
-from trio.testing import MemorySendStream, memory_stream_one_way_pair
+from trio.testing import MemorySendStream, MockClock, memory_stream_one_way_pair
 
 from protocol.messages import DEFAULT_MAX_LINE_BYTES, Answer, Ready, TimeControl, encode_line
-from referee import BotFault, BotHandle, BotSpec, Limits, MatchOutcome, open_bots, play_match
 from referee.channel import BotChannel
-from referee.faults import describe_exit
+from referee.faults import BotFault, describe_exit
 from referee.lines import LineReader
-from referee.process import Cancellable
+from referee.match import MatchOutcome, play_match
+from referee.process import BotHandle, BotSpec, Cancellable, Limits, open_bots
+
+T = TypeVar("T")
 
 GAME_LIMIT_S = 3600
 """The longest a fakes' game may take, on trio's clock (see `FakeTable.play`)."""
@@ -263,3 +273,9 @@ async def fake_bots(scripts: Sequence[Script], limits: Limits) -> AsyncIterator[
         finally:
             for bot in table.bots.values():
                 await bot.kill()
+
+
+def run_on_mock_clock(main: Callable[[], Awaitable[T]]) -> T:
+    """Run `main` in trio on a `MockClock` that jumps ahead whenever every task waits, so the
+    fakes' delays and the referee's clocks take no wall-clock time."""
+    return trio.run(main, clock=MockClock(autojump_threshold=0))
