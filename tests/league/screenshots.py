@@ -16,8 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+# outside pytest: this folder and those pytest puts on sys.path (pyproject.toml's `pythonpath`)
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "tournaments"))
 from reporthelp import chromium
 from tourhelp_league import BOT, LEAGUE, Running, token
 

@@ -7,18 +7,15 @@ from __future__ import annotations
 import contextlib
 import datetime
 import sqlite3
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from tourhelp import Gate
 from tourhelp_league import BOT, Running, token
 
 from tournaments.league.files import League
-
-sys.path.insert(0, str(Path(__file__).parent.parent / "tournaments"))  # the gate's folder
-from tourhelp import Gate
 
 pytestmark = pytest.mark.slow
 

@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from storehelp import craft
 
 from protocol.errors import RequestError
 from tournaments.league.registry import (
@@ -465,14 +466,3 @@ def test_a_value_changed_by_hand_is_the_files_damage(tmp_path: Path) -> None:
     craft(path, "PRAGMA ignore_check_constraints=ON", "UPDATE versions SET status = 'winning'")
     with pytest.raises(StoreError, match=r"is damaged .*CHECK constraint failed"):
         Registry(path)
-
-
-def craft(path: Path, *statements: str) -> None:
-    """Run `statements` on the file as someone editing it by hand would."""
-    connection = sqlite3.connect(path)
-    try:
-        with connection:
-            for statement in statements:
-                connection.execute(statement)
-    finally:
-        connection.close()

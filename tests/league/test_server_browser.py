@@ -7,16 +7,12 @@ Skipped only where Chromium or its driver is not installed (CI installs them: .c
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# The report's Chromium helpers live beside its tests; pytest puts only this folder on sys.path.
-sys.path.insert(0, str(Path(__file__).parent.parent / "report"))
 from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
 from reporthelp import MISSING, chromium, console_errors
 from tourhelp_league import BOT, LEAGUE, Running, children, reap_orphans, token

@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import reporthelp  # noqa: F401  (it puts tests/tournaments, tourhelp's folder, on sys.path)
 from tourhelp import in_process
 
 from tournaments.cli import main

@@ -12,14 +12,12 @@ import contextlib
 import json
 import re
 import shutil
-import sys
 import tempfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent.parent / "tournaments"))
 from tourhelp import arena
 
 TOURNAMENTS = {

@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# outside pytest: the folders pytest puts on sys.path (pyproject.toml's `pythonpath`)
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "tournaments"))
 from reporthelp import chromium, console_errors, make_store
 
 from tournaments.report.page import write_report

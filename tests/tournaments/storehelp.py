@@ -1,7 +1,9 @@
-"""The damaged-store tests' shared tournament and their one-line-error check."""
+"""The damaged-store tests' shared tournament, their one-line-error check, and `craft` (an
+SQLite file edited by hand, for the store's and the league registry's attack tests)."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from tourhelp import in_process
@@ -36,3 +38,15 @@ def assert_one_clean_line(err: str, command: str, *phrases: str) -> None:
     assert "Traceback" not in err
     for phrase in phrases:
         assert phrase in lines[0], lines[0]
+
+
+def craft(db: Path, *statements: str) -> None:
+    """Run `statements` on `db` as someone editing it by hand would, and close it (its WAL
+    checkpointed into the file)."""
+    connection = sqlite3.connect(db)
+    try:
+        with connection:
+            for statement in statements:
+                connection.execute(statement)
+    finally:
+        connection.close()

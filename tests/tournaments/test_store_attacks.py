@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from storehelp import TOURNAMENT, arena, assert_one_clean_line
+from storehelp import TOURNAMENT, arena, assert_one_clean_line, craft
 
 
 @pytest.fixture(scope="module")
@@ -35,17 +35,6 @@ def store(played: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "cup.sqlite"
     shutil.copyfile(played, copy)
     return copy
-
-
-def craft(db: Path, *statements: str) -> None:
-    """Run `statements` on `db` and close it (its WAL checkpointed into the file)."""
-    connection = sqlite3.connect(db)
-    try:
-        with connection:
-            for statement in statements:
-                connection.execute(statement)
-    finally:
-        connection.close()
 
 
 def test_run_refuses_another_programs_database_and_leaves_it_untouched(
