@@ -1,7 +1,8 @@
-"""The web front's state and request handling, shared by its endpoints (`server.app`):
-templates, browser sessions, cookies and CSRF values, request bodies (read only once the request
-is authenticated, and never past their size limit), and the one mapping from the error family
-to HTTP answers (`refusal`: each error's `http_status`, beside its exit code).
+"""The web front's state and request handling, shared by the endpoints of every area (the
+modules beside it that `server.app` routes): templates, browser sessions, cookies and CSRF
+values, request bodies (read only once the request is authenticated, and never past their size
+limit), and the one mapping from the error family to HTTP answers (`refusal`: each error's
+`http_status`, beside its exit code).
 """
 
 from __future__ import annotations

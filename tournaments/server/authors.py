@@ -1,0 +1,167 @@
+"""What an author does: signs in and out (a browser session for the forms; scripts send their
+token), uploads a bot (the form and the API) and asks for scrimmages of it."""
+
+from __future__ import annotations
+
+import secrets
+from urllib.parse import quote
+
+import msgspec
+from starlette.datastructures import FormData, UploadFile
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from protocol.errors import ArenaError, RequestError
+from tournaments.league.answers import VersionAnswer
+from tournaments.league.registry import Author, Scrimmage, Version
+from tournaments.league.service import Forbidden
+from tournaments.server.front import (
+    EXPIRED,
+    FORM_BYTES,
+    NO_TOKEN,
+    SESSION_COOKIE,
+    SIGN_IN,
+    Front,
+    Unauthorized,
+    api,
+    from_this_site,
+    front,
+    html,
+    over_tls,
+    read_form,
+    refusal,
+    session_form,
+    with_csrf,
+)
+
+# ---- signing in ---------------------------------------------------------------------------
+
+
+@html
+async def signin_form(request: Request) -> Response:
+    return with_csrf(front(request).page("signin.html", request), request)
+
+
+async def signin_post(request: Request) -> Response:
+    f = front(request)
+    try:
+        async with read_form(request, FORM_BYTES) as form:
+            same_site, token = from_this_site(request, form), form.get("token", "")
+        if not same_site:
+            raise Forbidden(EXPIRED)
+        author = f.league.registry.author_for(token if isinstance(token, str) else "")
+        if author is None:
+            raise Unauthorized(NO_TOKEN)
+    except ArenaError as exc:
+        return f.page("signin.html", request, exc.http_status, error=refusal(exc))
+    session = secrets.token_urlsafe(32)
+    f.sessions[session] = (author.id, author.sessions)
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(
+        SESSION_COOKIE, session, httponly=True, samesite="strict", secure=over_tls(request)
+    )
+    return response
+
+
+@html
+async def signout_post(request: Request) -> Response:
+    f = front(request)
+    async with read_form(request, FORM_BYTES) as form:
+        if not from_this_site(request, form):
+            raise Forbidden(EXPIRED)
+    f.sessions.pop(request.cookies.get(SESSION_COOKIE, ""), None)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+# ---- uploads ------------------------------------------------------------------------------
+
+
+async def _upload(f: Front, author: Author, form: FormData) -> Version:
+    name, file = form.get("name"), form.get("file")
+    if not isinstance(name, str) or not name:
+        raise RequestError("the form has no bot name (field `name`)")
+    if not isinstance(file, UploadFile):
+        raise RequestError("the form has no file (field `file`)")
+    data = await file.read()
+    return await f.service.upload(author, name, file.filename or "upload", data)
+
+
+@html
+async def submit_form(request: Request) -> Response:
+    f = front(request)
+    page = f.page("submit.html", request, base_url=str(request.base_url).rstrip("/"))
+    return with_csrf(page, request)
+
+
+async def submit_post(request: Request) -> Response:
+    f = front(request)
+    base = str(request.base_url).rstrip("/")
+    name = ""
+    try:
+        author = f.signed_in(request)
+        if author is None:
+            raise Unauthorized(SIGN_IN)
+        async with read_form(request, f.upload_bytes) as form:
+            name = str(form.get("name", ""))
+            if not from_this_site(request, form):
+                raise Forbidden(EXPIRED)
+            version = await _upload(f, author, form)
+    except ArenaError as exc:
+        return f.page(
+            "submit.html", request, exc.http_status, base_url=base, error=refusal(exc), name=name
+        )
+    return RedirectResponse(f"/bots/{version.bot}", status_code=303)
+
+
+@api
+async def submit_api(request: Request) -> Response:
+    f = front(request)
+    author = f.token_author(request)
+    async with read_form(request, f.upload_bytes) as form:
+        version = await _upload(f, author, form)
+    answer = VersionAnswer(
+        bot=version.bot,
+        version=version.id,
+        number=version.number,
+        hash=version.hash,
+        status=version.status,
+        url=f"/bots/{version.bot}",
+    )
+    return Response(msgspec.json.encode(answer), 201, media_type="application/json")
+
+
+# ---- scrimmages ---------------------------------------------------------------------------
+
+
+@api
+async def scrimmage_api(request: Request) -> Response:
+    """`POST /api/bots/NAME/scrimmages` (form: version, opponent, games) by the bot's author."""
+    f = front(request)
+    author = f.token_author(request)
+    async with read_form(request, FORM_BYTES) as form:
+        asked = _ask_scrimmage(f, author, request.path_params["bot"], form)
+    return Response(msgspec.json.encode(asked), 201, media_type="application/json")
+
+
+@html
+async def scrimmage_form(request: Request) -> Response:
+    """The scrimmage form on the author's bot page."""
+    bot = request.path_params["bot"]
+    async with session_form(request) as (author, form):
+        _ask_scrimmage(front(request), author, bot, form)
+    return RedirectResponse(f"/bots/{quote(bot)}#scrimmages", status_code=303)
+
+
+def _ask_scrimmage(f: Front, author: Author, bot: str, form: FormData) -> Scrimmage:
+    values = {key: form.get(key) for key in ("version", "games")}
+    numbers = {}
+    for key, value in values.items():
+        if not isinstance(value, str) or not value.strip().isdigit():
+            raise RequestError(f"{key}: give a whole number")
+        numbers[key] = int(value)
+    opponent = form.get("opponent")
+    if not isinstance(opponent, str) or not opponent:
+        raise RequestError("opponent: name the bot to play against")
+    return f.service.ask_scrimmage(author, bot, numbers["version"], opponent, numbers["games"])

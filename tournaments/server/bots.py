@@ -1,0 +1,153 @@
+"""A bot's page (its versions, rating, games, head to head and scrimmages), its JSON, and the
+API listing its games: what each viewer may see of it is `LeagueService.bot_view`'s."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from markupsafe import Markup
+from starlette.requests import Request
+from starlette.responses import Response
+
+from protocol.errors import RequestError
+from tournaments.league.answers import BotAnswer, VersionRow
+from tournaments.league.board import head_to_head
+from tournaments.league.files import bot_of
+from tournaments.league.registry import Author, NotFound
+from tournaments.league.service import MAX_GAME_ID, BotView, Where
+from tournaments.server.front import Front, api, front, html, with_csrf
+from tournaments.server.history import svg_line
+from tournaments.store.store import GameChoice
+
+WAITING = frozenset({"queued", "building", "checking"})
+WAITING_REFRESH_S = 3
+"""A bot page reloads itself this often while a version of it waits for its check."""
+
+
+@html
+async def bot_page(request: Request) -> Response:
+    f = front(request)
+    viewer = f.signed_in(request)
+    try:
+        view = f.service.bot_view(request.path_params["bot"], viewer)
+    except NotFound:
+        return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
+    history = view.history
+    board = f.service.board.board
+    standing = next((row for row in board.standings if row["bot"] == view.name), None)
+    scrimmages = f.service.scrimmages(view.name, viewer)
+    waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
+    waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
+    return with_csrf(
+        f.page(
+            "bot.html",
+            request,
+            bot=view.name,
+            view=view,
+            versions=view.versions,
+            history=Markup(svg_line(history.points, history.games)) if history else "",
+            games=_games(view),
+            organiser=viewer is not None and viewer.organiser,
+            standing=standing,
+            ranked=len(board.standings),
+            head_to_head=[
+                {**row, "opponent_bot": bot_of(row["opponent"])}
+                for row in head_to_head(board, view.name)
+            ],
+            players=f.league.tournament.players,
+            refresh=WAITING_REFRESH_S if waiting else None,
+            scrimmages=scrimmages,
+            scrimmage=_scrimmage_choices(f, view, viewer),
+        ),
+        request,
+    )
+
+
+def _scrimmage_choices(f: Front, view: BotView, viewer: Author | None) -> dict[str, Any] | None:
+    """What the bot's author may ask a scrimmage of: its versions that passed their check and
+    the other bots playing (None for anyone else)."""
+    found = f.league.registry.bot(view.name)
+    if viewer is None or found is None or found.author != viewer.id:
+        return None
+    others = [*f.league.tournament.participants, *(v.bot for v in f.league.registry.playing())]
+    return {
+        "versions": [v.number for v in view.versions if v.status in ("playing", "superseded")],
+        "opponents": [name for name in dict.fromkeys(others) if name != view.name],
+        "most": f.league.settings.scrimmage_games,
+        "per_hour": f.league.settings.scrimmages_per_hour,
+    }
+
+
+def _games(view: BotView) -> list[dict[str, Any]]:
+    """The bot's recent games; a fault's reason (it quotes the bot's stderr) only for the
+    bot's own seats, and only to whom may see its logs."""
+
+    def own(label: str) -> bool:
+        return bot_of(label) == view.name
+
+    return [
+        {
+            "id": game_id,
+            "seats": ", ".join(played.bots),
+            "scores": " ".join(map(str, played.played.scores)),
+            "result": ", ".join(
+                f"{_ordinal(played.played.ranks[seat])} of {len(played.bots)}"
+                for seat, label in enumerate(played.bots)
+                if own(label)
+            ),
+            "faults": [
+                {
+                    "decision": f.decision,
+                    "text": f"{played.bots[f.seat]} {f.kind}",
+                    "reason": f.reason if view.private and own(played.bots[f.seat]) else "",
+                }
+                for f in played.played.faults
+            ],
+        }
+        for game_id, played in view.games
+    ]
+
+
+def _ordinal(rank: int) -> str:
+    return f"{rank}{'st' if rank == 1 else 'nd' if rank == 2 else 'rd' if rank == 3 else 'th'}"
+
+
+@api
+async def bot_api(request: Request) -> Response:
+    f = front(request)
+    view = f.service.bot_view(request.path_params["bot"], f.bearer(request))
+    logs = dict(view.private.version_logs) if view.private else {}
+    versions = [
+        VersionRow(v.id, v.number, v.hash, v.status, v.reason, logs.get(v.id) if logs else None)
+        for v in view.versions
+    ]
+    answer = BotAnswer(view.name, view.author, view.disabled, versions)
+    return Response(msgspec.json.encode(answer), media_type="application/json")
+
+
+class GamesQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """`GET /api/bots/NAME/games?…`: which of the bot's games to list."""
+
+    opponent: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    version: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    faulted: bool = False
+    result: Literal["win", "draw", "loss"] | None = None
+    before: Annotated[int, msgspec.Meta(ge=0, le=MAX_GAME_ID)] | None = None
+    count: Annotated[int, msgspec.Meta(ge=1, le=500)] = 50
+    season: Annotated[int, msgspec.Meta(ge=1)] | None = None
+
+
+@api
+async def games_api(request: Request) -> Response:
+    """A bot's games, filtered, newest first, with their downloads (`GamesAnswer`)."""
+    f = front(request)
+    try:
+        query = msgspec.convert(dict(request.query_params), GamesQuery, strict=False)
+    except msgspec.ValidationError as exc:
+        raise RequestError(f"the query is wrong: {exc}") from None
+    chosen = msgspec.structs.asdict(query)
+    version, where = chosen.pop("version"), Where(season=chosen.pop("season"))
+    bot = request.path_params["bot"]
+    answer = f.service.games_of(bot, f.viewer(request), GameChoice(**chosen), version, where)
+    return Response(msgspec.json.encode(answer), media_type="application/json")

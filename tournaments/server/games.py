@@ -1,0 +1,81 @@
+"""A game's viewer and its downloads (the public record, a seat's observations for its author),
+for the games of this season's ladder, of a past season and of scrimmages alike."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from tournaments.league.files import bot_of
+from tournaments.league.service import LADDER, SCRIMMAGES, Where, public_record
+from tournaments.report.page import game_page
+from tournaments.server.front import SIGN_IN_OR_TOKEN, Unauthorized, api, front, html
+
+
+@html
+async def game_view(request: Request) -> Response:
+    """The game's viewer (the report's, with its scripts: served without the league pages'
+    policy), with links back and to its downloads."""
+    f = front(request)
+    viewer, where = f.signed_in(request), _where(request)
+    game = f.service.game(request.path_params["game"], where)
+    own = f.service.own_seats(game.names, viewer)
+    pages = where.pages
+    links = [("leaderboard", "/")]
+    for bot in dict.fromkeys(map(bot_of, game.names)):
+        links.append((bot, f"/bots/{quote(bot)}"))
+    links.append(("record (JSON lines)", f"{pages}/{game.id}/record.jsonl"))
+    for seat in own:
+        links.append((f"seat {seat}'s observations", f"{pages}/{game.id}/seat{seat}.jsonl"))
+    kind = "scrimmage game" if where.scrimmages else "game"
+    title = f"{f.league.file.stem}: {kind} {game.id}"
+    return HTMLResponse(game_page(public_record(game.record, own), title, links))
+
+
+@api
+async def game_record(request: Request) -> Response:
+    """The game's record to download: the public one, with the reasons of the viewer's own
+    seats' faults (signed in, or with a bearer token)."""
+    f = front(request)
+    game_id = request.path_params["game"]
+    record = f.service.record_for(game_id, f.viewer(request), _where(request))
+    return _jsonl(record, f"{_file_stem(request)}-{game_id}.jsonl")
+
+
+@api
+async def seat_record(request: Request) -> Response:
+    """The game's record with one seat's observations, for that seat's author."""
+    f = front(request)
+    game_id, seat = request.path_params["game"], request.path_params["seat"]
+    viewer = f.viewer(request)
+    if viewer is None:
+        raise Unauthorized(SIGN_IN_OR_TOKEN)
+    record = await f.service.seat_record(game_id, seat, viewer, _where(request))
+    return _jsonl(record, f"{_file_stem(request)}-{game_id}-seat{seat}.jsonl")
+
+
+def _where(request: Request) -> Where:
+    """The store of the game an address names: `/games/…` (this season's ladder),
+    `/seasons/N/games/…` or `/scrimmage-games/…`."""
+    if "season" in request.path_params:
+        return Where(season=request.path_params["season"])
+    return SCRIMMAGES if request.url.path.startswith(SCRIMMAGES.pages) else LADDER
+
+
+def _file_stem(request: Request) -> str:
+    where = _where(request)
+    return (
+        "scrimmage"
+        if where.scrimmages
+        else f"season-{where.season}-game"
+        if where.season
+        else "game"
+    )
+
+
+def _jsonl(data: bytes, filename: str) -> Response:
+    disposition = f'attachment; filename="{filename}"'
+    headers = {"Content-Disposition": disposition, "X-Content-Type-Options": "nosniff"}
+    return Response(data, media_type="application/x-ndjson", headers=headers)

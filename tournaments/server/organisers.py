@@ -1,0 +1,81 @@
+"""What only an organiser may do (the league service refuses anyone else): freeze the season
+for its final, and disable or enable a bot or an author, from their pages' buttons or the API."""
+
+from __future__ import annotations
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from protocol.errors import RequestError
+from tournaments.league.registry import NotFound
+from tournaments.server.front import FORM_BYTES, api, front, html, read_form, session_form
+
+
+@html
+async def freeze_form(request: Request) -> Response:
+    """An organiser's button on /league: freeze the season for its final."""
+    async with session_form(request) as (viewer, form):
+        budget = _budget(form.get("budget"))
+    front(request).service.freeze(viewer, budget)
+    return RedirectResponse("/", status_code=303)
+
+
+@api
+async def freeze_api(request: Request) -> Response:
+    f = front(request)
+    actor = front(request).token_author(request)
+    async with read_form(request, FORM_BYTES) as form:
+        budget = _budget(form.get("budget"))
+    season = f.service.freeze(actor, budget)
+    return Response(msgspec.json.encode(season), media_type="application/json")
+
+
+def _budget(value: object) -> int:
+    if not isinstance(value, str) or not value.strip().isdigit():
+        raise RequestError("budget: give the final's most games, a whole number")
+    return int(value)
+
+
+_ACTIONS = {"disable": True, "enable": False}
+
+
+def _action(request: Request) -> bool:
+    action = request.path_params["action"]
+    if action not in _ACTIONS:
+        raise NotFound(f"no action {action!r}: disable or enable")
+    return _ACTIONS[action]
+
+
+@html
+async def bot_action_form(request: Request) -> Response:
+    """An organiser's disable/enable buttons on a bot's page (for the bot, or its author)."""
+    f = front(request)
+    async with session_form(request) as (viewer, form):
+        what = form.get("what")
+    bot, disabled = request.path_params["bot"], _action(request)
+    if what == "author":
+        view = f.service.bot_view(bot, viewer)
+        if view.author is None:
+            raise NotFound(f"{bot!r} has no author: it is a house bot")
+        f.service.set_author_disabled(viewer, view.author, disabled)
+    else:
+        f.service.set_bot_disabled(viewer, bot, disabled)
+    return RedirectResponse(f"/bots/{bot}", status_code=303)
+
+
+@api
+async def bot_action_api(request: Request) -> Response:
+    f, disabled = front(request), _action(request)
+    bot = request.path_params["bot"]
+    f.service.set_bot_disabled(front(request).token_author(request), bot, disabled)
+    return JSONResponse({"bot": bot, "disabled": disabled})
+
+
+@api
+async def author_action_api(request: Request) -> Response:
+    f, disabled = front(request), _action(request)
+    author = f.service.set_author_disabled(
+        front(request).token_author(request), request.path_params["author"], disabled
+    )
+    return JSONResponse({"author": author.name, "disabled": author.disabled})

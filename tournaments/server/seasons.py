@@ -1,0 +1,62 @@
+"""The seasons: their list, and each one's final standings as a page, JSON and CSV, with the
+static report of its final."""
+
+from __future__ import annotations
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+
+from tournaments.league.final import SETTLED_LOS
+from tournaments.league.registry import NotFound
+from tournaments.output import render_csv
+from tournaments.server.front import api, front, html
+
+
+@html
+async def seasons_page(request: Request) -> Response:
+    f = front(request)
+    return f.page("seasons.html", request, seasons=f.service.seasons(), now=f.league.season)
+
+
+@html
+async def season_page(request: Request) -> Response:
+    """A season's final: its standings (so far, while it plays) and their downloads."""
+    f = front(request)
+    result = f.service.season_result(request.path_params["number"])
+    return f.page("season.html", request, result=result, los=SETTLED_LOS)
+
+
+@api
+async def season_api(request: Request) -> Response:
+    result = front(request).service.season_result(request.path_params["number"])
+    return Response(msgspec.json.encode(result), media_type="application/json")
+
+
+@api
+async def season_csv(request: Request) -> Response:
+    """The season's final standings as CSV (`arena table`'s standings of its games)."""
+    number = request.path_params["number"]
+    final = front(request).service.season_result(number).final
+    if final is None:
+        raise NotFound(f"season {number} has no final yet")
+    keys = list(final.standings[0]) if final.standings else ["rank", "bot"]
+    rows = [[row.get(key) for key in keys] for row in final.standings]
+    disposition = f'attachment; filename="season-{number}-final.csv"'
+    return Response(
+        render_csv(keys, rows), media_type="text/csv", headers={"Content-Disposition": disposition}
+    )
+
+
+@api
+async def season_report(request: Request) -> Response:
+    """A file of the static report of a season's final (its page runs its own scripts: served
+    as the game viewer is, without the league pages' policy)."""
+    f = front(request)
+    number, path = request.path_params["number"], request.path_params["path"] or "index.html"
+    f.service.season_result(number)  # NotFound for no such season
+    folder = f.league.report_dir(number).resolve()
+    target = (folder / path).resolve()
+    if not target.is_relative_to(folder) or not target.is_file():
+        raise NotFound(f"season {number}'s report has no {path!r}")
+    return FileResponse(target, headers={"X-Content-Type-Options": "nosniff"})
