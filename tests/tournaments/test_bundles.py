@@ -117,6 +117,51 @@ def test_a_bundle_reaching_outside_its_folder_is_refused(
     assert not (tmp_path / "escape.py").exists()
 
 
+CHAINED = [("x", "."), ("y", "x/.."), ("z", "y/..")]
+"""Links that each read as inside (`x/..` is `.`) but on the disk climb two folders up."""
+
+
+@pytest.mark.parametrize("filter_here", [True, False], ids=["data-filter", "before-3.11.4"])
+@pytest.mark.parametrize(
+    ("entries", "why"),
+    [
+        ([*CHAINED, ("z/escaped.txt", None)], "below one of its links"),
+        (CHAINED, "outside"),  # the filter's words or ours
+        ([("bot.py", "lib"), ("bot.py", None)], "twice"),  # the file would be written through
+    ],
+    ids=["write-through-chain", "chain-alone", "link-then-file"],
+)
+def test_a_bundle_whose_links_climb_out_together_is_refused_and_writes_nothing_outside(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    entries: list[tuple[str, str | None]],
+    why: str,
+    filter_here: bool,
+) -> None:
+    """A worker fetches a bundle from the cluster before it can check its hash: a crafted one
+    must not write a byte outside the worker's unpacking folder, with Python's "data" filter or
+    without it (a worker's system Python before 3.11.4)."""
+    if not filter_here:
+        monkeypatch.delattr(tarfile, "data_filter", raising=False)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, link in entries:
+            member = tarfile.TarInfo(name)
+            if link is None:
+                member.size = 2
+                tar.addfile(member, io.BytesIO(b"hi"))
+            else:
+                member.type, member.linkname = tarfile.SYMTYPE, link
+                tar.addfile(member)
+    cache = tmp_path / "deep" / "cache"
+    seat = uploaded(tmp_path)
+    before = set(tmp_path.rglob("*"))
+    with pytest.raises(BotMismatch, match=why):
+        Cache(cache, limit_mb=10).located(seat, lambda name: buffer.getvalue())
+    assert set(tmp_path.rglob("*")) - before == {cache.parent, cache}
+    assert list(cache.iterdir()) == []  # nothing cached, the unpacking folder removed
+
+
 def test_the_cache_drops_the_least_recently_used_bundles_past_its_bound(tmp_path: Path) -> None:
     cache = Cache(tmp_path / "cache", limit_mb=1)
     big = [uploaded(tmp_path, "x = '" + f"{n}" * 400_000 + "'\n", name=f"v{n}") for n in range(3)]

@@ -135,24 +135,55 @@ class Cache:
 
 
 def _unpack(tar: tarfile.TarFile, folder: Path) -> None:
-    """Unpack `tar` into `folder`: files, folders and links that stay inside only (checked
-    here, as Python's "data" filter does where it exists: before 3.11.4 it does not)."""
+    """Unpack `tar` into `folder`: files, folders and links that stay inside only, each path
+    once and none below a link, so that nothing is written through a link (checked here, as
+    Python's "data" filter does where it exists: before 3.11.4 it does not); then every link
+    must resolve inside on the disk, as an upload's must (a chain of links can climb out
+    although each one reads as inside)."""
     members = tar.getmembers()
-    for member in members:
-        path = os.path.normpath(member.name)
+    paths = [os.path.normpath(member.name) for member in members]
+    links = {path for path, member in zip(paths, members, strict=True) if member.issym()}
+    seen: set[str] = set()
+    for path, member in zip(paths, members, strict=True):
         if os.path.isabs(path) or path.split(os.sep)[0] == "..":
             raise BotMismatch(f"the bundle holds a path outside its folder: {member.name!r}")
         if not (member.isfile() or member.isdir() or member.issym()):
             raise BotMismatch(f"the bundle holds {member.name!r}, not a file, folder or link")
+        if path in seen:
+            raise BotMismatch(f"the bundle holds {member.name!r} twice")
+        seen.add(path)
+        above = path.split(os.sep)[:-1]
+        if any(os.sep.join(above[:depth]) in links for depth in range(1, len(above) + 1)):
+            raise BotMismatch(f"the bundle holds {member.name!r} below one of its links")
         if member.issym():
             target = os.path.normpath(os.path.join(os.path.dirname(path), member.linkname))
             if os.path.isabs(member.linkname) or target.split(os.sep)[0] == "..":
                 raise BotMismatch(f"the bundle's link {member.name!r} leads outside it")
         member.mode &= 0o755  # no setuid, nothing writable by others
-    if hasattr(tarfile, "data_filter"):
-        tar.extractall(folder, members=members, filter="data")
-    else:  # Python before 3.11.4 (a worker's system Python)
-        tar.extractall(folder, members=members)
+    try:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(folder, members=members, filter="data")
+        else:  # Python before 3.11.4 (a worker's system Python)
+            tar.extractall(folder, members=members)
+    except tarfile.TarError as refused:  # the "data" filter's refusals
+        raise BotMismatch(f"the bundle does not unpack safely: {refused}") from None
+    outside = link_leading_outside(folder)
+    if outside is not None:
+        raise BotMismatch(f"the bundle's link {str(outside)!r} leads outside it")
+
+
+def link_leading_outside(folder: Path) -> Path | None:
+    """A symbolic link under `folder` that resolves, on the disk, outside it (its path relative
+    to `folder`), or None: for a bundle here, and for an upload's build (`league.unpack`)."""
+    top = os.path.realpath(folder)
+    for parent, folders, files in os.walk(folder):
+        for name in (*folders, *files):
+            path = os.path.join(parent, name)
+            if os.path.islink(path):
+                real = os.path.realpath(path)
+                if real != top and not real.startswith(top + os.sep):
+                    return Path(os.path.relpath(path, folder))
+    return None
 
 
 def _size(folder: Path) -> int:

@@ -42,6 +42,7 @@ import msgspec
 
 from protocol.errors import RequestError
 from referee import printable
+from tournaments.executors.bundles import link_leading_outside
 
 MIB = 1024 * 1024
 _CHUNK = 64 * 1024
@@ -177,18 +178,12 @@ def unpack_built(packed: Path, into: Path, limits: UploadLimits) -> list[str]:
 def _check_links(into: Path) -> None:
     """Refuse a link that resolves outside `into` on the disk (one link leading through
     another can climb out although each reads as inside)."""
-    top = os.path.realpath(into)
-    for folder, folders, files in os.walk(into):
-        for name in (*folders, *files):
-            path = os.path.join(folder, name)
-            if os.path.islink(path):
-                real = os.path.realpath(path)
-                if real != top and not real.startswith(top + os.sep):
-                    shown = os.path.relpath(path, into)
-                    raise Refused(
-                        f"{_shown(shown)}: a symbolic link that leads outside the bot's folder "
-                        "(links may lead only to files of the bot's own)"
-                    )
+    outside = link_leading_outside(into)
+    if outside is not None:
+        raise Refused(
+            f"{_shown(str(outside))}: a symbolic link that leads outside the bot's folder "
+            "(links may lead only to files of the bot's own)"
+        )
 
 
 def manifest(root: Path) -> Manifest:
