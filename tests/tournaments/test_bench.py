@@ -3,6 +3,7 @@ this only checks that the command works, so its pass/miss verdicts are not asser
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from tourhelp import ARENA
 
+from tournaments.bench.league_server import SAID_LINES, Server, rate
 from tournaments.bench.playouts import playouts
 from tournaments.bench.report import CLOCKS_SECTION, SECTIONS, Figure, markdown
 from tournaments.commands.bench import exit_code
@@ -67,3 +69,20 @@ def test_playouts_run_as_a_file_play_whole_games() -> None:
     )
     decisions = int(done.stdout)
     assert decisions == playouts("azul", 2, 2) > 2 * 40  # an Azul game has dozens of decisions
+
+
+def test_a_league_that_stops_before_its_first_game_says_why(tmp_path: Path) -> None:
+    """A served league that exits is reported with its exit and its last lines, at once (not
+    after the 10-minute wait for a game)."""
+    server = subprocess.Popen(
+        [sys.executable, "-c", "import sys; print('ladder: no worker can play', file=sys.stderr)"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    said: collections.deque[str] = collections.deque(maxlen=SAID_LINES)
+    assert server.stderr is not None
+    with server.stderr:
+        said.extend(server.stderr)
+    server.wait()
+    with pytest.raises(RuntimeError, match=r"exited \(0\); its last lines:\nladder: no worker"):
+        rate(tmp_path / "league.sqlite", 1, Server(server, "", said).exited)

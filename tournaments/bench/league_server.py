@@ -23,6 +23,7 @@ in a process of its own on a copy of a store of real games, HTTP clients on loop
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import datetime
@@ -147,9 +148,27 @@ def rss_mb(pid: int) -> float:
     return int(found[1]) / 1024 if found else math.nan
 
 
+def _ended(what: str, code: int | None) -> str | None:
+    return None if code is None else f"{what} exited ({code})"
+
+
+SAID_LINES = 40
+"""Lines of a served league's stderr kept to show why it stopped."""
+
+
 class Server(NamedTuple):
     process: subprocess.Popen[str]
     url: str
+    said: collections.deque[str]
+    """Its last lines on stderr (what it says when it stops)."""
+
+    def exited(self) -> str | None:
+        """None while it serves; else how it ended, with its last lines."""
+        ended = _ended("arena serve", self.process.poll())
+        if ended is None:
+            return None
+        time.sleep(0.2)  # the drain's last lines
+        return f"{ended}; its last lines:\n" + "".join(self.said)
 
 
 @contextlib.contextmanager
@@ -172,8 +191,9 @@ def serving(folder: Path) -> Iterator[Server]:
                 break
         if not url:
             raise RuntimeError(f"arena serve did not start (exit {process.wait()})")
-        threading.Thread(target=process.stderr.read, daemon=True).start()  # drain
-        yield Server(process, url)
+        said: collections.deque[str] = collections.deque(maxlen=SAID_LINES)
+        threading.Thread(target=said.extend, args=(process.stderr,), daemon=True).start()
+        yield Server(process, url, said)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -379,14 +399,16 @@ class Window(NamedTuple):
     """Each game stored in the window: its seat-set and its wall time (ms)."""
 
 
-def rate(db: Path, seconds: float, stop: Callable[[], bool] = lambda: False) -> Window:
+def rate(db: Path, seconds: float, stopped: Callable[[], str | None]) -> Window:
     """Games per second the store `db` gains over `seconds`, counted from its first new game,
-    and the games of those seconds."""
+    and the games of those seconds; `stopped` says how the process playing them ended (None
+    while it plays)."""
     start = newest(db)
     deadline = time.monotonic() + 600
     while newest(db) == start:
-        if time.monotonic() > deadline or stop():
-            raise RuntimeError(f"no game was stored in {db} in 10 minutes")
+        ended = stopped()
+        if ended is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"no game was stored in {db}: {ended or 'not in 10 minutes'}")
         time.sleep(0.05)
     began, first = time.monotonic(), newest(db)
     time.sleep(seconds)
@@ -429,7 +451,7 @@ def run_rate(folder: Path, base: Path, seconds: float) -> Window:
         stderr=subprocess.DEVNULL,
     )
     try:
-        return rate(db, seconds, lambda: process.poll() is not None)
+        return rate(db, seconds, lambda: _ended("arena run", process.poll()))
     finally:
         process.send_signal(signal.SIGINT)
         process.wait()
@@ -506,7 +528,7 @@ def ladder_and_readers(
         db = folder / "league.sqlite"
         copy_store(base, db)
         with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
-            ladders.append(rate(db, seconds, lambda: server.process.poll() is not None))
+            ladders.append(rate(db, seconds, server.exited))
         latencies += reading.latencies
         errors += reading.errors
         _remove_league_files(folder)
@@ -531,7 +553,7 @@ def ladder_by_executor(
                 db = folder / "league.sqlite"
                 copy_store(base, db)
                 with serving(folder) as server:
-                    pair.append(rate(db, seconds, lambda: server.process.poll() is not None))
+                    pair.append(rate(db, seconds, server.exited))
                 _remove_league_files(folder)
             pairs.append((pair[0], pair[1]))
     finally:
