@@ -121,6 +121,34 @@ def test_fit_separate_groups_stay_finite() -> None:
     assert strength["a"] > strength["b"] and strength["d"] > strength["c"]
 
 
+@pytest.mark.parametrize("bots", [12, 150], ids=["dense step", "sparse step"])
+def test_fit_solves_the_likelihood_equations(bots: int) -> None:
+    """At the maximum every bot's points (with the virtual draw per pair) equal its expected
+    points, for a field small enough for dense steps and one large enough for sparse ones,
+    with two groups that never met (the even and the odd bots) and mean 0 over all."""
+    rng = random.Random(bots)
+    tallies: dict[tuple[str, str], list[float]] = {}
+    names = [f"bot{i:03d}" for i in range(bots)]
+    for i in range(bots):
+        for j in rng.sample(range(i % 2, bots, 2), 6):
+            if i != j:
+                pair = tuple(sorted((names[i], names[j])))
+                games = rng.randint(1, 40)
+                tallies[pair] = [rng.randint(0, games) + 0.5 * rng.randint(0, 1), games]  # type: ignore[index]
+    strength = fit(tallies, names)
+    points = dict.fromkeys(names, 0.0)
+    expected = dict.fromkeys(names, 0.0)
+    for (a, b), (score, games) in tallies.items():
+        p = 1 / (1 + math.exp(strength[b] - strength[a]))
+        points[a] += score + 0.5
+        points[b] += games - score + 0.5
+        expected[a] += (games + 1) * p
+        expected[b] += (games + 1) * (1 - p)
+    for name in names:
+        assert points[name] == pytest.approx(expected[name], abs=1e-6)
+    assert math.fsum(strength.values()) == pytest.approx(0, abs=1e-6)
+
+
 def test_head_to_head() -> None:
     games = series("a", "b", 300, 100) + series("a", "c", 10, 0)
     match = head_to_head(games, "a", "b")

@@ -22,7 +22,16 @@ from pathlib import Path
 import msgspec
 
 from referee.games import GAME_IDS
-from tournaments.bench import engine, league_server, matches, memory, pipes, scale, search
+from tournaments.bench import (
+    engine,
+    league_server,
+    matches,
+    memory,
+    pipes,
+    scale,
+    search,
+    standings,
+)
 from tournaments.executors.checking import processes_here
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.ondask import INSTALL
@@ -42,6 +51,7 @@ SECTIONS = (
     "search",
     "league",
     "league-memory",
+    "standings",
 )
 NEEDS = {"overhead": ("floor",)}
 PLAYOUT_MS = 10.0
@@ -91,6 +101,8 @@ class Sizes(msgspec.Struct, frozen=True):
     primitive_calls: int
     startups: int
     league: LeagueSizes
+    standings_bots: tuple[int, ...]
+    """League sizes whose Elo fit is timed, smallest first."""
 
 
 class LeagueSizes(msgspec.Struct, frozen=True):
@@ -114,8 +126,27 @@ FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10, 2000)
 QUICK_LEAGUE = LeagueSizes(1, 0, 1, 3.0, 2, 0.5, 6, 2, 60)
 PLACED_S = 10.0
 """A new version's first ladder game, at most this long after it is `playing` (p95)."""
-FULL = Sizes(500, 7, 5000, 7, 60, 60, 100, 20, 200, 1_000, 1_000_000, 20_000, 21, FULL_LEAGUE)
-QUICK = Sizes(20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2, QUICK_LEAGUE)
+FULL = Sizes(
+    500,
+    7,
+    5000,
+    7,
+    60,
+    60,
+    100,
+    20,
+    200,
+    1_000,
+    1_000_000,
+    20_000,
+    21,
+    FULL_LEAGUE,
+    (100, 300, 1000),
+)
+QUICK = Sizes(20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2, QUICK_LEAGUE, (10, 70))
+STANDINGS_GROWTH = 20.0
+"""The Elo fit of the largest league at most this many times the smallest's per tenfold bots:
+linear in the pairs is 10×, the dense fit it replaced was cubic (1,000×)."""
 
 Progress = Callable[[str], None]
 
@@ -618,6 +649,30 @@ class Bench:
             ),
         )
 
+    def standings(self) -> None:
+        sizes = self.sizes.standings_bots
+        standings.fit_seconds(standings.ladder(70), 1)  # scipy's import is not the fit's cost
+        seconds = []
+        for bots in sizes:
+            games = standings.ladder(bots)
+            self.progress(f"standings: Elo fit of {bots:,} bots, {len(games):,} games")
+            seconds.append(standings.fit_seconds(games, 200))
+            name = f"Elo fit + 200 resamples, {bots:,} bots ({len(games):,} games), CPU"
+            self.add(Figure("standings", name, seconds[-1], "s"))
+        tenfold = math.log10(sizes[-1] / sizes[0])
+        growth = (seconds[-1] / seconds[0]) ** (1 / tenfold)
+        target = f"≤ {STANDINGS_GROWTH:.0f}× (linear: 10×)"
+        self.add(
+            Figure(
+                "standings",
+                "… growth per tenfold bots",
+                growth,
+                "×",
+                target,
+                growth <= STANDINGS_GROWTH,
+            )
+        )
+
 
 def run(
     only: Sequence[str] = (), *, quick: bool = False, progress: Progress | None = None
@@ -755,6 +810,10 @@ with tiny repetitions (a smoke test, not a measurement).
   30 positions of random games per game and player count, with the build that ran (the engines,
   and Alhambra's search knowledge, compiled or not). An iteration of Alhambra's flat search is
   one sampled world, in which each candidate is played.
+- **standings**: CPU time of the leaderboard's Elo fit (the point fit and 200 bootstrap refits)
+  on synthetic ladders where each bot started pairings with {standings.OPPONENTS} others
+  ({standings.DEALS} deals each, in both seat orders): pairs grow with the bots, as in a league.
+  The growth row is the cost's factor per tenfold bots between the smallest and largest.
 """
     if CLOCKS_SECTION in existing:
         text += "\n" + existing[existing.index(CLOCKS_SECTION) :].rstrip() + "\n"

@@ -23,11 +23,13 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 from openskill.models import PlackettLuce
 
 from protocol.errors import RequestError
@@ -40,6 +42,9 @@ _RIDGE = 1e-9
 """A vanishing pull towards 0: keeps groups of bots that never met each other finite."""
 _MAX_STEP = 2.0
 """Largest Newton step, in natural log-odds: keeps early iterations from overshooting."""
+_DENSE_BOTS = 64
+"""Up to this many bots a Newton step is one dense solve (microseconds); beyond, BLAS's threads
+make dense solves slow on a busy machine and their cost grows with the cube of the bots."""
 _TIE_ELO = 1e-6
 """Elo ratings closer than this are equal: bots tied in a resample share its places."""
 
@@ -98,68 +103,88 @@ def tally(games: Iterable[FinishedGame]) -> Tally:
     return dict(totals)
 
 
-def _cholesky_solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
-    """Solve matrix · x = vector for a symmetric positive-definite matrix."""
-    size = len(vector)
-    lower = [[0.0] * size for _ in range(size)]
-    for i in range(size):
-        for j in range(i + 1):
-            total = matrix[i][j] - sum(lower[i][k] * lower[j][k] for k in range(j))
-            lower[i][j] = math.sqrt(total) if i == j else total / lower[j][j]
-    forward = [0.0] * size
-    for i in range(size):
-        forward[i] = (vector[i] - sum(lower[i][k] * forward[k] for k in range(i))) / lower[i][i]
-    solution = [0.0] * size
-    for i in reversed(range(size)):
-        rest = sum(lower[k][i] * solution[k] for k in range(i + 1, size))
-        solution[i] = (forward[i] - rest) / lower[i][i]
-    return solution
+class Rows(NamedTuple):
+    """The pairs as the solver sees them, one array entry per pair: the indices of its two
+    bots (a, b), a's points and the games."""
+
+    a: npt.NDArray[np.intp]
+    b: npt.NDArray[np.intp]
+    points: npt.NDArray[np.float64]
+    games: npt.NDArray[np.float64]
 
 
-Row = tuple[int, int, float, float]
-"""A pair as the solver sees it: (index of a, index of b, a's points, games)."""
-
-
-def _solve(rows: Sequence[Row], size: int, prior: float, start: Sequence[float]) -> list[float]:
+def _solve(
+    rows: Rows, size: int, prior: float, start: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
     """Maximum-likelihood strengths (natural log-odds units, mean 0) by Newton's method.
 
-    The log-likelihood is concave, so a handful of iterations from a warm start suffice, each
-    solving one small symmetric system. A penalty on (Σ strength)² fixes the free translation
-    without pulling bots together, and a vanishing ridge keeps bots in groups that never met
-    each other finite.
+    The log-likelihood is concave, so a handful of iterations from a warm start suffice. A
+    penalty on (Σ strength)² fixes the free translation without pulling bots together, and a
+    vanishing ridge keeps bots in groups that never met each other finite.
     """
-    pairs = [(a, b, score + prior / 2, games + prior) for a, b, score, games in rows]
-    strength = list(start)
+    points, games = rows.points + prior / 2, rows.games + prior
+    strength = start.copy()
     for _ in range(50):
-        total = sum(strength)
-        gradient = [-total - _RIDGE * value for value in strength]
-        hessian = [[1.0] * size for _ in range(size)]
-        for i in range(size):
-            hessian[i][i] += _RIDGE
-        for a, b, score, games in pairs:
-            expected = 1 / (1 + math.exp(strength[b] - strength[a]))
-            residual = score - games * expected
-            weight = games * expected * (1 - expected)
-            gradient[a] += residual
-            gradient[b] -= residual
-            hessian[a][a] += weight
-            hessian[b][b] += weight
-            hessian[a][b] -= weight
-            hessian[b][a] -= weight
-        step = _cholesky_solve(hessian, gradient)
-        largest = max((abs(value) for value in step), default=0.0)
-        scale = min(1.0, _MAX_STEP / largest) if largest else 1.0
-        strength = [value + scale * delta for value, delta in zip(strength, step, strict=True)]
+        expected = 1 / (1 + np.exp(strength[rows.b] - strength[rows.a]))
+        gradient = _spread(rows, points - games * expected, size)
+        gradient -= strength.sum() + _RIDGE * strength
+        step = _newton_step(rows, games * expected * (1 - expected), gradient)
+        largest = float(np.abs(step).max(initial=0.0))
+        strength += (min(1.0, _MAX_STEP / largest) if largest else 1.0) * step
         if largest < 1e-9:
             break
     return strength
 
 
+def _spread(rows: Rows, values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float64]:
+    """Each pair's value added to its bot a and taken from its bot b."""
+    spread = np.bincount(rows.a, values, size) - np.bincount(rows.b, values, size)
+    return spread.astype(np.float64, copy=False)
+
+
+def _newton_step(
+    rows: Rows, weight: npt.NDArray[np.float64], gradient: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]:
+    """Solve (Laplacian of the pairs' weights + 1·1ᵀ + ridge) · step = gradient: one dense
+    solve for a few bots; beyond `_DENSE_BOTS`, conjugate gradients over the pairs, so a step
+    costs what the pairs that met cost rather than the cube of the bots."""
+    size = len(gradient)
+    degree = np.bincount(rows.a, weight, size) + np.bincount(rows.b, weight, size)
+    if size <= _DENSE_BOTS:
+        hessian = np.full((size, size), 1.0)
+        hessian[np.diag_indices(size)] += degree + _RIDGE
+        np.subtract.at(hessian, (rows.a, rows.b), weight)
+        np.subtract.at(hessian, (rows.b, rows.a), weight)
+        return np.linalg.solve(hessian, gradient)
+
+    from scipy.sparse import linalg  # half a second to import: only fields this large pay it
+
+    def hessian_times(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        return _spread(rows, weight * (x[rows.a] - x[rows.b]), size) + x.sum() + _RIDGE * x
+
+    jacobi = 1 / (degree + 1 + _RIDGE)
+    step, _ = linalg.cg(
+        linalg.LinearOperator((size, size), matvec=hessian_times, dtype=np.float64),
+        gradient,
+        rtol=1e-12,
+        atol=1e-14,
+        maxiter=10 * size,
+        M=linalg.LinearOperator((size, size), matvec=jacobi.__mul__, dtype=np.float64),
+    )
+    return np.asarray(step, dtype=np.float64)
+
+
 def fit(tallies: Mapping[Pair, Sequence[float]], bots: Sequence[str]) -> dict[str, float]:
     """Maximum-likelihood strengths of `bots` (log-odds units, mean 0) from pair tallies."""
     index = {bot: i for i, bot in enumerate(bots)}
-    rows = [(index[a], index[b], score, games) for (a, b), (score, games) in tallies.items()]
-    return dict(zip(bots, _solve(rows, len(bots), 1.0, [0.0] * len(bots)), strict=True))
+    rows = Rows(
+        np.array([index[a] for a, _ in tallies], dtype=np.intp),
+        np.array([index[b] for _, b in tallies], dtype=np.intp),
+        np.array([score for score, _ in tallies.values()], dtype=np.float64),
+        np.array([games for _, games in tallies.values()], dtype=np.float64),
+    )
+    strength = _solve(rows, len(bots), 1.0, np.zeros(len(bots)))
+    return dict(zip(bots, strength.tolist(), strict=True))
 
 
 def _percentile(values: Sequence[float], fraction: float) -> float:
@@ -236,37 +261,44 @@ def elo_fit(
     if anchor is not None and anchor not in bots:
         raise RequestError(f"anchor {anchor!r} has no games; bots: {', '.join(bots)}")
     index = {bot: i for i, bot in enumerate(bots)}
-    ends = [(index[a], index[b]) for a, b in pairs]
+    ends = np.array([(index[a], index[b]) for a, b in pairs], dtype=np.intp).reshape(-1, 2)
     position = {pair: k for k, pair in enumerate(pairs)}
-    # Each deal as (pair position, points, games) entries, cheap to add up with weights.
-    clusters = [[(position[p], score, n) for p, (score, n) in deal.items()] for deal in deals]
+    # Every deal's pair entries flattened: its deal, the pair's position, points and games,
+    # so a resample's totals are two weighted bincounts.
+    entries = np.array(
+        [(d, position[p], *totals) for d, deal in enumerate(deals) for p, totals in deal.items()],
+        dtype=np.float64,
+    ).reshape(-1, 4)
+    deal_of, pair_of = entries[:, 0].astype(np.intp), entries[:, 1].astype(np.intp)
+    scores, counts = entries[:, 2], entries[:, 3]
 
-    def refit(weights: Mapping[int, int], start: Sequence[float]) -> dict[int, float]:
-        """Elo of the bots present in the deals drawn with these weights."""
-        points, count = [0.0] * len(pairs), [0.0] * len(pairs)
-        for deal, weight in weights.items():
-            for k, score, n in clusters[deal]:
-                points[k] += weight * score
-                count[k] += weight * n
-        rows = [(*ends[k], points[k], count[k]) for k in range(len(pairs)) if count[k]]
-        present = sorted({i for a, b, _, _ in rows for i in (a, b)})
+    def refit(weights: npt.NDArray[np.float64], start: npt.NDArray[np.float64]) -> dict[int, float]:
+        """Elo of the bots present in the deals drawn with these weights (one per deal)."""
+        drawn = weights[deal_of]
+        points = np.bincount(pair_of, drawn * scores, len(pairs)).astype(np.float64)
+        count = np.bincount(pair_of, drawn * counts, len(pairs)).astype(np.float64)
+        met = count > 0
+        rows = Rows(ends[met, 0], ends[met, 1], points[met], count[met])
+        present = np.unique(np.concatenate([rows.a, rows.b]))
         strength = _solve(rows, len(bots), prior, start)
         if anchor is None:
-            zero = statistics.fmean(strength[i] for i in present)
+            zero = float(strength[present].mean())
         elif index[anchor] in present:
-            zero = strength[index[anchor]]
+            zero = float(strength[index[anchor]])
         else:
             return {}
-        return {i: anchor_elo + (strength[i] - zero) * ELO_PER_NAT for i in present}
+        elo = anchor_elo + (strength[present] - zero) * ELO_PER_NAT
+        return dict(zip(present.tolist(), elo.tolist(), strict=True))
 
-    everything = {deal: 1 for deal in range(len(deals))}
-    point = refit(everything, [0.0] * len(bots))
-    start = [(point[i] - anchor_elo) / ELO_PER_NAT for i in range(len(bots))]
+    point = refit(np.ones(len(deals)), np.zeros(len(bots)))
+    start = (np.array([point[i] for i in range(len(bots))]) - anchor_elo) / ELO_PER_NAT
     resamples = []
     rng = random.Random(seed)
     for _ in range(bootstrap if len(deals) > 1 else 0):
-        drawn = Counter(rng.choices(range(len(deals)), k=len(deals)))
-        resamples.append({bots[i]: elo for i, elo in refit(drawn, start).items()})
+        drawn = np.bincount(rng.choices(range(len(deals)), k=len(deals)), minlength=len(deals))
+        resamples.append(
+            {bots[i]: elo for i, elo in refit(drawn.astype(np.float64), start).items()}
+        )
     return EloFit({bot: point[i] for i, bot in enumerate(bots)}, resamples)
 
 

@@ -1,0 +1,51 @@
+"""What the standings' Elo fit costs as a league grows: the point fit and its bootstrap on
+synthetic ladders of N bots that each met a few dozen opponents (a league's shape: pairs grow
+with the bots, not with their square), CPU time of the fitting process."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from tournaments.rank.ratings import elo_fit
+from tournaments.store.results import FinishedGame, Played
+
+OPPONENTS = 20
+"""Pairings each bot starts: a league's ladder meets a few dozen opponents per bot."""
+DEALS = 2
+"""Deals of each pairing, each in both seat orders."""
+
+
+def ladder(bots: int, seed: int = 0) -> list[FinishedGame]:
+    """Two-player games of `bots` bots with Elo-like strengths, each pairing's deals played in
+    both seat orders; the stronger bot wins as often as the Elo scale says."""
+    rng = random.Random(seed)
+    strength = [rng.gauss(0, 200) for _ in range(bots)]
+    names = [f"bot{i:04d}" for i in range(bots)]
+    games = []
+    for i in range(bots):
+        for j in rng.sample([j for j in range(bots) if j != i], min(OPPONENTS, bots - 1)):
+            seat_set = f"{names[i]},{names[j]}"
+            wins = 1 / (1 + 10 ** ((strength[j] - strength[i]) / 400))
+            for deal in range(DEALS):
+                for rotation, seats in enumerate(((i, j), (j, i))):
+                    first_wins = (rng.random() < wins) == (seats[0] == i)
+                    ranks = [1, 2] if first_wins else [2, 1]
+                    games.append(_game(seat_set, deal, rotation, [names[s] for s in seats], ranks))
+    return games
+
+
+def _game(
+    seat_set: str, deal: int, rotation: int, bots: list[str], ranks: list[int]
+) -> FinishedGame:
+    played = Played(scores=[3 - rank for rank in ranks], ranks=ranks, moves=[1, 1], think_ms=[0, 0])
+    return FinishedGame(
+        seat_set=seat_set, deal=deal, rotation=rotation, bots=tuple(bots), played=played
+    )
+
+
+def fit_seconds(games: list[FinishedGame], bootstrap: int) -> float:
+    """CPU seconds of one `elo_fit` with `bootstrap` resamples, as the leaderboard runs it."""
+    started = time.process_time()
+    elo_fit(games, bootstrap=bootstrap)
+    return time.process_time() - started
