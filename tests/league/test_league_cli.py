@@ -3,6 +3,8 @@ files (a league whose server will not start is mended this way)."""
 
 from __future__ import annotations
 
+import csv
+import stat
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,56 @@ def test_freeze_needs_the_server_stopped_and_a_field_for_a_game(
         assert (season.number, season.budget) == (1, 100) and season.frozen is not None
     assert main(["league", "freeze", str(file), "--budget", "100"]) == 2
     assert "season 1 is frozen already" in capsys.readouterr().err
+
+
+def _csv_rows(path: Path) -> dict[str, str]:
+    with path.open(newline="") as opened:
+        header, *rows = csv.reader(opened)
+    assert header == ["name", "token"]
+    return dict(rows)
+
+
+def test_a_roster_gets_its_tokens_in_one_private_file(
+    league: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    roster = tmp_path / "class.txt"
+    students = [f"student-{i:03d}" for i in range(300)]
+    roster.write_text("# autumn class\n" + "\n".join(students) + "\n\n")
+    out = tmp_path / "tokens.csv"
+    assert (
+        main(["league", "token", str(league), "ta", "--roster", str(roster), "--out", str(out)])
+        == 0
+    )
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    first = _csv_rows(out)
+    assert list(first) == ["ta", *students]
+    assert "301 tokens written" in capsys.readouterr().err
+    with League(league) as opened:
+        signed_in = {name: opened.registry.author_for(token) for name, token in first.items()}
+        assert all(author and author.name == name for name, author in signed_in.items())
+
+    again = tmp_path / "more.csv"
+    assert main(["league", "token", str(league), "ta", "newcomer", "--out", str(again)]) == 0
+    assert list(_csv_rows(again)) == ["newcomer"]  # ta keeps its token
+    assert "1 already had a token, kept (--reissue replaces): ta" in capsys.readouterr().err
+    reissued = tmp_path / "reissued.csv"
+    assert main(["league", "token", str(league), "ta", "--reissue", "--out", str(reissued)]) == 0
+    with League(league) as opened:
+        assert opened.registry.author_for(first["ta"]) is None
+        assert opened.registry.author_for(_csv_rows(reissued)["ta"]) is not None
+        assert opened.registry.author_for(first["student-007"]) is not None
+
+
+def test_a_roster_never_overwrites_a_file_nor_prints_tokens(
+    league: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "tokens.csv"
+    out.write_text("earlier roster\n")
+    assert main(["league", "token", str(league), "ann", "bob", "--out", str(out)]) == 2
+    assert "exists: it may hold tokens that cannot be shown again" in capsys.readouterr().err
+    assert out.read_text() == "earlier roster\n"
+    assert main(["league", "token", str(league), "ann", "bob"]) == 2
+    out_text, err = capsys.readouterr()
+    assert "add --out" in err and "arena_" not in out_text
+    with League(league) as opened:  # no token was made that nobody could read
+        assert opened.registry.author("ann") is None

@@ -6,9 +6,16 @@ start can be mended here), but for `freeze`, which needs the server stopped."""
 from __future__ import annotations
 
 import argparse
+import csv
+import functools
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+from protocol.errors import RequestError
 from tournaments.commands.common import EXIT_CODES, EXIT_OK
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService
@@ -26,14 +33,27 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     token = actions.add_parser(
         "token",
-        help="make NAME's upload token (printed once; only its hash is kept)",
-        description="Print a new upload token for author NAME; an earlier token of NAME stops "
-        "working, and so do the browser sessions it signed in. Only its hash is stored: keep "
-        "the printed token, it cannot be shown again.",
+        help="make authors' upload tokens (shown once; only their hashes are kept)",
+        description="With one NAME: print a new upload token for that author; an earlier token "
+        "of NAME stops working, and so do the browser sessions it signed in. With several "
+        "names, or --roster: a class in one go, each new author's token written to --out (a "
+        "new CSV file of name,token that only you may read); authors who already have a token "
+        "keep it and are listed, unless --reissue. Only a token's hash is stored: keep what is "
+        "printed or written, it cannot be shown again.",
     )
-    _league_and_name(token, "the author")
+    token.add_argument("file", type=Path, metavar="LEAGUE", help="the league file (TOML)")
+    token.add_argument("names", nargs="*", metavar="NAME", help="the authors")
     token.add_argument(
-        "--organiser", action="store_true", help="the token may also disable bots and authors"
+        "--roster", type=Path, metavar="FILE", help="a file of authors' names, one a line"
+    )
+    token.add_argument(
+        "--out", type=Path, metavar="CSV", help="where a roster's tokens go (a new file)"
+    )
+    token.add_argument(
+        "--reissue", action="store_true", help="replace the tokens of a roster's known authors"
+    )
+    token.add_argument(
+        "--organiser", action="store_true", help="the tokens may also disable bots and authors"
     )
     for action, what in (("disable", "out of"), ("enable", "back into")):
         for kind, effect in (
@@ -69,23 +89,10 @@ def _league_and_name(parser: argparse.ArgumentParser, name: str) -> None:
 def handle(args: argparse.Namespace) -> int:
     if args.action == "freeze":
         return freeze(args.file, args.budget)
+    if args.action == "token":
+        return tokens(args)
     with League(args.file) as league:
         registry = league.registry
-        if args.action == "token":
-            token = registry.new_token(args.name, organiser=args.organiser)
-            author = registry.author(args.name)
-            print(token)
-            print(
-                f"arena league: the upload token of {args.name}; it is not stored: keep it",
-                file=sys.stderr,
-            )
-            if author is not None and author.disabled:
-                print(
-                    f"arena league: {args.name} is disabled: this token works once they are "
-                    f"enabled (arena league enable-author {args.file} {args.name})",
-                    file=sys.stderr,
-                )
-            return EXIT_OK
         action, kind = args.action.split("-")
         disabled = action == "disable"
         if kind == "bot":
@@ -94,6 +101,82 @@ def handle(args: argparse.Namespace) -> int:
             registry.set_author_disabled(args.name, disabled)
     print(f"arena league: {kind} {args.name} {action}d", file=sys.stderr)
     return EXIT_OK
+
+
+def tokens(args: argparse.Namespace) -> int:
+    """One author's token printed, or a roster's written to a private CSV file."""
+    names = list(args.names)
+    if args.roster is not None:
+        names += _roster(args.roster)
+    if not names:
+        raise RequestError("name the authors: NAME ..., or --roster FILE with one name a line")
+    if args.roster is None and args.out is None and len(names) == 1:
+        return _one_token(args.file, names[0], args.organiser)
+    if args.out is None:
+        raise RequestError("several authors' tokens go to a file, not the terminal: add --out")
+    with _private_csv(args.out) as out, League(args.file) as league:
+        made, known = league.registry.new_tokens(names, args.organiser, args.reissue)
+        disabled = [name for name in made if _disabled(league, name)]
+        out.writerows([("name", "token"), *made.items()])
+    say = functools.partial(print, file=sys.stderr)
+    say(f"arena league: {len(made)} tokens written to {args.out} (only you may read it): keep it")
+    if known:
+        kept = "re-issued (their old tokens stop)" if args.reissue else "kept (--reissue replaces)"
+        say(f"arena league: {len(known)} already had a token, {kept}: {', '.join(known)}")
+    if disabled:
+        say(f"arena league: disabled, their tokens work once enabled: {', '.join(disabled)}")
+    return EXIT_OK
+
+
+def _one_token(file: Path, name: str, organiser: bool) -> int:
+    with League(file) as league:
+        token = league.registry.new_token(name, organiser=organiser)
+        disabled = _disabled(league, name)
+    print(token)
+    print(f"arena league: the upload token of {name}; it is not stored: keep it", file=sys.stderr)
+    if disabled:
+        print(
+            f"arena league: {name} is disabled: this token works once they are "
+            f"enabled (arena league enable-author {file} {name})",
+            file=sys.stderr,
+        )
+    return EXIT_OK
+
+
+def _disabled(league: League, name: str) -> bool:
+    author = league.registry.author(name)
+    return author is not None and author.disabled
+
+
+def _roster(path: Path) -> list[str]:
+    """The names in a roster file: one a line, blank lines and `#` comments skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RequestError(f"cannot read the roster {path}: {exc}") from exc
+    lines = (line.strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+@contextmanager
+def _private_csv(path: Path) -> Iterator[Any]:
+    """A CSV writer on a new file only its owner may read (mode 0600 from its creation), made
+    before any token is: an existing file is never overwritten (an earlier roster's tokens
+    cannot be shown again), and the file is removed if the tokens are not made."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise RequestError(
+            f"{path} exists: it may hold tokens that cannot be shown again; give another --out"
+        ) from None
+    except OSError as exc:
+        raise RequestError(f"cannot create {path}: {exc.strerror}") from exc
+    try:
+        with os.fdopen(descriptor, "w", newline="", encoding="utf-8") as out:
+            yield csv.writer(out)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
 
 
 def freeze(file: Path, budget: int) -> int:

@@ -62,7 +62,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal, get_args
 
 import msgspec
@@ -464,15 +464,37 @@ class Registry(SqliteFile):
         `organiser`; a disabled author stays disabled (`author` tells).
         """
         _check_name("an author's", name)
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         with self._transaction():
-            self._db.execute(
-                "INSERT INTO authors (name, token_hash, organiser, disabled, created) "
-                "VALUES (?, ?, ?, 0, ?) ON CONFLICT (name) DO UPDATE SET "
-                "token_hash = excluded.token_hash, organiser = excluded.organiser, "
-                "sessions = sessions + 1",
-                (name, token_hash(token), int(organiser), _now()),
-            )
+            return self._issue(name, organiser)
+
+    @guarded
+    def new_tokens(
+        self, names: Sequence[str], organiser: bool = False, reissue: bool = False
+    ) -> tuple[dict[str, str], list[str]]:
+        """Tokens for a roster in one transaction (as `new_token` does for one author): each
+        new name's, and with `reissue` also each known name's; and the names that already had
+        one, which keep theirs unless `reissue`."""
+        for name in names:
+            _check_name("an author's", name)
+        wanted = list(dict.fromkeys(names))
+        known = [name for name in wanted if self.author(name) is not None]
+        with self._transaction():
+            tokens = {
+                name: self._issue(name, organiser)
+                for name in wanted
+                if reissue or name not in known
+            }
+        return tokens, known
+
+    def _issue(self, name: str, organiser: bool) -> str:
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        self._db.execute(
+            "INSERT INTO authors (name, token_hash, organiser, disabled, created) "
+            "VALUES (?, ?, ?, 0, ?) ON CONFLICT (name) DO UPDATE SET "
+            "token_hash = excluded.token_hash, organiser = excluded.organiser, "
+            "sessions = sessions + 1",
+            (name, token_hash(token), int(organiser), _now()),
+        )
         return token
 
     @guarded
