@@ -16,7 +16,7 @@ DEALS = 2
 """Deals of each pairing, each in both seat orders."""
 
 
-def ladder(bots: int, seed: int = 0) -> list[FinishedGame]:
+def ladder(bots: int, seed: int = 0, deals: int = DEALS) -> list[FinishedGame]:
     """Two-player games of `bots` bots with Elo-like strengths, each pairing's deals played in
     both seat orders; the stronger bot wins as often as the Elo scale says."""
     rng = random.Random(seed)
@@ -27,7 +27,7 @@ def ladder(bots: int, seed: int = 0) -> list[FinishedGame]:
         for j in rng.sample([j for j in range(bots) if j != i], min(OPPONENTS, bots - 1)):
             seat_set = f"{names[i]},{names[j]}"
             wins = 1 / (1 + 10 ** ((strength[j] - strength[i]) / 400))
-            for deal in range(DEALS):
+            for deal in range(deals):
                 for rotation, seats in enumerate(((i, j), (j, i))):
                     first_wins = (rng.random() < wins) == (seats[0] == i)
                     ranks = [1, 2] if first_wins else [2, 1]
