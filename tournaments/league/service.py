@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -26,7 +26,6 @@ import msgspec
 import trio
 
 from protocol.errors import ArenaError, RequestError
-from referee import FAULT_KINDS
 from tournaments.executors import Executor
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
@@ -41,6 +40,7 @@ from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.submissions import submit
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
+from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
 from tournaments.store.exclusion import hidden
 from tournaments.store.results import FinishedGame
@@ -323,7 +323,7 @@ class LeagueService:
         if store.exists():
             try:
                 await trio.to_thread.run_sync(
-                    functools.partial(write_report, store, out, workers=1)
+                    functools.partial(write_report, store, out, workers=1, public=True)
                 )
             except (ArenaError, OSError) as exc:  # the standings are published without it
                 print(
@@ -683,22 +683,6 @@ def _made(store: Path) -> None:
     there already is left as it is: whoever opens it says what is wrong with it.)"""
     if not store.exists():
         Store(store).close()
-
-
-def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
-    """A game's record as everyone may see it: each fault says its kind and decision but not
-    its reason (which quotes the bot's stderr) unless its seat is one of `own` (the viewer's),
-    and each seat's command is its name (a house bot's command names the server's
-    interpreter)."""
-    lines = []
-    for line in record.splitlines():
-        item = msgspec.json.decode(line)
-        if isinstance(item, dict) and item.get("type") == "fault" and item.get("seat") not in own:
-            item["reason"] = FAULT_KINDS.get(str(item.get("kind")), "a fault")
-        elif isinstance(item, dict) and item.get("type") == "header":
-            item["commands"] = [[str(name)] for name in item.get("names", [])]
-        lines.append(msgspec.json.encode(item))
-    return b"\n".join(lines) + b"\n"
 
 
 def _tail(path: Path, size: int) -> str:

@@ -9,8 +9,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from tournaments.league.files import bot_of
-from tournaments.league.service import LADDER, SCRIMMAGES, Where, public_record
+from tournaments.league.service import LADDER, SCRIMMAGES, Where
 from tournaments.report.page import game_page
+from tournaments.report.public import public_record
 from tournaments.server.front import SIGN_IN_OR_TOKEN, Unauthorized, api, front, html
 
 
