@@ -13,9 +13,11 @@ import sys
 import zlib
 from pathlib import Path
 
+import httpx2 as httpx
+from tourhelp_league import BOT
 from tourhelp_league import LEAGUE as BASE
 
-from tournaments.league.service import LeagueService
+from tournaments.league.service import SCRIMMAGES, LeagueService
 from tournaments.server.testing import in_process, until
 from tournaments.store.store import Store
 
@@ -91,3 +93,74 @@ async def test_the_published_report_shows_a_faults_kind_but_no_reason_and_no_com
     everything = "".join(texts.values())
     assert '"crash"' in everything  # what happened, for everyone
     assert '"crasher"' in everything and '"random"' in everything  # each seat by its name
+
+
+async def wait_for_check(service: LeagueService, bot: str) -> None:
+    def checked() -> bool:
+        versions = service.league.registry.versions(bot)
+        return bool(versions) and versions[-1].status in ("playing", "rejected")
+
+    await until(checked, f"{bot}'s check")
+    assert service.league.registry.versions(bot)[-1].status == "playing"
+
+
+async def sign_in(client: httpx.AsyncClient, token: str) -> None:
+    page = (await client.get("/signin")).text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert csrf is not None
+    answer = await client.post("/signin", data={"csrf": csrf[1], "token": token})
+    assert answer.status_code == 303
+
+
+async def test_scrimmage_games_are_their_authors_and_the_organisers_alone(
+    tmp_path: Path,
+) -> None:
+    async with in_process(league_file(tmp_path)) as (service, client):
+        registry = service.league.registry
+        tokens = {name: registry.new_token(name) for name in ("alice", "bob")}
+        tokens["boss"] = registry.new_token("boss", organiser=True)
+        bearer = {name: {"Authorization": f"Bearer {token}"} for name, token in tokens.items()}
+        for name, bot in (("alice", "mine"), ("bob", "theirs")):
+            answer = await client.post(
+                "/api/versions",
+                data={"name": bot},
+                files={"file": ("bot.py", BOT.format(pick=0, name=bot).encode())},
+                headers=bearer[name],
+            )
+            assert answer.status_code == 201, answer.text
+            await wait_for_check(service, bot)
+        asked = await client.post(
+            "/api/bots/mine/scrimmages",
+            data={"version": "1", "opponent": "random", "games": "1"},
+            headers=bearer["alice"],
+        )
+        assert asked.status_code == 201, asked.text
+        await until(lambda: registry.scrimmages()[0].status == "done", "the scrimmage")
+        with Store(service.league.scrimmage_store, readonly=True) as store:
+            game = min(game_id for game_id, _ in store.games_as_stored())
+        pages = [
+            f"{SCRIMMAGES.pages}/{game}",
+            f"{SCRIMMAGES.pages}/{game}/record.jsonl",
+        ]
+        seats = [f"{SCRIMMAGES.pages}/{game}/seat{seat}.jsonl" for seat in (0, 1)]
+
+        async def statuses(headers: dict[str, str]) -> list[int]:
+            return [(await client.get(path, headers=headers)).status_code for path in pages]
+
+        async def seat_statuses(headers: dict[str, str]) -> list[int]:
+            return [(await client.get(path, headers=headers)).status_code for path in seats]
+
+        nothing = f"{SCRIMMAGES.pages}/{game + 1000}"
+        assert (await client.get(nothing)).status_code == 404
+        assert await statuses({}) == [404, 404]  # signed out: as if there were no such game
+        assert await statuses(bearer["bob"]) == [404, 404]  # another author
+        assert await seat_statuses(bearer["bob"]) == [404, 404]
+        assert await statuses(bearer["alice"]) == [200, 200]  # its author
+        assert sorted(await seat_statuses(bearer["alice"])) == [200, 403]  # her seat alone
+        assert await statuses(bearer["boss"]) == [200, 200]  # an organiser
+        assert await seat_statuses(bearer["boss"]) == [200, 200]
+        for name, allowed in (("bob", 404), ("alice", 200), ("boss", 200)):
+            client.cookies.clear()
+            await sign_in(client, tokens[name])  # by cookie, as a browser
+            assert await statuses({}) == [allowed, allowed], name
+        client.cookies.clear()

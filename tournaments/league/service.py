@@ -533,8 +533,11 @@ class LeagueService:
             raise NotFound(f"the league has no season {where.season}")
         return self.league.season_store(where.season)
 
-    def game(self, game_id: int, where: Where = LADDER) -> StoredGame:
-        """The stored game `game_id` (`NotFound` if none)."""
+    def game(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> StoredGame:
+        """The stored game `game_id` as `viewer` (None: signed out) may see it: `NotFound` if
+        none, and for a scrimmage's game unless a bot in it is the viewer's or the viewer is an
+        organiser (scrimmages are their authors' alone: others learn nothing, not even that
+        the game exists)."""
         record = None
         path = self.store_of(where)
         if 0 <= game_id <= MAX_GAME_ID and path.exists():
@@ -543,6 +546,8 @@ class LeagueService:
         if record is None:
             raise NotFound(f"the league has no game {game_id}")
         names = msgspec.json.decode(record.split(b"\n", 1)[0], type=_Names).names
+        if where.scrimmages and not self.own_seats(names, viewer):
+            raise NotFound(f"the league has no game {game_id}")
         return StoredGame(game_id, names, record)
 
     def own_seats(self, names: Sequence[str], viewer: Author | None) -> list[int]:
@@ -610,7 +615,7 @@ class LeagueService:
     def record_for(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of
         the faults of the viewer's own seats."""
-        game = self.game(game_id, where)
+        game = self.game(game_id, viewer, where)
         return public_record(game.record, self.own_seats(game.names, viewer))
 
     async def seat_record(
@@ -619,7 +624,7 @@ class LeagueService:
         """The game's record with what `seat` was sent before each of its decisions — the
         bundle `arena replay` checks and a bot can be run on again — for that seat's author
         and the organisers (`Forbidden` for anyone else)."""
-        game = self.game(game_id, where)
+        game = self.game(game_id, viewer, where)
         if not 0 <= seat < len(game.names):
             raise NotFound(f"game {game_id} has no seat {seat}")
         own = self.own_seats(game.names, viewer)
