@@ -12,12 +12,15 @@ import re
 import sys
 import zlib
 from pathlib import Path
+from typing import Any
 
 import httpx2 as httpx
 from tourhelp_league import BOT
 from tourhelp_league import LEAGUE as BASE
 
+from tournaments.league.files import League
 from tournaments.league.service import SCRIMMAGES, LeagueService
+from tournaments.server.app import make_app
 from tournaments.server.testing import in_process, until
 from tournaments.store.store import Store
 
@@ -164,3 +167,35 @@ async def test_scrimmage_games_are_their_authors_and_the_organisers_alone(
             await sign_in(client, tokens[name])  # by cookie, as a browser
             assert await statuses({}) == [allowed, allowed], name
         client.cookies.clear()
+
+
+async def test_the_kept_leaderboard_shows_each_browser_its_own_signed_out_note(
+    tmp_path: Path,
+) -> None:
+    with League(league_file(tmp_path)) as league:
+        service = LeagueService(league)
+        app = make_app(service)
+        kept = app.state.front
+        rendered = kept.rendered
+        renders: list[str] = []
+
+        def counted(template: str, *args: Any, **values: Any) -> str:
+            renders.append(template)
+            return rendered(template, *args, **values)
+
+        kept.rendered = counted
+        transport = httpx.ASGITransport(app=app)
+        async with (
+            httpx.AsyncClient(transport=transport, base_url="http://league") as stale,
+            httpx.AsyncClient(transport=transport, base_url="http://league") as fresh,
+        ):
+            stale.cookies.set("arena_session", "from-before-a-restart")
+            note = 'id="signed-out"'
+            assert note in (await stale.get("/")).text
+            assert note not in (await fresh.get("/")).text
+            assert note in (await stale.get("/")).text
+            assert note not in (await fresh.get("/")).text
+            before = len(renders)
+            for _ in range(3):
+                assert note not in (await fresh.get("/")).text
+            assert len(renders) == before  # the common case is still the kept page
