@@ -11,14 +11,19 @@ import os
 import re
 import sys
 import zlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
+import pytest
+import trio
 from tourhelp_league import BOT
 from tourhelp_league import LEAGUE as BASE
 
+from tournaments.league.board import head_to_head
 from tournaments.league.files import League
+from tournaments.league.ladder import run_ladder
 from tournaments.league.service import SCRIMMAGES, LeagueService
 from tournaments.server.app import make_app
 from tournaments.server.testing import in_process, until
@@ -199,3 +204,98 @@ async def test_the_kept_leaderboard_shows_each_browser_its_own_signed_out_note(
             for _ in range(3):
                 assert note not in (await fresh.get("/")).text
             assert len(renders) == before  # the common case is still the kept page
+
+
+@pytest.fixture
+async def played(tmp_path: Path) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
+    """A league whose ladder has played alice's `mine` and bob's `theirs` against the benchmark
+    `random` (their checks skipped) and made its board; an HTTP client on its front."""
+    with League(league_file(tmp_path)) as league:
+        service = LeagueService(league)
+        registry = league.registry
+        for name, bot in (("alice", "mine"), ("bob", "theirs")):
+            author = registry.author_for(registry.new_token(name))
+            assert author is not None
+            data = BOT.format(pick=0, name=bot).encode()
+            version = await service.upload(author, bot, "bot.py", data)
+            for status in ("checking", "playing"):
+                registry.set_status(version.id, status)
+
+        def met() -> bool:
+            board = service.board.board
+            return all(
+                any(row["opponent"] == "random" for row in head_to_head(board, bot))
+                for bot in ("mine", "theirs")
+            )
+
+        with trio.fail_after(60):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_ladder, league, service, service.changes)
+                while not met():
+                    await trio.sleep(0.1)
+                    await service.board.refresh()
+                nursery.cancel_scope.cancel()
+        transport = httpx.ASGITransport(app=make_app(service))
+        async with httpx.AsyncClient(transport=transport, base_url="http://league") as client:
+            yield service, client
+
+
+SCORE = re.compile(r"\d+(\.\d+)?%")
+"""A score against a benchmark as the benchmarks page shows it ("57.1%")."""
+
+
+async def test_scores_against_the_benchmarks_are_each_bots_author_and_the_organisers(
+    played: tuple[LeagueService, httpx.AsyncClient],
+) -> None:
+    service, client = played
+    registry = service.league.registry
+    boss = registry.new_token("boss", organiser=True)
+
+    def bearer(name: str) -> dict[str, str]:
+        token = boss if name == "boss" else registry.new_token(name)  # re-issued: still theirs
+        return {"Authorization": f"Bearer {token}"}
+
+    async def csv_bots(headers: dict[str, str]) -> list[str]:
+        answer = await client.get("/benchmarks.csv", headers=headers)
+        assert answer.status_code == 200
+        header, *rows = answer.text.splitlines()
+        assert header.startswith("bot,author,random %")
+        return [row.split(",")[0] for row in rows]
+
+    async def page_bots() -> tuple[list[str], str]:
+        page = (await client.get("/benchmarks")).text
+        return re.findall(r'<tr><td><a href="/bots/([^"]+)">', page), page
+
+    async def head_to_head_of(bot: str) -> str:
+        page = (await client.get(f"/bots/{bot}")).text
+        return (
+            page.split('id="head-to-head"')[1].split("</table>")[0]
+            if "head-to-head" in page
+            else ""
+        )
+
+    assert await csv_bots({}) == []  # signed out: no bot's scores
+    shown, page = await page_bots()
+    assert shown == [] and not SCORE.search(page.split("</ul>")[-1])
+    assert "random" in page and "0% or more against random" in page  # the benchmarks are public
+    for bot in ("mine", "theirs"):
+        assert "/bots/random" not in await head_to_head_of(bot)
+    assert "/bots/mine" not in await head_to_head_of("random")
+
+    assert await csv_bots(bearer("alice")) == ["mine"]  # her own row alone
+    alice = (await client.get("/benchmarks.csv", headers=bearer("alice"))).text
+    assert alice.splitlines()[1].endswith(",passed")
+    assert await csv_bots(bearer("bob")) == ["theirs"]
+    assert sorted(await csv_bots(bearer("boss"))) == ["mine", "theirs"]  # every row
+
+    await sign_in(client, registry.new_token("alice"))
+    shown, page = await page_bots()
+    assert shown == ["mine"] and '<td class="grade">passed</td>' in page
+    assert "/bots/random" in await head_to_head_of("mine")  # her bot against the benchmark
+    assert "/bots/random" not in await head_to_head_of("theirs")
+    house = await head_to_head_of("random")
+    assert "/bots/mine" in house and "/bots/theirs" not in house
+    client.cookies.clear()
+    await sign_in(client, boss)
+    assert sorted((await page_bots())[0]) == ["mine", "theirs"]
+    assert "/bots/random" in await head_to_head_of("theirs")

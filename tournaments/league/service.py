@@ -29,7 +29,7 @@ from protocol.errors import ArenaError, RequestError
 from tournaments.executors import Executor
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
-from tournaments.league.board import BoardKeeper, History
+from tournaments.league.board import BoardKeeper, History, head_to_head
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
@@ -470,18 +470,32 @@ class LeagueService:
         return result
 
     def grades(self, viewer: Author | None) -> list[Graded]:
-        """Every playing uploaded bot against each benchmark; its grade only for whom may see
-        its logs (its author, the organisers)."""
+        """Each playing uploaded bot that `viewer` may see the logs of (their own; an
+        organiser: every one) against each benchmark, and its grade: the scores give the
+        grade, so both are its author's and the organisers' alone."""
         registry = self.league.registry
         authors = {author.id: author.name for author in registry.authors()}
-        bots = [(v.bot, authors.get(v.author, "")) for v in registry.playing()]
-        rows = graded(self.board.board, self.league.settings, bots)
-        return [
-            row
-            if self.may_see_private(viewer, row.bot)
-            else msgspec.structs.replace(row, grade=None)
-            for row in rows
+        bots = [
+            (v.bot, authors.get(v.author, ""))
+            for v in registry.playing()
+            if self.may_see_private(viewer, v.bot)
         ]
+        return graded(self.board.board, self.league.settings, bots)
+
+    def head_to_head(self, bot: str, viewer: Author | None) -> list[dict[str, Any]]:
+        """The bot's head to head on the board as `viewer` may see it: a row between an
+        uploaded bot and a benchmark is a score its grade is made of (`grades`), shown to
+        that bot's author and the organisers alone."""
+        benchmarks = set(self.league.settings.benchmarks)
+        uploaded = self.league.registry.bots()
+        rows = []
+        for row in head_to_head(self.board.board, bot):
+            pair = {bot, bot_of(str(row["opponent"]))}
+            graded_bot = next((name for name in pair if name in uploaded), None)
+            if pair & benchmarks and graded_bot and not self.may_see_private(viewer, graded_bot):
+                continue
+            rows.append(row)
+        return rows
 
     def _make_leaderboard(
         self, generation: int, waiting: list[Version], playing: list[Version]
