@@ -207,14 +207,17 @@ async def test_the_kept_leaderboard_shows_each_browser_its_own_signed_out_note(
 
 
 @pytest.fixture
-async def played(tmp_path: Path) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
+async def played(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, dict[str, str]]]:
     """A league whose ladder has played alice's `mine` and bob's `theirs` against the benchmark
-    `random` (their checks skipped) and made its board; an HTTP client on its front."""
+    `random` (their checks skipped) and made its board: an HTTP client on its front, and the
+    tokens of alice, bob and the organiser `boss`."""
     with League(league_file(tmp_path)) as league:
         service = LeagueService(league)
         registry = league.registry
+        tokens = {"boss": registry.new_token("boss", organiser=True)}
         for name, bot in (("alice", "mine"), ("bob", "theirs")):
-            author = registry.author_for(registry.new_token(name))
+            tokens[name] = registry.new_token(name)
+            author = registry.author_for(tokens[name])
             assert author is not None
             data = BOT.format(pick=0, name=bot).encode()
             version = await service.upload(author, bot, "bot.py", data)
@@ -237,7 +240,7 @@ async def played(tmp_path: Path) -> AsyncIterator[tuple[LeagueService, httpx.Asy
                 nursery.cancel_scope.cancel()
         transport = httpx.ASGITransport(app=make_app(service))
         async with httpx.AsyncClient(transport=transport, base_url="http://league") as client:
-            yield service, client
+            yield client, tokens
 
 
 SCORE = re.compile(r"\d+(\.\d+)?%")
@@ -245,15 +248,12 @@ SCORE = re.compile(r"\d+(\.\d+)?%")
 
 
 async def test_scores_against_the_benchmarks_are_each_bots_author_and_the_organisers(
-    played: tuple[LeagueService, httpx.AsyncClient],
+    played: tuple[httpx.AsyncClient, dict[str, str]],
 ) -> None:
-    service, client = played
-    registry = service.league.registry
-    boss = registry.new_token("boss", organiser=True)
+    client, tokens = played
 
     def bearer(name: str) -> dict[str, str]:
-        token = boss if name == "boss" else registry.new_token(name)  # re-issued: still theirs
-        return {"Authorization": f"Bearer {token}"}
+        return {"Authorization": f"Bearer {tokens[name]}"}
 
     async def csv_bots(headers: dict[str, str]) -> list[str]:
         answer = await client.get("/benchmarks.csv", headers=headers)
@@ -288,7 +288,7 @@ async def test_scores_against_the_benchmarks_are_each_bots_author_and_the_organi
     assert await csv_bots(bearer("bob")) == ["theirs"]
     assert sorted(await csv_bots(bearer("boss"))) == ["mine", "theirs"]  # every row
 
-    await sign_in(client, registry.new_token("alice"))
+    await sign_in(client, tokens["alice"])
     shown, page = await page_bots()
     assert shown == ["mine"] and '<td class="grade">passed</td>' in page
     assert "/bots/random" in await head_to_head_of("mine")  # her bot against the benchmark
@@ -296,6 +296,6 @@ async def test_scores_against_the_benchmarks_are_each_bots_author_and_the_organi
     house = await head_to_head_of("random")
     assert "/bots/mine" in house and "/bots/theirs" not in house
     client.cookies.clear()
-    await sign_in(client, boss)
+    await sign_in(client, tokens["boss"])
     assert sorted((await page_bots())[0]) == ["mine", "theirs"]
     assert "/bots/random" in await head_to_head_of("theirs")
