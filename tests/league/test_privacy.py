@@ -21,12 +21,14 @@ import trio
 from tourhelp_league import BOT
 from tourhelp_league import LEAGUE as BASE
 
+from tournaments.cli import main
 from tournaments.league.board import head_to_head
 from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
 from tournaments.league.service import SCRIMMAGES, LeagueService
 from tournaments.server.app import make_app
 from tournaments.server.testing import in_process, until
+from tournaments.store.results import FaultRow
 from tournaments.store.store import Store
 
 MARK = os.urandom(6).hex()
@@ -91,11 +93,22 @@ async def test_the_published_report_shows_a_faults_kind_but_no_reason_and_no_com
     with Store(league.final_store(1), readonly=True) as store:
         faults = [fault for game in store.games() for fault in game.played.faults]
     assert faults and all(STDERR_LINE in fault.reason for fault in faults)  # the raw store's
-    texts = report_texts(league.report_dir(1))
+    final, again = str(league.final_store(1)), tmp_path / "again"
+    assert main(["report", final, "-o", str(again)]) == 0  # as an earlier arena published it
+    assert STDERR_LINE in "".join(report_texts(again).values())
+    assert main(["report", final, "-o", str(again), "--public"]) == 0  # written again
+    for folder in (league.report_dir(1), again):
+        assert_public_report(folder, faults, [str(crasher), sys.executable])
+
+
+def assert_public_report(folder: Path, faults: list[FaultRow], commands: list[str]) -> None:
+    """Every file of the report in `folder` shows each fault's kind, but not its reason nor
+    anything of it, and each seat's name, not its command."""
+    texts = report_texts(folder)
     assert "index.html" in texts and any(name.startswith("games/") for name in texts)
     for name, text in texts.items():
         assert STDERR_LINE not in text, name
-        assert str(crasher) not in text and sys.executable not in text, name
+        assert not any(command in text for command in commands), name
         for fault in faults:
             assert fault.reason not in text and fault.reason.split(";")[0] not in text, name
     everything = "".join(texts.values())
