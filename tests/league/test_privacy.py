@@ -165,21 +165,18 @@ async def test_scrimmage_games_are_their_authors_and_the_organisers_alone(
         ]
         seats = [f"{SCRIMMAGES.pages}/{game}/seat{seat}.jsonl" for seat in (0, 1)]
 
-        async def statuses(headers: dict[str, str]) -> list[int]:
-            return [(await client.get(path, headers=headers)).status_code for path in pages]
-
-        async def seat_statuses(headers: dict[str, str]) -> list[int]:
-            return [(await client.get(path, headers=headers)).status_code for path in seats]
+        async def statuses(headers: dict[str, str], paths: list[str] = pages) -> list[int]:
+            return [(await client.get(path, headers=headers)).status_code for path in paths]
 
         nothing = f"{SCRIMMAGES.pages}/{game + 1000}"
         assert (await client.get(nothing)).status_code == 404
         assert await statuses({}) == [404, 404]  # signed out: as if there were no such game
         assert await statuses(bearer["bob"]) == [404, 404]  # another author
-        assert await seat_statuses(bearer["bob"]) == [404, 404]
+        assert await statuses(bearer["bob"], seats) == [404, 404]
         assert await statuses(bearer["alice"]) == [200, 200]  # its author
-        assert sorted(await seat_statuses(bearer["alice"])) == [200, 403]  # her seat alone
+        assert sorted(await statuses(bearer["alice"], seats)) == [200, 403]  # her seat alone
         assert await statuses(bearer["boss"]) == [200, 200]  # an organiser
-        assert await seat_statuses(bearer["boss"]) == [200, 200]
+        assert await statuses(bearer["boss"], seats) == [200, 200]
         for name, allowed in (("bob", 404), ("alice", 200), ("boss", 200)):
             client.cookies.clear()
             await sign_in(client, tokens[name])  # by cookie, as a browser
