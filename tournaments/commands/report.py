@@ -49,6 +49,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="processes re-playing the games for the viewer (default 0: one per core)",
     )
+    parser.add_argument(
+        "--public",
+        action="store_true",
+        help="a report to publish, as a league publishes its finals': each fault's kind and "
+        "decision but not its reason (which quotes the bot's stderr), each seat by its name, "
+        "not its command",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -61,7 +68,9 @@ def handle(args: argparse.Namespace) -> int:
     out = args.output or path.with_name(path.stem + "-report")
     started = time.monotonic()
     try:
-        index = write_report(path, out, bootstrap=args.bootstrap, workers=args.jobs)
+        index = write_report(
+            path, out, bootstrap=args.bootstrap, workers=args.jobs, public=args.public
+        )
     except OSError as exc:
         raise UsageError(f"cannot write the report into {out}: {exc}") from None
     print(f"arena: wrote {index} in {time.monotonic() - started:.1f} s", file=sys.stderr)

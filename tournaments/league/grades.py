@@ -31,8 +31,7 @@ class Graded(msgspec.Struct, frozen=True):
     author: str
     marks: list[Mark]
     grade: str | None
-    """The first of the organiser's grades whose every score it reaches; None: none, or not
-    shown to this viewer."""
+    """The first of the organiser's grades whose every score it reaches (None: none)."""
 
 
 def graded(board: Board, settings: LeagueSettings, bots: Sequence[tuple[str, str]]) -> list[Graded]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -26,11 +26,10 @@ import msgspec
 import trio
 
 from protocol.errors import ArenaError, RequestError
-from referee import FAULT_KINDS
 from tournaments.executors import Executor
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
-from tournaments.league.board import BoardKeeper, History
+from tournaments.league.board import BoardKeeper, History, head_to_head
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
@@ -41,6 +40,7 @@ from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.submissions import submit
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
+from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
 from tournaments.store.exclusion import hidden
 from tournaments.store.results import FinishedGame
@@ -323,7 +323,7 @@ class LeagueService:
         if store.exists():
             try:
                 await trio.to_thread.run_sync(
-                    functools.partial(write_report, store, out, workers=1)
+                    functools.partial(write_report, store, out, workers=1, public=True)
                 )
             except (ArenaError, OSError) as exc:  # the standings are published without it
                 print(
@@ -470,18 +470,32 @@ class LeagueService:
         return result
 
     def grades(self, viewer: Author | None) -> list[Graded]:
-        """Every playing uploaded bot against each benchmark; its grade only for whom may see
-        its logs (its author, the organisers)."""
+        """Each playing uploaded bot that `viewer` may see the logs of (their own; an
+        organiser: every one) against each benchmark, and its grade: the scores give the
+        grade, so both are its author's and the organisers' alone."""
         registry = self.league.registry
         authors = {author.id: author.name for author in registry.authors()}
-        bots = [(v.bot, authors.get(v.author, "")) for v in registry.playing()]
-        rows = graded(self.board.board, self.league.settings, bots)
-        return [
-            row
-            if self.may_see_private(viewer, row.bot)
-            else msgspec.structs.replace(row, grade=None)
-            for row in rows
+        bots = [
+            (v.bot, authors.get(v.author, ""))
+            for v in registry.playing()
+            if self.may_see_private(viewer, v.bot)
         ]
+        return graded(self.board.board, self.league.settings, bots)
+
+    def head_to_head(self, bot: str, viewer: Author | None) -> list[dict[str, Any]]:
+        """The bot's head to head on the board as `viewer` may see it: a row between an
+        uploaded bot and a benchmark is a score its grade is made of (`grades`), shown to
+        that bot's author and the organisers alone."""
+        benchmarks = set(self.league.settings.benchmarks)
+        uploaded = self.league.registry.bots()
+        rows = []
+        for row in head_to_head(self.board.board, bot):
+            pair = {bot, bot_of(str(row["opponent"]))}
+            graded_bot = next((name for name in pair if name in uploaded), None)
+            if pair & benchmarks and graded_bot and not self.may_see_private(viewer, graded_bot):
+                continue
+            rows.append(row)
+        return rows
 
     def _make_leaderboard(
         self, generation: int, waiting: list[Version], playing: list[Version]
@@ -533,8 +547,11 @@ class LeagueService:
             raise NotFound(f"the league has no season {where.season}")
         return self.league.season_store(where.season)
 
-    def game(self, game_id: int, where: Where = LADDER) -> StoredGame:
-        """The stored game `game_id` (`NotFound` if none)."""
+    def game(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> StoredGame:
+        """The stored game `game_id` as `viewer` (None: signed out) may see it: `NotFound` if
+        none, and for a scrimmage's game unless a bot in it is the viewer's or the viewer is an
+        organiser (scrimmages are their authors' alone: others learn nothing, not even that
+        the game exists)."""
         record = None
         path = self.store_of(where)
         if 0 <= game_id <= MAX_GAME_ID and path.exists():
@@ -543,6 +560,8 @@ class LeagueService:
         if record is None:
             raise NotFound(f"the league has no game {game_id}")
         names = msgspec.json.decode(record.split(b"\n", 1)[0], type=_Names).names
+        if where.scrimmages and not self.own_seats(names, viewer):
+            raise NotFound(f"the league has no game {game_id}")
         return StoredGame(game_id, names, record)
 
     def own_seats(self, names: Sequence[str], viewer: Author | None) -> list[int]:
@@ -610,7 +629,7 @@ class LeagueService:
     def record_for(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of
         the faults of the viewer's own seats."""
-        game = self.game(game_id, where)
+        game = self.game(game_id, viewer, where)
         return public_record(game.record, self.own_seats(game.names, viewer))
 
     async def seat_record(
@@ -619,7 +638,7 @@ class LeagueService:
         """The game's record with what `seat` was sent before each of its decisions — the
         bundle `arena replay` checks and a bot can be run on again — for that seat's author
         and the organisers (`Forbidden` for anyone else)."""
-        game = self.game(game_id, where)
+        game = self.game(game_id, viewer, where)
         if not 0 <= seat < len(game.names):
             raise NotFound(f"game {game_id} has no seat {seat}")
         own = self.own_seats(game.names, viewer)
@@ -683,22 +702,6 @@ def _made(store: Path) -> None:
     there already is left as it is: whoever opens it says what is wrong with it.)"""
     if not store.exists():
         Store(store).close()
-
-
-def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
-    """A game's record as everyone may see it: each fault says its kind and decision but not
-    its reason (which quotes the bot's stderr) unless its seat is one of `own` (the viewer's),
-    and each seat's command is its name (a house bot's command names the server's
-    interpreter)."""
-    lines = []
-    for line in record.splitlines():
-        item = msgspec.json.decode(line)
-        if isinstance(item, dict) and item.get("type") == "fault" and item.get("seat") not in own:
-            item["reason"] = FAULT_KINDS.get(str(item.get("kind")), "a fault")
-        elif isinstance(item, dict) and item.get("type") == "header":
-            item["commands"] = [[str(name)] for name in item.get("names", [])]
-        lines.append(msgspec.json.encode(item))
-    return b"\n".join(lines) + b"\n"
 
 
 def _tail(path: Path, size: int) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 import msgspec
 
 from referee import BadRecord
+from tournaments.report.public import public_record
 from tournaments.report.viewer import FORMAT, block_script, game_fields, viewer_data
 from tournaments.store.store import Store
 
@@ -52,13 +53,16 @@ def ranges(ids: Sequence[int]) -> list[list[int]]:
     return list(found.values())
 
 
-def pack(path: Path, games_dir: Path, blocks: Sequence[list[int]]) -> list[Block]:
+def pack(
+    path: Path, games_dir: Path, blocks: Sequence[list[int]], public: bool = False
+) -> list[Block]:
     """Name the block of each list of game ids of the store at `path`, and write it into
-    `games_dir` unless it is there already (in a worker process too)."""
+    `games_dir` unless it is there already (in a worker process too); `public`: of the records
+    as everyone may see them (`report.public`)."""
     packed = []
     with Store(path, readonly=True) as store:
         for ids in blocks:
-            records = [_record(store, game_id) for game_id in ids]
+            records = [_record(store, game_id, public) for game_id in ids]
             block = Block(_name(ids, records), ids)
             file = games_dir / f"{block.name}.js"
             if not file.is_file():
@@ -77,14 +81,15 @@ def pack(path: Path, games_dir: Path, blocks: Sequence[list[int]]) -> list[Block
     return packed
 
 
-def _record(store: Store, game_id: int) -> bytes | str:
-    """The game's record, or why it cannot be read (the game's viewer says so)."""
+def _record(store: Store, game_id: int, public: bool) -> bytes | str:
+    """The game's record (`public`: as everyone may see it), or why it cannot be read (the
+    game's viewer says so)."""
     try:
         record = store.game_record(game_id)
     except BadRecord as exc:
         return str(exc)
     assert record is not None, "the ids come from this store"
-    return record
+    return public_record(record) if public else record
 
 
 def _name(ids: Sequence[int], records: Sequence[bytes | str]) -> str:
@@ -100,21 +105,21 @@ def _name(ids: Sequence[int], records: Sequence[bytes | str]) -> str:
 
 @contextlib.contextmanager
 def packing(
-    path: Path, games_dir: Path, ids: Sequence[int], workers: int
+    path: Path, games_dir: Path, ids: Sequence[int], workers: int, public: bool = False
 ) -> Iterator[Callable[[], list[Block]]]:
     """Pack the blocks of the games `ids` (`pack`) while the body runs: in `workers` processes
     from PARALLEL_FROM games on (the body goes on meanwhile), else before it. Yields what
     waits for the blocks, in the order of their ids."""
     blocks = ranges(ids)
     if workers <= 1 or len(ids) < PARALLEL_FROM:
-        done = pack(path, games_dir, blocks)
+        done = pack(path, games_dir, blocks, public)
         yield lambda: done
         return
     # A few tasks per worker, each opening the store once (opening checks the whole file).
     tasks = [blocks[start :: workers * 4] for start in range(min(len(blocks), workers * 4))]
     context = multiprocessing.get_context("spawn")  # no fork of a process holding SQLite
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = [pool.submit(pack, path, games_dir, task) for task in tasks]
+        futures = [pool.submit(pack, path, games_dir, task, public) for task in tasks]
         yield lambda: sorted(
             (block for future in futures for block in future.result()),
             key=lambda block: block.ids[0],

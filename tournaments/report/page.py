@@ -24,6 +24,7 @@ import msgspec
 from tournaments.rank.ratings import mu_series
 from tournaments.rank.tables import TABLE_NAMES, build
 from tournaments.report.blocks import Block, packing, remove_stale, write_file
+from tournaments.report.public import public_game
 from tournaments.report.stored import keyed_games
 from tournaments.report.viewer import block_script, game_fields, viewer_data
 from tournaments.store.exclusion import hidden
@@ -134,7 +135,9 @@ def _index(keyed: list[tuple[GameKey, FinishedGame]], blocks: list[Block]) -> di
     return {"bots": bots, "games": games, "blocks": [block.name for block in blocks]}
 
 
-def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 0) -> Path:
+def write_report(
+    path: Path, out: Path, *, bootstrap: int = 200, workers: int = 0, public: bool = False
+) -> Path:
     """Write the report of the store at `path`: `out/index.html` and `out/games/`, or, when
     `out` ends in .html, that file and `<its stem>-games/` beside it. The page's path.
 
@@ -142,7 +145,9 @@ def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 
     replay gets a viewer that says why (the rest of the report is unaffected). Re-playing the
     games is most of the work: it is done once per game (`blocks`: what the games directory
     already holds is kept), shared among `workers` processes (0: one per core) while the tables
-    are built."""
+    are built. A `public` report (a league's published final) holds what the league's public
+    pages hold: each fault's kind and decision, not its reason, and each seat by its name
+    (`report.public`)."""
     if out.suffix == ".html":
         index, games_dir = out, out.with_name(out.stem + "-games")
     else:
@@ -152,8 +157,10 @@ def write_report(path: Path, out: Path, *, bootstrap: int = 200, workers: int = 
         hide = hidden(store, [])
         keyed = [(key, game) for key, game in keyed_games(store) if hide.isdisjoint(game.bots)]
         settings = store.settings() or {}
+    if public:
+        keyed = [(key, public_game(game)) for key, game in keyed]
     ids = [key.id for key, _ in keyed]
-    with packing(path, games_dir, ids, workers or os.cpu_count() or 1) as packed:
+    with packing(path, games_dir, ids, workers or os.cpu_count() or 1, public) as packed:
         overview = overview_data([game for _, game in keyed], bootstrap)
         blocks = packed()
     data = {

@@ -12,7 +12,6 @@ from starlette.responses import Response
 
 from protocol.errors import RequestError
 from tournaments.league.answers import BotAnswer, VersionRow
-from tournaments.league.board import head_to_head
 from tournaments.league.files import bot_of
 from tournaments.league.registry import Author, NotFound
 from tournaments.league.service import MAX_GAME_ID, BotView, Where
@@ -53,7 +52,7 @@ async def bot_page(request: Request) -> Response:
             ranked=len(board.standings),
             head_to_head=[
                 {**row, "opponent_bot": bot_of(row["opponent"])}
-                for row in head_to_head(board, view.name)
+                for row in f.service.head_to_head(view.name, viewer)
             ],
             players=f.league.tournament.players,
             refresh=WAITING_REFRESH_S if waiting else None,

@@ -87,7 +87,7 @@ class Front:
             "league_name": self.league.file.stem,
             "game_title": self.game.title,
             "viewer": viewer,
-            "signed_out": viewer is None and bool(request.cookies.get(SESSION_COOKIE)),
+            "signed_out": was_signed_out(request, viewer),
             "csrf": csrf_value(request),
         }
         return self.templates.get_template(template).render(**{**common, **values})
@@ -193,6 +193,12 @@ def from_this_site(request: Request, form: FormData) -> bool:
     cookie = request.cookies.get(CSRF_COOKIE, "")
     sent = form.get("csrf", "")
     return isinstance(sent, str) and bool(cookie) and hmac.compare_digest(sent, cookie)
+
+
+def was_signed_out(request: Request, viewer: Author | None) -> bool:
+    """The browser carries a session that signs no one in (the server restarted, or its
+    author's token was re-issued or disabled): its pages say so."""
+    return viewer is None and bool(request.cookies.get(SESSION_COOKIE))
 
 
 def csrf_value(request: Request) -> str:

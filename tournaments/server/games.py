@@ -9,18 +9,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from tournaments.league.files import bot_of
-from tournaments.league.service import LADDER, SCRIMMAGES, Where, public_record
+from tournaments.league.service import LADDER, SCRIMMAGES, Where
 from tournaments.report.page import game_page
+from tournaments.report.public import public_record
 from tournaments.server.front import SIGN_IN_OR_TOKEN, Unauthorized, api, front, html
 
 
 @html
 async def game_view(request: Request) -> Response:
     """The game's viewer (the report's, with its scripts: served without the league pages'
-    policy), with links back and to its downloads."""
+    policy), with links back and to the downloads of whom asks (signed in, or by token)."""
     f = front(request)
-    viewer, where = f.signed_in(request), _where(request)
-    game = f.service.game(request.path_params["game"], where)
+    viewer, where = f.viewer(request), _where(request)
+    game = f.service.game(request.path_params["game"], viewer, where)
     own = f.service.own_seats(game.names, viewer)
     pages = where.pages
     links = [("leaderboard", "/")]

@@ -13,7 +13,16 @@ from tournaments.league.board import MIN_REFRESH_S
 from tournaments.league.grades import as_table
 from tournaments.league.service import Leaderboard, Standing
 from tournaments.output import render_csv
-from tournaments.server.front import SAFE_HEADERS, Front, api, csrf_value, front, html, with_csrf
+from tournaments.server.front import (
+    SAFE_HEADERS,
+    Front,
+    api,
+    csrf_value,
+    front,
+    html,
+    was_signed_out,
+    with_csrf,
+)
 
 REFRESH_S = 2 * int(MIN_REFRESH_S)
 """The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
@@ -24,7 +33,8 @@ async def leaderboard_page(request: Request) -> Response:
     f = front(request)
     board = f.service.leaderboard()
     viewer = f.signed_in(request)
-    browser = None if viewer is None else (viewer, csrf_value(request))  # its sign-out form
+    # What the page shows of its browser: its sign-out form, or the note that it was signed out.
+    browser = was_signed_out(request, viewer) if viewer is None else (viewer, csrf_value(request))
     final = f.service.final
     shows = (board.generation, browser, f.league.season, final and final.games)
     body = f.leaderboard_shown.get(shows, lambda: _leaderboard(f, request, board).encode())
