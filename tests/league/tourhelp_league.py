@@ -21,14 +21,34 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 from packaging.requirements import Requirement
 
 from tournaments.league.files import League
+from tournaments.league.service import LeagueService
+from tournaments.server.app import make_app
 from tournaments.store.results import FinishedGame, Played
 from tournaments.store.store import Store
+
+
+@contextlib.asynccontextmanager
+async def front_of(
+    folder: Path, text: str
+) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
+    """The web front of the league file `text` (written into `folder`) on an HTTP client (the
+    app's ASGI interface, in the test's trio run), its ladder not running: pages and the API
+    alone, fast."""
+    file = folder / "cup.toml"
+    file.write_text(text)
+    with League(file) as league:
+        service = LeagueService(league)
+        transport = httpx.ASGITransport(app=make_app(service))
+        async with httpx.AsyncClient(transport=transport, base_url="http://league") as client:
+            yield service, client
 
 
 def finished(bots: list[str], ranks: list[int]) -> FinishedGame:
