@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
+import pytest
 from packaging.requirements import Requirement
 
 from tournaments.league.files import League
@@ -225,6 +226,20 @@ class Running:
         assert self.process.stderr is not None
         self.process.stderr.close()
         return code
+
+
+SERVERS = ["root", "normal user"]
+"""Who a league test's server runs as (a fixture's params: `server_uid`)."""
+
+
+def server_uid(who: str) -> int | None:
+    """The uid a server runs as for `who` (one of `SERVERS`): None for this process's user
+    (root, or the normal user the tests run as), nobody's for a normal user under a root test
+    run; a root server where the tests are not root is skipped."""
+    root = os.geteuid() == 0
+    if who == "root" and not root:
+        pytest.skip("the tests run as a normal user: a root server cannot be started")
+    return 65534 if who == "normal user" and root else None
 
 
 def as_user(uid: int) -> list[str]:
