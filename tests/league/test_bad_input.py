@@ -138,11 +138,22 @@ async def test_a_content_length_that_is_not_plain_digits_is_refused(served: Serv
         "/seasons/99999999999999999999999.csv",
         "/seasons/99999999999999999999999/games/1",
         "/scrimmage-games/99999999999999999999999",
+        "/games/1/seat99999999999999999999.jsonl",
     ],
 )
 async def test_a_path_with_a_nul_or_a_huge_number_is_not_found(served: Served, path: str) -> None:
-    answer = await served.client.get(path)
+    answer = await served.client.get(path, headers=served.boss)  # who may see anything
     assert answer.status_code == 404, (path, answer.status_code, answer.text)
+
+
+@pytest.mark.parametrize("query", ["count=²", "count=①", "before=" + "9" * 30, "season=٣"])
+async def test_a_games_listings_numbers_must_be_plain_whole_numbers(
+    served: Served, query: str
+) -> None:
+    await served.playing_bot()
+    answer = await served.client.get(f"/api/bots/mine/games?{query}")
+    assert answer.status_code == 400, (query, answer.status_code, answer.text)
+    assert "the query is wrong" in answer.json()["error"]
 
 
 async def test_a_disabled_bot_plays_no_scrimmage(served: Served) -> None:
