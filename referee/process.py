@@ -6,7 +6,8 @@ its HOME — in the sandbox, a directory of its in-memory `/tmp`; without it, a 
 named after the referee's pid, so that one left by a referee killed with SIGKILL is recognised
 and removed by the next referee — with a scrubbed environment:
 
-- PATH (the referee's), HOME and TMPDIR (the private directory), LANG and LC_* (the referee's);
+- PATH (the referee's; an uploaded bot's keeps only the folders its sandbox holds), HOME and
+  TMPDIR (the private directory), LANG and LC_* (the referee's);
 - nothing else: no credentials, no PYTHONPATH (built-in bots run with the referee's interpreter,
   where the framework is installed).
 

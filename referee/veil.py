@@ -9,7 +9,8 @@ the bot) holds every path bwrap was given. So for a sandbox that must learn no h
 what the bot sees:
 
 - bwrap runs in a mount namespace of its own (a user namespace's too, where the referee is not
-  root: the mounts need it), made by the child between fork and exec, in which each of the
+  root: the mounts need it), made by the child between fork and exec and private (nothing
+  mounted there reaches the host's mount table), in which each of the
   folders bound for the bot is covered by a read-only overlay mount of itself, its lower layers
   named `/proc/self/fd/N` (the overlay's options show the words they were given, and a mount's
   root is its own file system's `/`): bwrap binds that overlay, whose mountinfo line names
