@@ -13,6 +13,8 @@ import httpx2 as httpx
 import pytest
 from tourhelp_league import front_of
 
+from protocol.errors import RequestError
+from tournaments.league.scrimmages import scrimmage_entrants
 from tournaments.league.service import LeagueService
 
 LEAGUE = """
@@ -171,6 +173,22 @@ async def test_a_disabled_bot_plays_no_scrimmage(served: Served) -> None:
     assert (await served.client.post("/api/bots/mine/enable", headers=served.boss)).is_success
     answer = await ask("/api/bots/mine/scrimmages", data=fields, headers=served.alice)
     assert answer.status_code == 201, answer.text
+
+
+async def test_a_scrimmage_queued_before_its_bot_was_disabled_does_not_play(
+    served: Served,
+) -> None:
+    await served.playing_bot()
+    fields = {"version": "1", "games": "1", "opponent": "house"}
+    answer = await served.client.post(
+        "/api/bots/mine/scrimmages", data=fields, headers=served.alice
+    )
+    assert answer.status_code == 201, answer.text
+    (queued,) = served.registry.scrimmages("queued")
+    assert len(scrimmage_entrants(served.service.league, queued)) == 2  # it would play
+    assert (await served.client.post("/api/bots/mine/disable", headers=served.boss)).is_success
+    with pytest.raises(RequestError, match="disabled by the organisers"):
+        scrimmage_entrants(served.service.league, queued)
 
 
 async def test_a_disabled_authors_bot_plays_no_scrimmage(served: Served) -> None:
