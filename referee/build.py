@@ -14,8 +14,9 @@ In the sandbox (`Limits.sandbox` resolving to bwrap: `sandbox.wrap_build`) the b
 system read-only, the upload read-only, no network and nothing of the league or of the host's
 paths; it builds in a tmpfs at `sandbox.BOT_FOLDER` (the path its bot runs at later) of
 `disk_mb`, beside a private `/tmp` of `disk_mb`, both charged to its memory: whatever it
-writes stays in memory within those bounds, never on the host's disk, and the one host file it
-can write (the packed folder) is bounded by `file_mb`. A root referee runs it as a fresh
+writes stays in memory within those bounds, never on the host's disk, and the one file it hands
+back (the packed folder, into a memfd the referee copies to the host when the build succeeds) is
+bounded by `file_mb`. It is veiled as a bot is (`referee.veil`). A root referee runs it as a fresh
 unprivileged uid (`spawn.bot_uid`). Unsandboxed (`sandbox = "none"`, trusted authors only) it
 runs in a temporary copy on the host, with the same limits and time limit.
 
@@ -49,15 +50,16 @@ from referee.process import (
     bot_environment,
     end_group,
     exit_status,
-    limited,
     resolve_sandbox,
+    start_limited,
 )
 from referee.sandbox import (
     BOT_FOLDER,
-    BUILD_OUTPUT,
     BUILD_SOURCE,
+    OUTPUT_FD,
     SANDBOX_HOME,
     STDIO_FDS,
+    confined_path,
     wrap_build,
 )
 
@@ -98,13 +100,16 @@ class BuildResult(msgspec.Struct, frozen=True):
 BUILD_SCRIPT = """\
 cp -R "$1/." "$2/" || { echo "arena: cannot copy the upload" >&2; exit 125; }
 find "$2" -mindepth 1 ! -type l -exec chmod u+w {} +
-cd "$2" && sh -c "$4" </dev/null
+cd "$2" && sh -c "$4" </dev/null 5>&-
 code=$?
 [ "$code" = 0 ] || exit "$code"
 tar -C "$2" -cf "$3" . || { echo "arena: could not pack the built folder" >&2; exit 125; }
 """
 """Run as `sh -c BUILD_SCRIPT build SOURCE FOLDER OUTPUT COMMAND`: copy the upload into the
-build's folder, build there, and pack the folder into OUTPUT only if the build succeeded."""
+build's folder, build there, and pack the folder into OUTPUT only if the build succeeded. In
+the sandbox OUTPUT is `/proc/self/fd/5` (`sandbox.OUTPUT_FD`): a memfd, copied into the host
+file when the build succeeds (an fd on the host file would name its path: a process's fds'
+links are readable by its fellows), which the build's command does not get."""
 
 
 async def run_build(
@@ -122,56 +127,69 @@ async def run_build(
 
     `OSError` if the build cannot start."""
     spawner.become_subreaper()
-    masked = (*limits.hidden, *hidden)
-    sandboxed = resolve_sandbox(limits.sandbox).kind == "bwrap"
-    resources = limits.resources
-    uid = spawner.bot_uid() if sandboxed else None
-    if uid is not None:
-        os.chown(output, uid, uid)  # the build's uid packs its folder there
-    folder = BOT_FOLDER
-    if not sandboxed:
+    if resolve_sandbox(limits.sandbox).kind != "bwrap":
         folder = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-build-")
-    inside = (BUILD_SOURCE, folder, BUILD_OUTPUT) if sandboxed else (source, folder, output)
-    argv = ["/bin/sh", "-c", BUILD_SCRIPT, "build", *inside, command]
-    if sandboxed:
-        argv = wrap_build(
-            argv,
-            source,
-            output,
-            masked,
-            disk_mb=resources.disk_mb,
-            uid=uid,
-            runtimes=limits.runtimes,
-        )
-    try:
-        return await _run(argv, resources, sandboxed, timeout_s)
-    finally:
-        if not sandboxed:
+        argv = ["/bin/sh", "-c", BUILD_SCRIPT, "build", source, folder, output, command]
+        try:
+            return await _run(argv, None, limits, timeout_s)
+        finally:
             shutil.rmtree(folder, ignore_errors=True)
-        if uid is not None:
-            os.chown(output, os.getuid(), os.getgid())
+    inside = (BUILD_SOURCE, BOT_FOLDER, f"/proc/self/fd/{OUTPUT_FD}", command)
+    confined = wrap_build(
+        ["/bin/sh", "-c", BUILD_SCRIPT, "build", *inside],
+        source,
+        (*limits.hidden, *hidden),
+        disk_mb=limits.resources.disk_mb,
+        uid=spawner.bot_uid(),
+        runtimes=limits.runtimes,
+    )
+    packed = os.memfd_create("arena-build", os.MFD_CLOEXEC)
+    try:
+        result = await _run(confined.argv, confined.folders, limits, timeout_s, packed)
+        if result.ok:
+            await trio.to_thread.run_sync(_copy, packed, output)
+        return result
+    finally:
+        os.close(packed)
+
+
+def _copy(fd: int, path: str) -> None:
+    """The whole of the file `fd` into the file at `path`."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    with open(path, "wb") as target, os.fdopen(os.dup(fd), "rb") as source:
+        shutil.copyfileobj(source, target)
 
 
 async def _run(
-    argv: list[str], resources: ResourceLimits, sandboxed: bool, timeout_s: float
+    argv: list[str],
+    folders: tuple[str, ...] | None,
+    limits: Limits,
+    timeout_s: float,
+    packed: int | None = None,
 ) -> BuildResult:
-    """Start the build and see it to its end (its host HOME removed, when it had one)."""
+    """Start the build (in the sandbox when `folders`, which it binds, are given; `packed`:
+    the fd it packs its folder into, given at `OUTPUT_FD`) and see it to its end (its host
+    HOME removed, when it had one)."""
+    sandboxed, resources = folders is not None, limits.resources
     workdir = None if sandboxed else tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
-    cgroup, setup = limited(resources)
+    if workdir is None:
+        env = bot_environment(SANDBOX_HOME, confined_path(limits.runtimes))
+    else:
+        env = bot_environment(workdir)
     started = time.monotonic()
     try:
         try:
-            child = await spawner.start(
+            cgroup, child = await start_limited(
                 argv,
+                folders,
+                resources,
                 "/",
-                bot_environment(workdir or SANDBOX_HOME),
-                setup,
+                env,
                 stdio_at=STDIO_FDS if sandboxed else None,
                 merge_stderr=True,
+                given=() if packed is None else ((packed, OUTPUT_FD),),
             )
         except (OSError, subprocess.SubprocessError) as exc:
-            if cgroup is not None:
-                cgroup.remove()
             why = getattr(exc, "strerror", None) or exc
             raise OSError(f"the build could not start: {why}") from None
         return await _supervise(child, cgroup, resources, sandboxed, timeout_s, started)

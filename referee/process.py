@@ -6,7 +6,8 @@ its HOME — in the sandbox, a directory of its in-memory `/tmp`; without it, a 
 named after the referee's pid, so that one left by a referee killed with SIGKILL is recognised
 and removed by the next referee — with a scrubbed environment:
 
-- PATH (the referee's), HOME and TMPDIR (the private directory), LANG and LC_* (the referee's);
+- PATH (the referee's; an uploaded bot's keeps only the folders its sandbox holds), HOME and
+  TMPDIR (the private directory), LANG and LC_* (the referee's);
 - nothing else: no credentials, no PYTHONPATH (built-in bots run with the referee's interpreter,
   where the framework is installed).
 
@@ -76,6 +77,7 @@ from referee.sandbox import (
     SandboxChoice,
     SandboxRequest,
     choose,
+    confined_path,
     not_own,
     system_program,
     unreadable,
@@ -83,6 +85,7 @@ from referee.sandbox import (
     wrap_confined,
 )
 from referee.stderr import StderrLog, drain
+from referee.veil import veiled
 
 log = logging.getLogger("referee.process")
 
@@ -168,9 +171,11 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     a runtime installed under `/opt`, say."""
 
 
-def bot_environment(workdir: str) -> dict[str, str]:
-    """The whole environment a bot gets (see the module docstring for why so little)."""
-    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": workdir, "TMPDIR": workdir}
+def bot_environment(workdir: str, path: str | None = None) -> dict[str, str]:
+    """The whole environment a bot gets (see the module docstring for why so little); `path`
+    is its PATH (default: ours)."""
+    env = {"PATH": os.environ.get("PATH", os.defpath) if path is None else path}
+    env |= {"HOME": workdir, "TMPDIR": workdir}
     for key, value in os.environ.items():
         if key == "LANG" or key.startswith("LC_"):
             env[key] = value
@@ -583,14 +588,50 @@ async def end_group(process: spawner.Child, cgroup: BotCgroup | None) -> None:
         await _empty_cgroup(cgroup)
 
 
-def limited(resources: ResourceLimits) -> tuple[BotCgroup | None, Callable[[], None]]:
+def limited(
+    resources: ResourceLimits, *then: Callable[[], None]
+) -> tuple[BotCgroup | None, Callable[[], None]]:
     """A new cgroup capping `resources` (None where no hierarchy is writable), and the child's
-    pre-exec function (`spawner.child_setup`) that joins it and sets the rlimits. Remove the
-    cgroup if the process does not start; else `end_group` does."""
+    pre-exec function (`spawner.child_setup`) that joins it, sets the rlimits, then runs the
+    steps `then`. Remove the cgroup if the process does not start; else `end_group` does."""
     cgroup = BotCgroup.create(resources.processes, resources.memory_mb)
     steps = [] if cgroup is None else [cgroup.enter]
     steps.append(rlimit_setter(resources, address_space=cgroup is None or not cgroup.memory_mb))
-    return cgroup, spawner.child_setup(steps)
+    return cgroup, spawner.child_setup([*steps, *then])
+
+
+async def start_limited(
+    argv: Sequence[str],
+    folders: tuple[str, ...] | None,
+    resources: ResourceLimits,
+    cwd: str,
+    env: dict[str, str],
+    *,
+    stdio_at: tuple[int, int] | None,
+    merge_stderr: bool = False,
+    given: tuple[tuple[int, int], ...] = (),
+) -> tuple[BotCgroup | None, spawner.Child]:
+    """Start `argv` (`spawner.start`) in a new cgroup of `resources` (`limited`), veiled over
+    `folders` when they are given (`veil.veiled`: an uploaded bot's sandbox); the cgroup and
+    the child. If it cannot start, the cgroup is removed and the error raised."""
+    cgroup: BotCgroup | None = None
+    try:
+        with veiled(argv, folders) as veil:
+            cgroup, setup = limited(resources, veil.step)
+            child = await spawner.start(
+                veil.argv,
+                cwd,
+                env,
+                setup,
+                stdio_at=stdio_at,
+                merge_stderr=merge_stderr,
+                given=(*veil.given, *given),
+            )
+    except (OSError, subprocess.SubprocessError):
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+    return cgroup, child
 
 
 async def _empty_cgroup(cgroup: BotCgroup) -> None:
@@ -683,14 +724,14 @@ async def spawn(
         if refused is not None:
             raise BotFault("spawn", f"could not start `{shlex.join(spec.command)}`: {refused}")
     resources = spec.resources or limits.resources
-    cgroup, setup = limited(resources)
     workdir: str | None = None
     if not _workdirs_swept:
         await trio.to_thread.run_sync(_sweep_workdirs)
+    env, folders = None, None
     if sandboxed:
         uid = spawner.bot_uid()
         if spec.folder is not None:
-            command = wrap_confined(
+            command, folders = wrap_confined(
                 spec.command,
                 spec.folder,
                 limits.hidden,
@@ -698,6 +739,7 @@ async def spawn(
                 uid=uid,
                 runtimes=limits.runtimes,
             )
+            env = bot_environment(SANDBOX_HOME, confined_path(limits.runtimes))
         else:
             command = wrap(
                 spec.command,
@@ -712,18 +754,17 @@ async def spawn(
         workdir = tempfile.mkdtemp(prefix=f"{WORKDIR_PREFIX}{os.getpid()}-")
         command, home, cwd = spec.command, workdir, spec.folder or spec.cwd or workdir
     try:
-        process = await spawner.start(
+        cgroup, process = await start_limited(
             command,
+            folders,
+            resources,
             cwd,
-            bot_environment(home),
-            setup,
+            env or bot_environment(home),
             stdio_at=STDIO_FDS if sandboxed else None,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         if workdir is not None:
             shutil.rmtree(workdir, ignore_errors=True)
-        if cgroup is not None:
-            cgroup.remove()
         why = getattr(exc, "strerror", None) or exc
         raise BotFault("spawn", f"could not start `{shlex.join(spec.command)}`: {why}") from None
     stderr_log.forget_tail()

@@ -42,9 +42,11 @@ runtimes (`RUNTIME_DIRS`: not `/opt`, unless the organiser names a runtime there
 folder, at `BOT_FOLDER` rather than at its host path — no Python installation, no framework, no
 file its command names (nothing of its command is resolved on the host) — so it cannot reach
 the league's files or another author's whatever folder the league lives in, and learns none of
-the server's paths. The league's files under a bound folder are masked. Its build
-(`wrap_build`) writes into a tmpfs at that same path, bounded like `/tmp`, and can write only
-one host file: its folder packed when it ends.
+the server's paths: its folder is shown through a mount that names no host path, and bwrap's
+command line names none (`referee.veil`), and its PATH holds only its runtimes' folders
+(`confined_path`). The league's files under a bound folder are masked. Its build
+(`wrap_build`) writes into a tmpfs at that same path, bounded like `/tmp`, and hands back one
+file, its folder packed when it ends, through an fd (`OUTPUT_FD`).
 
 `choose` decides whether the sandbox is used: "auto" (the default) uses it wherever it works.
 
@@ -66,7 +68,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import msgspec
 
@@ -90,12 +92,12 @@ BOT_FOLDER = "/bot"
 path at its build and in its games, and no host path in sight."""
 BUILD_SOURCE = "/upload"
 """Where a build sees the files uploaded (read-only); it copies them into `BOT_FOLDER`."""
-BUILD_OUTPUT = "/built.tar"
-"""The one host file a build can write: the bot's folder, packed when the build ends."""
 STDIO_FDS = (3, 4)
 """Where bwrap gets the bot's stdin and stdout pipes (its own 0 and 1 are /dev/null): bwrap's
 processes close every fd above 2, and a shell moves them to 0 and 1 for the bot alone, so the
 referee sees the bot close them."""
+OUTPUT_FD = 5
+"""Where a build gets the host file it packs its folder into (`referee.build`)."""
 SHIM = ["/bin/sh", "-c", 'exec "$@" 0<&3 1>&4 3<&- 4>&-', "sh"]
 SHM_MB = 16
 """The size of the sandbox's `/dev/shm` (POSIX semaphores and small shared buffers)."""
@@ -142,16 +144,22 @@ def setpriv_path() -> str:
     return path
 
 
-def system_program(name: str, runtimes: Sequence[str] = ()) -> str | None:
-    """Where `name` is found on the part of PATH that an uploaded bot's sandbox holds (its
-    runtimes' folders), or None: what its command finds there."""
+def confined_path(runtimes: Sequence[str] = ()) -> str:
+    """An uploaded bot's PATH: the folders of ours that its sandbox holds (its runtimes'),
+    and no other, so that its environment names none of the server's own folders."""
     bound = _runtimes(runtimes)
-    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
-        if folder and any(_inside(os.path.realpath(folder), top) for top in bound):
-            found = shutil.which(name, path=folder)
-            if found is not None:
-                return found
-    return None
+    return os.pathsep.join(
+        folder
+        for folder in os.environ.get("PATH", os.defpath).split(os.pathsep)
+        if folder and any(_inside(os.path.realpath(folder), top) for top in bound)
+    )
+
+
+def system_program(name: str, runtimes: Sequence[str] = ()) -> str | None:
+    """Where `name` is found on an uploaded bot's PATH (`confined_path`), or None: what its
+    command finds there."""
+    path = confined_path(runtimes)
+    return shutil.which(name, path=path) if path else None
 
 
 @functools.cache
@@ -384,6 +392,14 @@ def _runtimes(runtimes: Sequence[str]) -> tuple[str, ...]:
     return (*RUNTIME_DIRS, *(os.path.realpath(path) for path in runtimes))
 
 
+class Confined(NamedTuple):
+    """The argv of an uploaded bot's sandbox, and the host folders it binds, which are to be
+    shown to it without their paths (`referee.veil`)."""
+
+    argv: list[str]
+    folders: tuple[str, ...]
+
+
 def wrap_confined(
     command: Sequence[str],
     folder: str,
@@ -392,41 +408,42 @@ def wrap_confined(
     disk_mb: int = 0,
     uid: int | None = None,
     runtimes: Sequence[str] = (),
-) -> list[str]:
+) -> Confined:
     """The argv that runs an uploaded bot's `command` as written, in its `folder` bound
     read-only at `BOT_FOLDER`: the only path of the host it sees beyond the system's runtimes
     (`RUNTIME_DIRS`, `runtimes`; the `hidden` paths, the league's files, masked there),
     whatever folder the league lives in."""
     system = _runtimes(runtimes)
+    real = os.path.realpath(folder)
     argv = _system(uid, disk_mb, system)
     argv += _masks(hidden, system)
-    argv += ["--ro-bind", os.path.realpath(folder), BOT_FOLDER]
+    argv += ["--ro-bind", real, BOT_FOLDER]
     argv += ["--chdir", BOT_FOLDER, "--", *SHIM, *_drop_to(uid), *command]
-    return argv
+    return Confined(argv, (real,))
 
 
 def wrap_build(
     command: Sequence[str],
     source: str,
-    output: str,
     hidden: Sequence[str] = (),
     *,
     disk_mb: int = 0,
     uid: int | None = None,
     runtimes: Sequence[str] = (),
-) -> list[str]:
+) -> Confined:
     """The argv of an uploaded bot's build (`referee.build`): the upload's files (`source`)
-    read-only at `BUILD_SOURCE`, a tmpfs of `disk_mb` at `BOT_FOLDER` for the build to write
-    its bot in (what it writes stays in memory and within the size), and the host file
-    `output` writable at `BUILD_OUTPUT`, where the bot's folder is packed when the build ends;
-    the system as for an uploaded bot, the `hidden` paths masked, and no other host path."""
+    read-only at `BUILD_SOURCE`, and a tmpfs of `disk_mb` at `BOT_FOLDER` for the build to
+    write its bot in (what it writes stays in memory and within the size); the system as for
+    an uploaded bot, the `hidden` paths masked, and no other host path. (The one file it
+    writes, its folder packed, it is given as an fd, `OUTPUT_FD`: a bound file would name its
+    path.)"""
     system = _runtimes(runtimes)
+    real = os.path.realpath(source)
     argv = _system(uid, disk_mb, system)
     argv += _masks(hidden, system)
-    argv += ["--ro-bind", os.path.realpath(source), BUILD_SOURCE]
+    argv += ["--ro-bind", real, BUILD_SOURCE]
     if disk_mb:
         argv += ["--size", str(disk_mb * MB)]
     argv += ["--perms", "0777", "--tmpfs", BOT_FOLDER]
-    argv += ["--bind", os.path.realpath(output), BUILD_OUTPUT]
     argv += ["--chdir", BOT_FOLDER, "--", *SHIM, *_drop_to(uid), *command]
-    return argv
+    return Confined(argv, (real,))

@@ -167,22 +167,23 @@ def _start(
     setup: Callable[[], None],
     stdio_at: tuple[int, int] | None,
     merge_stderr: bool,
+    given: tuple[tuple[int, int], ...],
 ) -> Child:
     """Runs on the spawner thread: pipes, fork, exec; the parent's ends of the pipes."""
     pipes = [os.pipe() for _ in range(3)]  # close-on-exec; Popen dup2s the child's ends
     (in_r, in_w), (out_r, out_w), (err_r, err_w) = pipes
     stdin: int = in_r
     stdout: int = out_w
-    keep: tuple[int, ...] = ()
-    moves: Callable[[], None] | None = None
+    placed = list(given)
     if stdio_at is not None:  # /dev/null on 0 and 1, the pipes at `stdio_at` (see `start`)
-        stdin, stdout, keep = subprocess.DEVNULL, subprocess.DEVNULL, stdio_at
-        moves = move_fds([(in_r, stdio_at[0]), (out_w, stdio_at[1])])
+        stdin, stdout = subprocess.DEVNULL, subprocess.DEVNULL
+        placed += [(in_r, stdio_at[0]), (out_w, stdio_at[1])]
+    keep = tuple(target for _, target in placed)
+    moves = move_fds(placed)
 
     def prepare() -> None:
         keep_priority()
-        if moves is not None:
-            moves()
+        moves()
         setup()
 
     try:
@@ -214,6 +215,7 @@ async def start(
     *,
     stdio_at: tuple[int, int] | None = None,
     merge_stderr: bool = False,
+    given: tuple[tuple[int, int], ...] = (),
 ) -> Child:
     """Start `argv` from the spawner thread (OSError or SubprocessError if it cannot start).
 
@@ -224,7 +226,10 @@ async def start(
     `merge_stderr`: the child's stderr goes into its stdout pipe (a build's log, in the order
     written); `Child.stderr` then only reads the end of a pipe nobody writes.
 
+    `given`: (an fd of ours, its number in the child) for each other fd the child inherits
+    (ours are kept open until it has started).
+
     Not cancellable while the fork is under way: a process started after the caller gave up
     would be nobody's to kill."""
-    future = _SPAWNER.submit(_start, argv, cwd, env, setup, stdio_at, merge_stderr)
+    future = _SPAWNER.submit(_start, argv, cwd, env, setup, stdio_at, merge_stderr, given)
     return await trio.to_thread.run_sync(future.result)

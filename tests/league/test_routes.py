@@ -18,13 +18,11 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 import trio
-from tourhelp_league import zipped
+from tourhelp_league import front_of, zipped
 
 from referee import replay
-from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
 from tournaments.league.service import LeagueService
-from tournaments.server.app import make_app
 from tournaments.store.store import Store
 
 LEAGUE = """
@@ -72,13 +70,8 @@ class Front:
 
 @pytest.fixture
 async def front(tmp_path: Path) -> AsyncIterator[Front]:
-    file = tmp_path / "cup.toml"
-    file.write_text(LEAGUE)
-    with League(file) as league:
-        service = LeagueService(league)
-        transport = httpx.ASGITransport(app=make_app(service))
-        async with httpx.AsyncClient(transport=transport, base_url="http://league") as client:
-            yield Front(client, service)
+    async with front_of(tmp_path, LEAGUE) as (service, client):
+        yield Front(client, service)
 
 
 async def test_uploading_an_earlier_versions_files_again_answers_that_version(

@@ -29,13 +29,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tourhelp_league import CLI, Running, as_user, page_as, python_for, signed_in, zipped
+from tourhelp_league import (
+    CLI,
+    SERVERS,
+    Running,
+    as_user,
+    page_as,
+    python_for,
+    server_uid,
+    signed_in,
+    zipped,
+)
 
 from tournaments.league.files import League
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("bwrap", "setpriv")]
 
-NOBODY = 65534
 MARK = os.urandom(6).hex()
 ALICE_SOURCE, ALICE_STDERR = f"ALICE-SOURCE-{MARK}", f"ALICE-STDERR-{MARK}"
 ORGANISER_KEY = f"ORGANISER-KEY-{MARK}"
@@ -165,12 +174,10 @@ class Arena:
         return html.unescape(page_as(self.served, signed_in(self.served, token), f"/bots/{bot}"))
 
 
-@pytest.fixture(scope="module", params=["root", "normal user"])
+@pytest.fixture(scope="module", params=SERVERS)
 def arena(request: pytest.FixtureRequest) -> Iterator[Arena]:
+    uid = server_uid(request.param)
     root = os.geteuid() == 0
-    if request.param == "root" and not root:
-        pytest.skip("the tests run as a normal user: a root server cannot be started")
-    uid = NOBODY if request.param == "normal user" and root else None
     top = Path(tempfile.mkdtemp(prefix="arena-sec-", dir="/opt" if root else None))
     organiser = Path(tempfile.mkdtemp(prefix="arena-organiser-"))
     try:

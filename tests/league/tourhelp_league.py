@@ -21,14 +21,35 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
+import pytest
 from packaging.requirements import Requirement
 
 from tournaments.league.files import League
+from tournaments.league.service import LeagueService
+from tournaments.server.app import make_app
 from tournaments.store.results import FinishedGame, Played
 from tournaments.store.store import Store
+
+
+@contextlib.asynccontextmanager
+async def front_of(
+    folder: Path, text: str
+) -> AsyncIterator[tuple[LeagueService, httpx.AsyncClient]]:
+    """The web front of the league file `text` (written into `folder`) on an HTTP client (the
+    app's ASGI interface, in the test's trio run), its ladder not running: pages and the API
+    alone, fast."""
+    file = folder / "cup.toml"
+    file.write_text(text)
+    with League(file) as league:
+        service = LeagueService(league)
+        transport = httpx.ASGITransport(app=make_app(service))
+        async with httpx.AsyncClient(transport=transport, base_url="http://league") as client:
+            yield service, client
 
 
 def finished(bots: list[str], ranks: list[int]) -> FinishedGame:
@@ -205,6 +226,20 @@ class Running:
         assert self.process.stderr is not None
         self.process.stderr.close()
         return code
+
+
+SERVERS = ["root", "normal user"]
+"""Who a league test's server runs as (a fixture's params: `server_uid`)."""
+
+
+def server_uid(who: str) -> int | None:
+    """The uid a server runs as for `who` (one of `SERVERS`): None for this process's user
+    (root, or the normal user the tests run as), nobody's for a normal user under a root test
+    run; a root server where the tests are not root is skipped."""
+    root = os.geteuid() == 0
+    if who == "root" and not root:
+        pytest.skip("the tests run as a normal user: a root server cannot be started")
+    return 65534 if who == "normal user" and root else None
 
 
 def as_user(uid: int) -> list[str]:

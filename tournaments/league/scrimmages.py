@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import msgspec
 
+from protocol.errors import RequestError
 from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
 from tournaments.league.files import League
@@ -27,9 +28,13 @@ FILLER = "random"
 
 def scrimmage_entrants(league: League, scrimmage: Scrimmage) -> list[Entrant]:
     """The version, its opponent as it plays now, and fillers (`NotFound` when the opponent
-    plays no more)."""
+    plays no more; `RequestError` when the organisers disabled the bot or its author since
+    the scrimmage was asked for)."""
     version = league.registry.version(scrimmage.version)
     assert version is not None
+    bot, author = league.registry.bot(version.bot), league.registry.author_by_id(scrimmage.author)
+    if (bot is not None and bot.disabled) or (author is not None and author.disabled):
+        raise RequestError(f"{version.bot} is disabled by the organisers: no scrimmages")
     house = {entrant.name: entrant for entrant in league.house()}
     if scrimmage.opponent in house:
         opponent = house[scrimmage.opponent]

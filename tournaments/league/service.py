@@ -351,10 +351,19 @@ class LeagueService:
         self, author: Author, bot: str, number: int, opponent: str, games: int
     ) -> Scrimmage:
         """`games` unranked games of version `number` of `author`'s bot `bot` against the
-        playing bot `opponent`, queued (rate-limited per author)."""
+        playing bot `opponent`, queued (rate-limited per author); none while the organisers
+        have the bot or its author disabled."""
         registry, settings = self.league.registry, self.league.settings
         if registry.owner(bot) != author.id:
             raise Forbidden(f"{bot!r} is not your bot")
+        if author.disabled:
+            raise Forbidden("you are disabled by the organisers: no scrimmages until re-enabled")
+        found = registry.bot(bot)
+        if found is not None and found.disabled:
+            raise Forbidden(
+                f"{bot!r} is disabled by the organisers: it plays no scrimmages until they "
+                "enable it again"
+            )
         version = next((v for v in registry.versions(bot) if v.number == number), None)
         if version is None or version.status not in ("playing", "superseded"):
             raise NotFound(f"{bot} has no version {number} that passed its check")

@@ -15,6 +15,7 @@ from protocol.errors import ArenaError, RequestError
 from tournaments.league.answers import VersionAnswer
 from tournaments.league.registry import Author, Scrimmage, Version
 from tournaments.league.service import Forbidden
+from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     EXPIRED,
     FORM_BYTES,
@@ -155,12 +156,7 @@ async def scrimmage_form(request: Request) -> Response:
 
 
 def _ask_scrimmage(f: Front, author: Author, bot: str, form: FormData) -> Scrimmage:
-    values = {key: form.get(key) for key in ("version", "games")}
-    numbers = {}
-    for key, value in values.items():
-        if not isinstance(value, str) or not value.strip().isdigit():
-            raise RequestError(f"{key}: give a whole number")
-        numbers[key] = int(value)
+    numbers = {key: whole_number(form.get(key), key) for key in ("version", "games")}
     opponent = form.get("opponent")
     if not isinstance(opponent, str) or not opponent:
         raise RequestError("opponent: name the bot to play against")

@@ -25,6 +25,7 @@ from referee.games import find_game
 from tournaments.league.registry import Author
 from tournaments.league.service import Forbidden, LeagueService
 from tournaments.league.submissions import TooLarge
+from tournaments.server.fields import whole_number
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
@@ -146,11 +147,9 @@ async def read_form(request: Request, limit: int) -> AsyncIterator[FormData]:
     Content-Length says more, or as soon as what arrives goes past it. Its files are closed
     when the block ends."""
     declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit():
-            raise RequestError("the Content-Length header is not a number")
-        if int(declared) > limit:
-            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
+    length = "the Content-Length header"
+    if declared is not None and whole_number(declared, length, least=0, most=10**18) > limit:
+        raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)

@@ -7,8 +7,8 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from protocol.errors import RequestError
 from tournaments.league.registry import NotFound
+from tournaments.server.fields import whole_number
 from tournaments.server.front import FORM_BYTES, api, front, html, read_form, session_form
 
 
@@ -32,9 +32,7 @@ async def freeze_api(request: Request) -> Response:
 
 
 def _budget(value: object) -> int:
-    if not isinstance(value, str) or not value.strip().isdigit():
-        raise RequestError("budget: give the final's most games, a whole number")
-    return int(value)
+    return whole_number(value, "budget (the final's most games)")
 
 
 _ACTIONS = {"disable": True, "enable": False}

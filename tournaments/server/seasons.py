@@ -56,7 +56,7 @@ async def season_report(request: Request) -> Response:
     number, path = request.path_params["number"], request.path_params["path"] or "index.html"
     f.service.season_result(number)  # NotFound for no such season
     folder = f.league.report_dir(number).resolve()
-    target = (folder / path).resolve()
+    target = folder if "\0" in path else (folder / path).resolve()  # no file names hold a NUL
     if not target.is_relative_to(folder) or not target.is_file():
         raise NotFound(f"season {number}'s report has no {path!r}")
     return FileResponse(target, headers={"X-Content-Type-Options": "nosniff"})
