@@ -6,6 +6,7 @@ server whose scheduler was killed is a real `arena serve`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -96,6 +97,17 @@ def league(cluster: Cluster, tmp_path: Path) -> Iterator[Path]:
     cluster.behave()
 
 
+@contextlib.contextmanager
+def serving(league: Path) -> Iterator[Running]:
+    """`arena serve` of `league` in its own process (where the coordinator plays games itself:
+    its bots are reaped with it), stopped at the block's end."""
+    served = Running(league)
+    try:
+        yield served
+    finally:
+        served.stop()
+
+
 def rows(file: Path) -> dict[str, Any]:
     """`arena workers --json`'s rows, by worker."""
     store = file.with_suffix(".sqlite")
@@ -151,6 +163,16 @@ async def test_a_worker_whose_tasks_raise_is_blocked_and_its_units_played_elsewh
     assert played(league, bad) == 0
     assert listed(league, capsys)[bad][-2:] == [str(rows(league)[bad].failed), "yes"]
     assert listed(league, capsys)[good][-1] == "0"  # neither failed nor blocked
+
+
+async def test_units_every_worker_fails_are_played_by_the_coordinator(
+    cluster: Cluster, league: Path
+) -> None:
+    cluster.behave(_0="raise", _1="raise")
+    with serving(league):
+        await until(lambda: played(league, COORDINATOR) >= 8, "games played by the coordinator")
+    for worker in cluster.workers.values():
+        assert played(league, worker) == 0 and rows(league)[worker].failed >= 1
 
 
 async def test_a_worker_that_plays_a_stand_in_is_not_believed(
@@ -228,7 +250,7 @@ async def refused_of(
     """Run the league until a game of worker 0 is refused, worker 1 played 12 games and `also`;
     the reasons of worker 0's refused games (it stored no game)."""
     bad, good = cluster.workers["0"], cluster.workers["1"]
-    async with in_process(league):
+    with serving(league):
         await until(
             lambda: (
                 any(worker == bad for worker, _, _ in refusals(league))

@@ -24,7 +24,7 @@ from executorhelp import BOTS, GAMES, GOLDEN, digest, stored, tournament
 from tourhelp import ARENA, play, run
 
 from referee import Limits
-from tournaments.executors import ExecutorError
+from tournaments.executors import ExecutorError, ondask
 from tournaments.executors.ondask import OnDask, _play, require_dask
 from tournaments.executors.work import GameUnplayed, UnitFailed
 from tournaments.plan.prepare import prepare
@@ -175,6 +175,9 @@ class _Cluster:
         self.sent_to: list[object] = []
         self.asked: list[str] = []
         self.submitted: dict[str, object] = {}
+        self.states: dict[str, str] = {}
+        """The scheduler's state of each task (default: "erred")."""
+        self.cancelled: list[str] = []
 
     def submit(self, function: object, unit: object, **options: object) -> _Task:
         self.sent_to.append(options["workers"])
@@ -185,8 +188,15 @@ class _Cluster:
     def run_on_scheduler(
         self, function: object, keys: list[str]
     ) -> dict[str, tuple[str, str, list[str]]]:
-        """Where each task ran (`ondask._task_states`): the first worker it was sent to."""
-        return {key: ("erred", "", [self.submitted[key][0]]) for key in keys}  # type: ignore[index]
+        """Each task's state (`ondask._task_states`), where it erred: the first worker it was
+        sent to."""
+        return {
+            key: (self.states.get(key, "erred"), "", [self.submitted[key][0]])  # type: ignore[index]
+            for key in keys
+        }
+
+    def cancel(self, futures: list[_Task]) -> None:
+        self.cancelled += [future.key for future in futures]
 
     def nthreads(self) -> dict[str, int]:
         return dict.fromkeys(self.lacks, 1)
@@ -270,3 +280,19 @@ def test_a_failed_task_or_results_that_never_come_send_the_unit_to_another_worke
     # each time to the workers that have not failed it (the scheduler picks the first here)
     assert cluster.sent_to == [["w1", "w2", "w3", "w4"], ["w2", "w3", "w4"], ["w3", "w4"], ["w4"]]
     assert failures == {"w1": 1, "w2": 1, "w3": 1} and not refused  # none failed 3: none blocked
+
+
+def test_a_unit_whose_workers_left_is_sent_again_to_those_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task the scheduler holds as `no-worker` (every worker it may go to left) is cancelled
+    and its unit sent again, with nobody counted against."""
+    monkeypatch.setattr(ondask, "LOOK_S", 0.0)
+    stranded = _Task("a", [0])
+    stranded._status = "pending"
+    cluster = _Cluster([stranded, _Task("b", [5])], {"w1": [], "w2": []})
+    cluster.states["a"] = "no-worker"
+    delivered: list[Any] = []
+    trio.run(_play, cluster, _units(1), lambda unit, got: delivered.append(got), set(), set())
+    assert cluster.cancelled == ["a"] and len(cluster.sent_to) == 2
+    assert [type(got).__name__ for got in delivered] == ["GameUnplayed"]  # no UnitFailed

@@ -17,6 +17,7 @@ from tournaments.executors.work import (
     Result,
     UnitWork,
     check_bots,
+    lacking,
     play_games,
     played_by,
     this_machine,
@@ -31,7 +32,14 @@ async def play_here(unit: UnitWork, emit: Callable[[Result], None], why: str = "
     itself fail (its bots cannot start), its games not played are voided (played again later).
 
     Its bots' files are hashed first: a bot whose files changed since the run identified it is
-    not played, and the run stops (`ExecutorError`, with `why`: what the workers said)."""
+    not played, and the run stops (`ExecutorError`, with `why`: what the workers said); so it
+    does when this machine lacks what the unit needs (its bots would forfeit for it)."""
+    missing = lacking(unit)
+    if missing:
+        lacks = (
+            f"no worker played seat-set {unit.tag}, and the coordinator lacks {', '.join(missing)}"
+        )
+        raise ExecutorError("; ".join(filter(None, [lacks, why])))
     try:
         await trio.to_thread.run_sync(check_bots, unit)
     except BotMismatch as mismatch:

@@ -277,7 +277,6 @@ async def _play(
     async with _nursery() as nursery:
 
         async def play_it_here(unit: UnitWork, why: str) -> None:
-            here[0] += 1
             try:
                 await play_here(unit, functools.partial(deliver, unit), why)
             finally:
@@ -300,6 +299,7 @@ async def _play(
                 if workers:
                     break
                 if any_worker and not (candidates and not answered) and (failed or not allowed):
+                    here[0] += 1  # counted in flight at once
                     nursery.start_soon(play_it_here, unit, why)
                     return
                 if (allowed and not candidates) or (candidates and answered):
