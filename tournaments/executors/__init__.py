@@ -55,7 +55,8 @@ class Executor(Protocol):
 
     def refuse(self, worker: str) -> None:
         """Send `worker` (a `GameDone.worker`) no more units: a game it played did not replay
-        (`verify`). Its units in play still come back, and are checked as any."""
+        (`verify`) or was not confirmed (`confirm`). Its units in play still come back, and
+        are checked as any."""
         ...
 
     def kept(self) -> AbstractAsyncContextManager[None]:

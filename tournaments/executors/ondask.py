@@ -8,8 +8,11 @@ the runtimes the bots' commands name, bubblewrap and cgroups as any referee woul
 (docs/scaling.md). An uploaded version or a tournament's bot of its own files travels to the
 workers as a bundle published on the cluster (`bundles`); a worker that lacks a runtime a unit
 needs refuses it (`work.WorkerLacks`) and the unit goes to another; a worker whose game does not
-replay (`verify`) is sent no more units (`refuse`). Each game is delivered naming the worker
-that held its task's results.
+replay (`verify`) is sent no more units (`refuse`). A unit a worker fails — its task raises,
+its results cannot be fetched, are too large or unreadable, or it is not back by its deadline —
+goes to another worker, or to the coordinator when no worker it trusts is left (`here`), and is
+counted against the worker (`UnitFailed`; `MAX_FAILURES` block it): no worker stops the run.
+Each game is delivered naming the worker that held its task's results.
 
 Units are submitted lazily, about two per worker thread at a time, so the schedule is never
 held in memory and a unit's missing games are looked up just before it is sent. Nothing is lost
@@ -87,8 +90,8 @@ DECISIONS_PER_GAME = 500
 """The decisions a unit's deadline allows each game, each at its whole clock: an allowance far
 above a game's length (an Azul game of random bots takes 46 to 114), not a measurement."""
 GAME_BYTES = 4 << 20
-"""What a unit's results may take a game beside its stderr (`results_cap`): twice the largest
-real record with observations (1.8 MB), which results do not even carry."""
+"""What a unit's results may take a game beside its stderr (`results_cap`): about twice the
+largest real record with observations (1.8 MB), which results do not even carry."""
 
 INSTALL = "pip install 'tile-arena[dask]' (from a source tree: pip install '.[dask]')"
 

@@ -9,12 +9,14 @@ on this machine, or a Dask cluster. The executor opens each unit's bots once and
 games on the same processes (a bot process start can cost more than a game); since a unit holds
 one rotation, no process plays two games of the same deal. Every finished game comes back here,
 is replayed with this process's own engine (`executors.verify`: a game that does not replay is
-refused, kept for inspection, played again, and its worker sent no more units) and is stored in
-a batch committed at least every second — the runner is the store's only writer — so stopping at
-any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in flight or not yet
-committed, and the next run plays exactly the games that are not stored. A game delivered twice
-(a re-run unit) is stored once. Each seat's stderr comes back as text and is written to the log
-directory of the limits (`<store>.logs/`), only for the bots that wrote something.
+refused, kept for inspection, played again, and its worker sent no more units; one a remote
+worker reports a fault in waits for the coordinator's own play of its deal, `executors.confirm`)
+and is stored in a batch committed at least every second — the runner is the store's only
+writer — so stopping at any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in
+flight or not yet committed, and the next run plays exactly the games that are not stored. A
+game delivered twice (a re-run unit) is stored once. Each seat's stderr comes back as text and
+is written to the log directory of the limits (`<store>.logs/`), only for the bots that wrote
+something.
 
 Recovery: a bot that crashed is restarted for the next game of its pairing (`BotHandle`). A bot
 whose games end in its own fault `probation_after` times in a row is put on probation: reported
