@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tourhelp_league import as_user, python_for
+from tourhelp_league import DASK_LEAGUE, as_user, python_for
 
 from tournaments.executors.work import TAMPER
 from tournaments.server.testing import in_process, until
@@ -36,20 +36,16 @@ pytestmark = [
 
 NOBODY = 65534
 
-LEAGUE = """
-game = "azul"
-players = 2
-concurrency = 2
-sandbox = "none"
-executor = "dask"
-scheduler = "{scheduler}"
-
+LEAGUE = (
+    DASK_LEAGUE
+    + """
 [participants]
 house = "random"
 
 [league]
 batch = 2
 """
+)
 
 BOT = """\
 import json, sys

@@ -86,6 +86,15 @@ move_ms = 3000
 batch = 1
 uploads_per_hour = 50
 """
+DASK_LEAGUE = """
+game = "azul"
+players = 2
+concurrency = 2
+sandbox = "none"
+executor = "dask"
+scheduler = "{scheduler}"
+"""
+"""The head of a league on the Dask scheduler at `{scheduler}` (its bots are the test's)."""
 BOT = "from bots.sdk import run\nrun(lambda observation, legal, context: {pick}, name='{name}')\n"
 
 

@@ -10,11 +10,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import msgspec
 import pytest
 import trio
 from distributed import Client, LocalCluster
@@ -22,8 +24,9 @@ from executorhelp import BOTS, GAMES, GOLDEN, digest, stored, tournament
 from tourhelp import ARENA, play, run
 
 from referee import Limits
-from tournaments.executors import ExecutorError
+from tournaments.executors import ExecutorError, ondask
 from tournaments.executors.ondask import OnDask, _play, require_dask
+from tournaments.executors.work import GameUnplayed, UnitFailed
 from tournaments.plan.prepare import prepare
 from tournaments.store.results import FinishedGame
 
@@ -131,8 +134,9 @@ def test_without_dask_the_error_names_the_extra_to_install(
 
 class _Task:
     """A stand-in for a Dask future whose task has ended: `result()` plays `script` step by
-    step — a value to return, or an exception to raise and the status that follows it — and a
-    "lost" status turns "finished" again after two looks (the scheduler computed it again)."""
+    step — the deals of the unplayed games to return (encoded as a task returns them), or an
+    exception to raise and the status that follows it — and a "lost" status turns "finished"
+    again after two looks (the scheduler computed it again)."""
 
     def __init__(self, key: str, *script: object) -> None:
         self.key = key
@@ -155,7 +159,8 @@ class _Task:
         if isinstance(step, tuple):
             error, self._status = step
             raise error
-        return step
+        assert isinstance(step, list)
+        return msgspec.msgpack.encode([GameUnplayed(deal, 0) for deal in step])
 
     def exception(self) -> BaseException:
         return RuntimeError("the bot file vanished")
@@ -169,10 +174,29 @@ class _Cluster:
         self.lacks = {"worker": []} if lacks is None else lacks
         self.sent_to: list[object] = []
         self.asked: list[str] = []
+        self.submitted: dict[str, object] = {}
+        self.states: dict[str, str] = {}
+        """The scheduler's state of each task (default: "erred")."""
+        self.cancelled: list[str] = []
 
     def submit(self, function: object, unit: object, **options: object) -> _Task:
         self.sent_to.append(options["workers"])
-        return next(self.tasks)
+        task = next(self.tasks)
+        self.submitted[task.key] = options["workers"]
+        return task
+
+    def run_on_scheduler(
+        self, function: object, keys: list[str]
+    ) -> dict[str, tuple[str, str, list[str]]]:
+        """Each task's state (`ondask._task_states`), where it erred: the first worker it was
+        sent to."""
+        return {
+            key: (self.states.get(key, "erred"), "", [self.submitted[key][0]])  # type: ignore[index]
+            for key in keys
+        }
+
+    def cancel(self, futures: list[_Task]) -> None:
+        self.cancelled += [future.key for future in futures]
 
     def nthreads(self) -> dict[str, int]:
         return dict.fromkeys(self.lacks, 1)
@@ -182,13 +206,14 @@ class _Cluster:
         return {worker: self.lacks[worker] for worker in workers}
 
     def who_has(self, futures: list[_Task]) -> dict[str, tuple[str, ...]]:
-        return {future.key: ("worker",) for future in futures}
+        """The first worker each task was sent to (the only worker in most of these tests)."""
+        return {future.key: (self.submitted[future.key][0],) for future in futures}  # type: ignore[index]
 
 
 def _units(count: int) -> Iterator[Any]:
     return iter(
         [
-            SimpleNamespace(tag=f"{n},{n + 1}", rotation=0, seats=[], limits=Limits())
+            SimpleNamespace(tag=f"{n},{n + 1}", rotation=0, seats=[], limits=Limits(), deals=[n])
             for n in range(count)
         ]
     )
@@ -198,10 +223,10 @@ def test_a_worker_is_asked_once_what_it_lacks_and_sent_only_what_it_can_play() -
     """Before any unit goes to a worker, the worker is asked (once for units of the same needs)
     whether it has them; one that lacks them is sent none, and with no worker left the run
     stops naming what each lacks."""
-    cluster = _Cluster([_Task(f"t{n}", [f"g{n}"]) for n in range(3)], {"has": [], "bare": ["x"]})
-    delivered: list[object] = []
+    cluster = _Cluster([_Task(f"t{n}", [n]) for n in range(3)], {"has": [], "bare": ["x"]})
+    delivered: list[Any] = []
     trio.run(_play, cluster, _units(3), lambda unit, game: delivered.append(game), set(), set())
-    assert sorted(delivered) == ["g0", "g1", "g2"]
+    assert sorted(game.deal for game in delivered) == [0, 1, 2]
     assert cluster.sent_to == [["has"], ["has"], ["has"]] and sorted(cluster.asked) == [
         "bare",
         "has",
@@ -214,26 +239,60 @@ def test_a_worker_is_asked_once_what_it_lacks_and_sent_only_what_it_can_play() -
 def test_results_lost_while_being_fetched_are_waited_for_and_stored_once() -> None:
     """A worker that dies between the task's end and the fetch: the results are computed
     again and delivered once, with every other unit's."""
-    lost = _Task("a", (TimeoutError(), "lost"), ["a1", "a2"])
-    tasks = [lost, _Task("b", ["b1"])]
-    delivered: list[tuple[str, object]] = []
+    lost = _Task("a", (TimeoutError(), "lost"), [1, 2])
+    tasks = [lost, _Task("b", [3])]
+    delivered: list[tuple[str, int]] = []
     trio.run(
         _play,
         _Cluster(tasks),
         _units(2),
-        lambda unit, game: delivered.append((unit.tag, game)),
+        lambda unit, game: delivered.append((unit.tag, game.deal)),
         set(),
         set(),
     )
-    assert sorted(delivered) == [("0,1", "a1"), ("0,1", "a2"), ("1,2", "b1")]
+    assert sorted(delivered) == [("0,1", 1), ("0,1", 2), ("1,2", 3)]
     assert lost.fetches == 2
 
 
-def test_a_failed_task_or_results_that_never_come_stop_the_run_with_the_reason() -> None:
-    failed = _Task("a", ["never fetched"])
+def test_a_failed_task_or_results_that_never_come_send_the_unit_to_another_worker() -> None:
+    """A task that fails, results that cannot be fetched, results too large or not results:
+    each is counted against its worker (blocked at `MAX_FAILURES`) and the unit goes to a
+    worker that has not failed it."""
+    failed = _Task("a", [0])
     failed._status = "error"
-    with pytest.raises(ExecutorError, match=r"seat-set 0,1 rotation 0 failed: .*vanished"):
-        trio.run(_play, _Cluster([failed]), _units(1), lambda unit, game: None, set(), set())
-    stuck = _Task("a", (TimeoutError(), "finished"))
-    with pytest.raises(ExecutorError, match=r"could not be fetched in 60 s; the next run plays"):
-        trio.run(_play, _Cluster([stuck]), _units(1), lambda unit, game: None, set(), set())
+    stuck = _Task("b", (TimeoutError(), "finished"))
+    garbage = _Task("c", [0])
+    garbage.result = lambda timeout: b"\xc1 not results"  # type: ignore[method-assign]
+    good = _Task("d", [7])
+    cluster = _Cluster([failed, stuck, garbage, good], {"w1": [], "w2": [], "w3": [], "w4": []})
+    delivered: list[Any] = []
+    failures: Counter[str] = Counter()
+    refused: set[str] = set()
+    play = _play(
+        cluster, _units(1), lambda unit, got: delivered.append(got), refused, set(), failures
+    )
+    trio.run(lambda: play)
+    reasons = [got.reason for got in delivered if isinstance(got, UnitFailed)]
+    assert "its task failed: RuntimeError: the bot file vanished" in reasons[0]
+    assert "could not be fetched in 60 s" in reasons[1]
+    assert "its results are unreadable" in reasons[2]
+    assert [got.deal for got in delivered if isinstance(got, GameUnplayed)] == [7]
+    # each time to the workers that have not failed it (the scheduler picks the first here)
+    assert cluster.sent_to == [["w1", "w2", "w3", "w4"], ["w2", "w3", "w4"], ["w3", "w4"], ["w4"]]
+    assert failures == {"w1": 1, "w2": 1, "w3": 1} and not refused  # none failed 3: none blocked
+
+
+def test_a_unit_whose_workers_left_is_sent_again_to_those_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A task the scheduler holds as `no-worker` (every worker it may go to left) is cancelled
+    and its unit sent again, with nobody counted against."""
+    monkeypatch.setattr(ondask, "LOOK_S", 0.0)
+    stranded = _Task("a", [0])
+    stranded._status = "pending"
+    cluster = _Cluster([stranded, _Task("b", [5])], {"w1": [], "w2": []})
+    cluster.states["a"] = "no-worker"
+    delivered: list[Any] = []
+    trio.run(_play, cluster, _units(1), lambda unit, got: delivered.append(got), set(), set())
+    assert cluster.cancelled == ["a"] and len(cluster.sent_to) == 2
+    assert [type(got).__name__ for got in delivered] == ["GameUnplayed"]  # no UnitFailed

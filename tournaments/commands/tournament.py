@@ -174,10 +174,12 @@ class Shown:
         )
 
     def on_refused(self, refused: Refused) -> None:
-        """A worker's game that did not replay: named, and played again elsewhere."""
+        """A worker's game that did not replay or was not confirmed, or a unit it failed:
+        named, and played again elsewhere."""
+        then = "it gets no more games" if refused.blocked else "played again elsewhere"
         print(
             f"arena: a game from {refused.worker} was refused ({', '.join(refused.bots)}, deal "
-            f"{refused.deal}): {refused.reason}; it gets no more games (arena workers)",
+            f"{refused.deal}): {refused.reason}; {then} (arena workers)",
             file=sys.stderr,
         )
 

@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from tournaments.commands.tableview import store_path
 from tournaments.errors import UsageError
+from tournaments.executors.ondask import MAX_FAILURES
 from tournaments.store.store import Store, WorkerRow
 
 
@@ -19,9 +20,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the workers that played a tournament's games, with their faults and refusals",
         description="Each worker that played or sent a game of the tournament: its games, its "
         "bots' faults and timeouts per 1,000 decisions (a machine slower or busier than the "
-        "others times out more), and the games refused because they did not replay (the "
-        "coordinator replays every game before storing it; a worker whose game did not replay "
-        "was sent no more units). --refused prints the refused games' reasons.",
+        "others times out more), the games refused because they did not replay or were not "
+        "confirmed by the coordinator's own play, and the units it failed (a task that raised, "
+        "never answered, or sent results too large or unreadable). A worker with a refused game, "
+        f"or {MAX_FAILURES} failed units, was blocked: sent no more units by the server or run "
+        "that saw it. --refused prints the reasons.",
     )
     parser.add_argument("db", type=Path, metavar="STORE", help="the store (or its TOML file)")
     parser.add_argument("--json", action="store_true", help="the rows as JSON")
@@ -42,6 +45,7 @@ def handle(args: argparse.Namespace) -> int:
     with Store(path, readonly=True) as store, store.snapshot():
         rows = store.workers()
         refused = store.refused_games() if args.refused or args.save else []
+        failed = store.failed_units() if args.refused else []
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
         for number, (_, _, record) in enumerate(refused, start=1):
@@ -56,10 +60,20 @@ def handle(args: argparse.Namespace) -> int:
     print(tabulate([_line(row) for row in rows], headers=HEADERS, disable_numparse=True))
     for worker, reason, _ in refused if args.refused else []:
         print(f"refused from {worker}: {reason}")
+    for worker, reason in failed:
+        print(f"failed on {worker}: {reason}")
     return 0
 
 
-HEADERS = ("worker", "games", "faults", "timeouts", "timeouts/1k decisions", "refused")
+HEADERS = (
+    "worker", "games", "faults", "timeouts", "timeouts/1k decisions", "refused", "failed",
+    "blocked",
+)  # fmt: skip
+
+
+def blocked(row: WorkerRow) -> bool:
+    """Whether the worker was sent no more units: a game of it refused, or too many failures."""
+    return row.refused > 0 or row.failed >= MAX_FAILURES
 
 
 def _line(row: WorkerRow) -> tuple[str, ...]:
@@ -71,4 +85,6 @@ def _line(row: WorkerRow) -> tuple[str, ...]:
         str(row.timeouts),
         f"{per_1k:.2f}",
         str(row.refused),
+        str(row.failed),
+        "yes" if blocked(row) else "",
     )

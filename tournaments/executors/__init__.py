@@ -23,11 +23,12 @@ from typing import Protocol
 
 import trio
 
-from tournaments.executors.work import ExecutorError, Result, UnitWork
+from tournaments.executors.work import Delivered, ExecutorError, UnitWork
 
-Deliver = Callable[[UnitWork, Result], None]
+Deliver = Callable[[UnitWork, Delivered], None]
 """Called on the coordinator's trio thread with each game of a unit, as soon as it is back, a
-`GameDone` naming the worker that played it."""
+`GameDone` naming the worker that played it, or a `UnitFailed` (the unit is played again
+elsewhere: its games still come)."""
 Ends = Callable[[UnitWork], trio.Event]
 """The event that ends a unit between two games once set (asked when the unit is taken): a
 league's ladder ends its units at once for a new version, and bot processes are still kept
@@ -54,7 +55,8 @@ class Executor(Protocol):
 
     def refuse(self, worker: str) -> None:
         """Send `worker` (a `GameDone.worker`) no more units: a game it played did not replay
-        (`verify`). Its units in play still come back, and are checked as any."""
+        (`verify`) or was not confirmed (`confirm`). Its units in play still come back, and
+        are checked as any."""
         ...
 
     def kept(self) -> AbstractAsyncContextManager[None]:

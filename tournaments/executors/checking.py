@@ -4,7 +4,8 @@ A coordinator fed by many workers spends most of its time replaying their games 
 one core replays a few thousand quick games a second, so checks in its own thread would cap
 the whole cluster. `Checker` replays them in a pool of processes, in batches, and settles each
 game on the trio thread once its check is back (stored, or refused); the store, the claims and
-the listeners stay the coordinator's alone.
+the listeners stay the coordinator's alone. It also plays on the coordinator, one at a time,
+the deals of the games that must be confirmed before they count (`confirm`).
 """
 
 from __future__ import annotations
@@ -17,11 +18,15 @@ from collections.abc import Callable, Iterator
 
 import trio
 
+from tournaments.executors.confirm import deal_of
+from tournaments.executors.here import play_here
 from tournaments.executors.verify import refusal
-from tournaments.executors.work import GameDone, UnitWork
+from tournaments.executors.work import GameDone, Result, UnitWork, lacking
 
 Settle = Callable[[str | None], None]
 """Called on the trio thread with a game's refusal (None: it replays)."""
+Confirmed = Callable[[Result], None]
+"""Called on the trio thread with the coordinator's own play of a game's deal."""
 BATCH = 64
 """Games sent to a process at once (what arrived meanwhile, at most this many)."""
 
@@ -40,6 +45,9 @@ class Checker:
         self._send, self._receive = trio.open_memory_channel[tuple[UnitWork, GameDone, Settle]](
             float("inf")
         )
+        self._confirms, self._to_confirm = trio.open_memory_channel[
+            tuple[UnitWork, GameDone, Confirmed]
+        ](float("inf"))
         self._unsettled = 0
         self._settled = trio.Event()
 
@@ -47,6 +55,26 @@ class Checker:
         """Check `game` of `unit`, then call `settle` with its refusal (None: it replays)."""
         self._unsettled += 1
         self._send.send_nowait((unit, game, settle))
+
+    def confirm(self, unit: UnitWork, game: GameDone, confirmed: Confirmed) -> None:
+        """Play `game`'s deal on the coordinator (`confirming`), then call `confirmed` with
+        that game."""
+        self._unsettled += 1
+        self._confirms.send_nowait((unit, game, confirmed))
+
+    async def confirming(self) -> None:
+        """Play the deals handed to `confirm`, one at a time (the coordinator's own core), and
+        hand each game over; when this machine lacks what the unit needs (a runtime only the
+        workers have), its play would prove nothing: the worker's game is handed back as is."""
+        async for unit, game, confirmed in self._to_confirm:
+            mine: list[Result] = [game]
+            if not lacking(unit):
+                mine = []
+                await play_here(deal_of(unit, game), mine.append)
+            self._unsettled -= 1
+            confirmed(mine[0])
+            if not self._unsettled:
+                self._settled.set()
 
     async def settled(self) -> None:
         """Wait until every game handed over so far is settled."""

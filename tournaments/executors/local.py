@@ -20,7 +20,7 @@ import contextlib
 import functools
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import msgspec
 import trio
@@ -71,7 +71,9 @@ class Worker:
         )
         return cls(process)
 
-    async def play(self, unit: UnitWork, deliver: Deliver, ends: trio.Event | None) -> None:
+    async def play(
+        self, unit: UnitWork, deliver: Callable[[UnitWork, Result], None], ends: trio.Event | None
+    ) -> None:
         """Send `unit`, deliver its games as they come; `WorkerDied` if the process ends. Once
         `ends` is set, the worker is asked to end the unit after its game in play."""
         try:
@@ -90,7 +92,9 @@ class Worker:
         if error is not None:
             raise error
 
-    async def _replies_to(self, unit: UnitWork, deliver: Deliver) -> None:
+    async def _replies_to(
+        self, unit: UnitWork, deliver: Callable[[UnitWork, Result], None]
+    ) -> None:
         """Deliver the games of `unit` until its `UnitEnd`."""
         while (payload := await self._replies.read()) is not None:
             reply = replies.decode(payload)

@@ -8,8 +8,11 @@ the runtimes the bots' commands name, bubblewrap and cgroups as any referee woul
 (docs/scaling.md). An uploaded version or a tournament's bot of its own files travels to the
 workers as a bundle published on the cluster (`bundles`); a worker that lacks a runtime a unit
 needs refuses it (`work.WorkerLacks`) and the unit goes to another; a worker whose game does not
-replay (`verify`) is sent no more units (`refuse`). Each game is delivered naming the worker
-that held its task's results.
+replay (`verify`) is sent no more units (`refuse`). A unit a worker fails — its task raises,
+its results cannot be fetched, are too large or unreadable, or it is not back by its deadline —
+goes to another worker, or to the coordinator when no worker it trusts is left (`here`), and is
+counted against the worker (`UnitFailed`; `MAX_FAILURES` block it): no worker stops the run.
+Each game is delivered naming the worker that held its task's results.
 
 Units are submitted lazily, about two per worker thread at a time, so the schedule is never
 held in memory and a unit's missing games are looked up just before it is sent. Nothing is lost
@@ -24,9 +27,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
-from concurrent.futures import CancelledError
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 import trio
@@ -35,12 +38,14 @@ from bots import builtin_command
 from referee import with_commands
 from tournaments.executors import Deliver, Ends
 from tournaments.executors.bundles import Cache, held, key, pack, travels
+from tournaments.executors.here import play_here
 from tournaments.executors.work import (
     ExecutorError,
     GameDone,
     Needs,
     Result,
     Seat,
+    UnitFailed,
     UnitWork,
     WorkerLacks,
     lacking,
@@ -71,6 +76,22 @@ CONNECT_S = 30
 WAIT_S = 0.5
 """How often a unit that no worker can take yet looks again (the cluster has no worker yet, or
 none answered what it has)."""
+LOOK_S = 2.0
+"""How often the scheduler is asked about the units in flight: one whose workers all left
+(`no-worker`) is sent to those there, one past its deadline (`deadline_s`) goes elsewhere."""
+CLOSE_S = 5.0
+"""How long closing the client (and unpublishing the bundles) may take: a scheduler that is
+gone never answers, and a server told to stop must not wait for it."""
+MAX_FAILURES = 3
+"""Units a worker may fail (`UnitFailed`) before it is sent no more."""
+SLACK_S = 60.0
+"""A unit's deadline beyond what its games' clocks allow (`deadline_s`)."""
+DECISIONS_PER_GAME = 500
+"""The decisions a unit's deadline allows each game, each at its whole clock: an allowance far
+above a game's length (an Azul game of random bots takes 46 to 114), not a measurement."""
+GAME_BYTES = 4 << 20
+"""What a unit's results may take a game beside its stderr (`results_cap`): about twice the
+largest real record with observations (1.8 MB), which results do not even carry."""
 
 INSTALL = "pip install 'tile-arena[dask]' (from a source tree: pip install '.[dask]')"
 
@@ -95,7 +116,10 @@ class OnDask:
         self._kept: tuple[Client, Any] | None = None
         """Inside `kept`: the client (and its `LocalCluster`) every run uses."""
         self.refused: set[str] = set()
-        """Addresses of the workers whose games did not replay: sent no more units."""
+        """Addresses of the workers whose games did not replay, or that failed `MAX_FAILURES`
+        units: sent no more units."""
+        self.failures: Counter[str] = Counter()
+        """Units each worker failed (`UnitFailed`)."""
         self.published: set[str] = set()
         """Hashes of the bundles published on the cluster by this executor."""
 
@@ -121,53 +145,101 @@ class OnDask:
         self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
     ) -> None:
         """`ends` is not heeded: a task plays its whole unit on a worker out of reach."""
+        play = functools.partial(
+            _play, units=units, deliver=deliver, refused=self.refused,
+            published=self.published, failures=self.failures,
+        )  # fmt: skip
         if self._kept is not None:
-            await _play(self._kept[0], units, deliver, self.refused, self.published)
+            await play(self._kept[0])
             return
-        client, cluster = await trio.to_thread.run_sync(self._connect)
+        client, cluster = await trio.to_thread.run_sync(self._connect, abandon_on_cancel=True)
         try:
-            await _play(client, units, deliver, self.refused, self.published)
+            await play(client)
         finally:
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(_close, client, cluster, self.published)
+            await _closed(client, cluster, self.published)
 
     def refuse(self, worker: str) -> None:
         self.refused.add(worker)
 
     @contextlib.asynccontextmanager
     async def kept(self) -> AsyncIterator[None]:
-        self._kept = await trio.to_thread.run_sync(self._connect)
+        self._kept = await trio.to_thread.run_sync(self._connect, abandon_on_cancel=True)
         try:
             yield
         finally:
             kept, self._kept = self._kept, None
-            with trio.CancelScope(shield=True):
-                await trio.to_thread.run_sync(_close, *kept, self.published)
+            await _closed(*kept, self.published)
+
+
+async def _closed(client: Client, cluster: Any, published: set[str]) -> None:
+    """`_close` off the trio thread, even when cancelled, but given up after `CLOSE_S` (left
+    to finish in its thread) so that a scheduler that is gone does not hold a stop."""
+    with trio.CancelScope(shield=True) as scope:
+        scope.deadline = trio.current_time() + CLOSE_S
+        await trio.to_thread.run_sync(_close, client, cluster, published, abandon_on_cancel=True)
 
 
 def _close(client: Client, cluster: Any, published: set[str]) -> None:
-    """Unpublish the bundles this executor published, and close the client and cluster."""
+    """Unpublish the bundles this executor published (while the scheduler answers), and close
+    the client and cluster."""
     for content_hash in published:
-        with contextlib.suppress(Exception):  # already gone with a scheduler that stopped
+        if client.status != "running":  # a scheduler that stopped took them with it
+            break
+        with contextlib.suppress(Exception):
             client.unpublish_dataset(key(content_hash))
     published.clear()
-    client.close()
+    client.close(timeout=CLOSE_S)
     if cluster is not None:
-        cluster.close()
+        cluster.close(timeout=CLOSE_S)
 
 
-async def _workers(client: Client, refused: set[str]) -> tuple[int, list[str]]:
-    """The worker threads units may go to now (at least 1) and the addresses of their workers
-    (all but those refused), asked off the trio thread."""
-    counts = await trio.to_thread.run_sync(client.nthreads)
+async def _workers(client: Client, refused: set[str]) -> tuple[int, list[str], bool]:
+    """The worker threads units may go to now (at least 1), the addresses of their workers (all
+    but those refused), and whether the cluster has any worker at all; asked off the trio
+    thread."""
+    try:
+        counts = await trio.to_thread.run_sync(client.nthreads, abandon_on_cancel=True)
+    except Exception:  # the scheduler is away: no worker until it is back
+        await _connected(client)
+        return 1, [], False
     allowed = [address for address in counts if address not in refused]
-    if counts and not allowed:
-        raise ExecutorError(
-            f"every worker of the cluster sent games that did not replay ({', '.join(counts)}); "
-            "see `arena workers`"
-        )
     threads = max(1, sum(counts[address] for address in allowed))
-    return threads, allowed
+    return threads, allowed, bool(counts)
+
+
+class Pending(NamedTuple):
+    """A unit's task in flight, and what the unit met before it."""
+
+    unit: UnitWork
+    lacking: frozenset[str]
+    """The workers that said they lack what it needs."""
+    failed: frozenset[str]
+    """The workers that failed it (`UnitFailed`): it goes to none of them again."""
+    why: str
+    """The last failure's reason ("" when none)."""
+    deadline: float
+    """When (trio's clock) it goes elsewhere if it is not back (`deadline_s`)."""
+
+
+def deadline_s(unit: UnitWork) -> float:
+    """How long `unit` may be away on a worker: `SLACK_S`, every seat's startup (its bots
+    start once a unit), and for each of its games every seat's first move, bank and
+    `DECISIONS_PER_GAME` decisions at its whole clock. Generous: what it catches is a worker
+    that never answers, not a slow one."""
+    startup = sum(seat.time.startup_ms for seat in unit.seats)
+    per_game = sum(
+        seat.time.first_move_ms
+        + seat.time.bank_ms
+        + DECISIONS_PER_GAME * (seat.time.move_ms + seat.time.increment_ms)
+        for seat in unit.seats
+    )
+    return SLACK_S + (startup + len(unit.deals) * per_game) / 1000
+
+
+def results_cap(unit: UnitWork) -> int:
+    """The most bytes a unit's results may take (`GAME_BYTES` a game, and every seat's stderr
+    cap): more is refused unread."""
+    return len(unit.deals) * (GAME_BYTES + len(unit.seats) * (unit.limits.stderr_cap_bytes + 4096))
 
 
 async def _play(
@@ -176,6 +248,7 @@ async def _play(
     deliver: Deliver,
     refused: set[str],
     published: set[str],
+    failures: Counter[str] | None = None,
 ) -> None:
     """Keep the cluster busy with units and deliver each unit's games once its task is done.
 
@@ -184,74 +257,190 @@ async def _play(
     `as_completed(with_results=True)`: once a CI run waited for minutes, after a worker was
     killed, for two units whose results the scheduler held and `as_completed` never yielded; and
     a future's status read after its results were in hand could already say "lost" (its worker
-    had just died), which stopped a run that had lost nothing."""
-    pending: dict[Future, tuple[UnitWork, frozenset[str]]] = {}
-    """Each task in flight: its unit, and the workers that said they lack what it needs."""
+    had just died), which stopped a run that had lost nothing.
+
+    A unit a worker fails (`_Failed`: its task raised, its results could not be fetched, were
+    too large or unreadable, or it passed its deadline) goes to another worker, and the worker
+    is counted against in `failures` (refused at `MAX_FAILURES`); a unit whose workers all left
+    goes to those that are there. A unit that no worker it trusts can take any more — every
+    worker failed it, or is refused — is played by the coordinator itself (`here`)."""
+    failures = Counter() if failures is None else failures
+    pending: dict[Future, Pending] = {}
     more = True
     known = set(refused)
-    (threads, allowed), asked = await _workers(client, refused), trio.current_time()
+    (threads, allowed, any_worker), asked = await _workers(client, refused), trio.current_time()
+    looked = trio.current_time()
+    here = [0]
+    """Units the coordinator is playing itself."""
 
     probed: dict[tuple[str, Needs], list[str]] = {}
     """What each worker lacks of each unit's needs, asked once per worker and needs."""
-
-    async def submit(unit: UnitWork, avoid: frozenset[str] = frozenset()) -> None:
-        """Send `unit` to the workers that have what it needs (waiting for one while the
-        cluster has none, or none has answered yet); `ExecutorError` when every worker lacks
-        it."""
-        nonlocal threads, allowed
-        while True:
-            candidates = [address for address in allowed if address not in avoid]
-            workers, lack, answered = await _capable(client, unit, candidates, probed)
-            if workers:
-                break
-            if (allowed and not candidates) or (candidates and answered):
-                why = "; ".join(filter(None, [lack, avoid_why.get(unit.tag, "")]))
-                raise ExecutorError(f"no worker can play seat-set {unit.tag}: {why}")
-            await trio.sleep(WAIT_S)  # no worker yet (jobs still queued), or none answered
-            threads, allowed = await _workers(client, refused)
-        await _publish(client, unit, published)
-        future = client.submit(
-            play_on_worker,
-            unit,
-            pure=False,
-            key=f"arena-unit-{uuid.uuid4()}",
-            workers=workers,
-            allow_other_workers=False,
-        )
-        pending[future] = (unit, avoid)
-
     avoid_why: dict[str, str] = {}
-    while True:
-        if trio.current_time() - asked > RECOUNT_S or refused != known:  # joined, left, refused
-            known = set(refused)
-            (threads, allowed), asked = await _workers(client, refused), trio.current_time()
-        while more and len(pending) < PER_THREAD * threads:
-            unit = next(units, None)
-            if unit is None:
-                more = False
-                break
-            await submit(unit)
-        if not pending:
-            return
-        done = [future for future in pending if future.status in DONE]
-        if not done:
-            await trio.sleep(POLL_S)
-            continue
-        for future in done:
-            unit, avoid = pending[future]
-            holders = await trio.to_thread.run_sync(client.who_has, [future])
-            worker = next(iter(holders.get(future.key, ())), "an unknown worker")
+
+    async with _nursery() as nursery:
+
+        async def play_it_here(unit: UnitWork, why: str) -> None:
             try:
-                results = await _results(future, unit)
-            except WorkerLacks as lack:  # another worker may have it
-                del pending[future]
-                avoid_why[unit.tag] = str(lack)
-                await submit(unit, avoid | {lack.worker})
+                await play_here(unit, functools.partial(deliver, unit), why)
+            finally:
+                here[0] -= 1
+
+        async def submit(
+            unit: UnitWork,
+            lacking: frozenset[str] = frozenset(),
+            failed: frozenset[str] = frozenset(),
+            why: str = "",
+        ) -> None:
+            """Send `unit` to the workers that have what it needs and have not failed it
+            (waiting for one while the cluster has none, or none has answered yet); to the
+            coordinator when every worker failed it or is refused; `ExecutorError` when every
+            worker lacks what it needs."""
+            nonlocal threads, allowed, any_worker
+            while True:
+                candidates = [a for a in allowed if a not in lacking and a not in failed]
+                workers, lack, answered = await _capable(client, unit, candidates, probed)
+                if workers:
+                    break
+                if any_worker and not (candidates and not answered) and (failed or not allowed):
+                    here[0] += 1  # counted in flight at once
+                    nursery.start_soon(play_it_here, unit, why)
+                    return
+                if (allowed and not candidates) or (candidates and answered):
+                    reasons = "; ".join(filter(None, [lack, avoid_why.get(unit.tag, "")]))
+                    raise ExecutorError(f"no worker can play seat-set {unit.tag}: {reasons}")
+                await trio.sleep(WAIT_S)  # no worker yet (jobs still queued), or none answered
+                threads, allowed, any_worker = await _workers(client, refused)
+            await _publish(client, unit, published)
+            future = client.submit(
+                play_on_worker,
+                unit,
+                pure=False,
+                key=f"arena-unit-{uuid.uuid4()}",
+                workers=workers,
+                allow_other_workers=False,
+            )
+            deadline = trio.current_time() + deadline_s(unit)
+            pending[future] = Pending(unit, lacking, failed, why, deadline)
+
+        async def again(future: Future, worker: str | None, reason: str) -> None:
+            """The task of `future` is given up (cancelled if still running): its unit goes
+            elsewhere, and `worker` (None: nobody to blame) is counted against."""
+            entry = pending.pop(future)
+            if future.status not in DONE:
+                cancel = functools.partial(client.cancel, [future])
+                await trio.to_thread.run_sync(cancel, abandon_on_cancel=True)
+            failed, why = entry.failed, entry.why
+            if worker is not None:
+                failures[worker] += 1
+                blocked = failures[worker] >= MAX_FAILURES
+                if blocked:
+                    refused.add(worker)
+                deliver(entry.unit, UnitFailed(worker, reason, blocked))
+                failed, why = failed | {worker}, f"the worker {worker}: {reason}"
+            await submit(entry.unit, entry.lacking, failed, why)
+
+        while True:
+            await _connected(client)
+            now = trio.current_time()
+            if now - asked > RECOUNT_S or refused != known:  # joined, left, refused
+                known = set(refused)
+                (threads, allowed, any_worker), asked = await _workers(client, refused), now
+            while more and len(pending) + here[0] < PER_THREAD * threads:
+                unit = next(units, None)
+                if unit is None:
+                    more = False
+                    break
+                await submit(unit)
+            if not pending:
+                if not more:
+                    break  # the units played here end within the nursery
+                await trio.sleep(POLL_S)
                 continue
-            if results is not None:
-                del pending[future]
-                for result in results:
-                    deliver(unit, played_by(worker, result))
+            if now - looked > LOOK_S:
+                looked = now
+                for future, (state, worker) in (await _states(client, pending)).items():
+                    if state == "no-worker":  # the workers it may go to are gone
+                        await again(future, None, "")
+                    elif now > pending[future].deadline:
+                        limit = deadline_s(pending[future].unit)
+                        await again(future, worker, f"not back within its deadline ({limit:.0f} s)")
+            done = [future for future in pending if future.status in DONE]
+            if not done:
+                await trio.sleep(POLL_S)
+                continue
+            for future in done:
+                entry = pending[future]
+                ask = functools.partial(client.who_has, [future])
+                try:
+                    holders = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+                except Exception:  # cancelled: the scheduler was lost meanwhile
+                    holders = {}
+                holder = next(iter(holders.get(future.key, ())), None)
+                try:
+                    results = await _results(client, future, entry.unit, holder)
+                except WorkerLacks as lack:  # another worker may have it
+                    del pending[future]
+                    avoid_why[entry.unit.tag] = str(lack)
+                    await submit(entry.unit, entry.lacking | {lack.worker}, entry.failed, entry.why)
+                    continue
+                except _Failed as failure:
+                    await again(future, failure.worker, failure.reason)
+                    continue
+                if results is not None:
+                    del pending[future]
+                    for result in results:
+                        deliver(entry.unit, played_by(holder or "an unknown worker", result))
+
+
+async def _connected(client: Client) -> None:
+    """Return once the client is connected to its scheduler (at once, mostly); while it tries
+    to reconnect, wait; `ExecutorError` once it has given up."""
+    while (status := getattr(client, "status", "running")) != "running":
+        if status in ("closing", "closed"):
+            raise ExecutorError(
+                "the Dask scheduler is gone (the client could not reconnect); the games not "
+                "stored are played when it is back and the league or run is started again"
+            )
+        await trio.sleep(WAIT_S)
+
+
+@contextlib.asynccontextmanager
+async def _nursery() -> AsyncIterator[trio.Nursery]:
+    """A nursery that raises its one exception as itself (a run's `ExecutorError`), not in a
+    group."""
+    try:
+        async with trio.open_nursery() as nursery:
+            yield nursery
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+
+
+async def _states(client: Client, pending: dict[Future, Pending]) -> dict[Future, tuple[str, str]]:
+    """The scheduler's state of each task in flight not yet done, and the worker it runs on
+    ("" if none): asked on the scheduler (`_task_states`), nothing when it cannot answer."""
+    running = {future.key: future for future in pending if future.status not in DONE}
+    ask = functools.partial(client.run_on_scheduler, _task_states, list(running))
+    try:
+        states = await trio.to_thread.run_sync(ask, abandon_on_cancel=True)
+    except Exception:  # the scheduler is away: asked again later
+        return {}
+    return {running[key]: (state, on) for key, (state, on, _) in states.items() if key in running}
+
+
+def _task_states(
+    keys: list[str], dask_scheduler: Any = None
+) -> dict[str, tuple[str, str, list[str]]]:
+    """On the scheduler: each task's state, the worker it is processing on ("" if none) and the
+    workers it erred on — the scheduler's word, never a worker's."""
+    found = {}
+    for name in keys:
+        task = dask_scheduler.tasks.get(name)
+        if task is not None:
+            on = task.processing_on.address if task.processing_on is not None else ""
+            found[name] = (str(task.state), on, sorted(task.erred_on or ()))
+    return found
 
 
 async def _capable(
@@ -306,10 +495,11 @@ def _builtin_here(seat: Seat) -> Seat:
     return msgspec.structs.replace(seat, spec=msgspec.structs.replace(seat.spec, command=command))
 
 
-def play_on_worker(unit: UnitWork) -> list[Result]:
+def play_on_worker(unit: UnitWork) -> bytes:
     """What a unit's task runs on a worker: its bots from their bundles (fetched from the
     cluster into the worker's cache when missing), or checked where they must already be;
-    `WorkerLacks` first if this worker lacks what the unit needs; then the unit's games."""
+    `WorkerLacks` first if this worker lacks what the unit needs; then the unit's games,
+    encoded (the coordinator measures them before it decodes them: `results_cap`)."""
     from distributed import get_worker, worker_client
 
     worker = get_worker().address
@@ -333,50 +523,81 @@ def play_on_worker(unit: UnitWork) -> list[Result]:
     ]
     results = play_unit(msgspec.structs.replace(unit, seats=seats))
     commands = [seat.spec.command for seat in seating(sent, unit.rotation)]
-    return [
-        msgspec.structs.replace(result, record=with_commands(result.record, commands))
-        if isinstance(result, GameDone)
-        else result
-        for result in results
-    ]
+    return msgspec.msgpack.encode(
+        [
+            msgspec.structs.replace(result, record=with_commands(result.record, commands))
+            if isinstance(result, GameDone)
+            else result
+            for result in results
+        ]
+    )
 
 
-async def _results(future: Future, unit: UnitWork) -> list[Result] | None:
+class _Failed(Exception):
+    """A unit its worker failed: the unit goes elsewhere, the worker (None: unknown) is counted
+    against."""
+
+    def __init__(self, worker: str | None, reason: str) -> None:
+        super().__init__(reason)
+        self.worker = worker
+        self.reason = reason
+
+
+_decode_results = msgspec.msgpack.Decoder(list[Result]).decode
+
+
+async def _results(
+    client: Client, future: Future, unit: UnitWork, holder: str | None
+) -> list[Result] | None:
     """A done task's results, or None when they were lost meanwhile (their worker died: the
-    scheduler computes them again, and the caller looks again later).
+    scheduler computes them again, and the caller looks again later). `holder` is the worker
+    that holds them (the scheduler's word).
 
-    Raises `ExecutorError` for a task that failed or was cancelled, and for results the cluster
-    says it holds but which could not be fetched within `FETCH_S`."""
+    Raises `WorkerLacks` as the worker said it, and `_Failed` for a task that failed or was
+    cancelled, for results that could not be fetched within `FETCH_S`, and for results over
+    `results_cap` (refused before they are decoded) or that are not results at all."""
     status = future.status
     problem: BaseException | None = None
     if status == "finished":
         fetch = functools.partial(future.result, timeout=FETCH_S)
         try:
-            results: list[Result] = await trio.to_thread.run_sync(fetch, abandon_on_cancel=True)
-            return results
+            data = await trio.to_thread.run_sync(fetch, abandon_on_cancel=True)
         except Exception as exc:  # the task's exception once computed again, a timeout, ...
             problem = exc
+        else:
+            return _decoded(data, unit, holder)
         status = future.status
     if status == "error":
-        error = await trio.to_thread.run_sync(future.exception)
+        error = await trio.to_thread.run_sync(future.exception, abandon_on_cancel=True)
         if isinstance(error, WorkerLacks):
             raise error
-        raise _failure(unit, error or problem or RuntimeError("no exception given"))
+        ask = functools.partial(client.run_on_scheduler, _task_states, [future.key])
+        try:
+            erred = (await trio.to_thread.run_sync(ask, abandon_on_cancel=True))[future.key][2]
+        except Exception:  # the scheduler is away, or forgot it
+            erred = []
+        error = error or problem or RuntimeError("no exception given")
+        raise _Failed(erred[-1] if erred else None, f"its task failed: {_described(error)}")
     if status == "cancelled":  # the scheduler gave up on it
-        raise _failure(unit, CancelledError(f"the scheduler cancelled task {future.key}"))
+        raise _Failed(None, f"the scheduler cancelled task {future.key}")
     if status == "finished":
         why = f"in {FETCH_S:.0f} s" if isinstance(problem, TimeoutError) else f"({problem!r})"
-        raise ExecutorError(
-            f"the results of seat-set {unit.tag} rotation {unit.rotation}, which the cluster "
-            f"holds, could not be fetched {why}; the next run plays its games again"
-        )
+        raise _Failed(holder, f"its results could not be fetched {why}")
     return None  # "lost" or "pending": computed again
 
 
-def _failure(unit: UnitWork, error: BaseException) -> ExecutorError:
-    if isinstance(error, ExecutorError):
-        return error
-    return ExecutorError(
-        f"the Dask task of seat-set {unit.tag} rotation {unit.rotation} failed: "
-        f"{type(error).__name__}: {error}"
-    )
+def _decoded(data: object, unit: UnitWork, holder: str | None) -> list[Result]:
+    """A task's results from what it returned: bytes within `results_cap`, decoded."""
+    if not isinstance(data, bytes):
+        raise _Failed(holder, f"it sent {type(data).__name__}, not encoded results")
+    if len(data) > results_cap(unit):
+        raise _Failed(holder, f"it sent {len(data)} bytes, over {results_cap(unit)} for the unit")
+    try:
+        return _decode_results(data)
+    except msgspec.DecodeError as exc:
+        raise _Failed(holder, f"its results are unreadable: {exc}") from None
+
+
+def _described(error: BaseException) -> str:
+    """An exception in one line, bounded (its text is the worker's)."""
+    return f"{type(error).__name__}: {error}"[:500]

@@ -2,10 +2,14 @@
 
 Every game is a deterministic replay: the coordinator knows the game, options and deal seed it
 sent, so it replays the record with its own engine and refuses the game unless the record is of
-that deal, every recorded action is legal, and the result, the faults and the number of
-decisions are the ones the worker reported. A faulty or tampered worker can then store nothing
-wrong: at worst it wastes its own games. (What no replay can check — how long a bot thought, what
-it wrote to stderr — is the worker's word, and is shown per worker in `arena workers`.)
+that deal and of its seats as sent (each seat's name and command, in the order the store seats
+them: the pages read whose seat is whose from the record), every recorded action is legal, and
+the result, the faults and the number of decisions are the ones the worker reported. A faulty
+or tampered worker then stores no record that is not of the game sent. What a replay cannot
+prove — that the named bots chose the moves (a worker may run a stand-in for one) — is
+confirmed by the coordinator's own play for the games a bot faulted in (`confirm`); how long a
+bot thought and what it wrote to stderr are the worker's word, shown per worker in `arena
+workers`.
 """
 
 from __future__ import annotations
@@ -15,6 +19,13 @@ import msgspec
 from referee import BadRecord, replay
 from referee.games import find_game, parse_options
 from tournaments.executors.work import GameDone, UnitWork
+from tournaments.plan.schedule import seating
+
+
+class _Commands(msgspec.Struct):
+    """The seats' commands of a record's header (which `replay` has read whole)."""
+
+    commands: list[list[str]]
 
 
 def refusal(work: UnitWork, game: GameDone) -> str | None:
@@ -33,6 +44,14 @@ def refusal(work: UnitWork, game: GameDone) -> str | None:
         return "its record is of another game, deal or options than the one sent"
     if len(report.names) != len(work.seats):
         return f"its record has {len(report.names)} seats, not {len(work.seats)}"
+    seated = seating(work.seats, game.rotation)
+    named = [seat.spec.name if seat.spec.name_given else name
+             for seat, name in zip(seated, report.names, strict=True)]  # fmt: skip
+    if report.names != named:
+        return f"its record names the seats {report.names}, not {named} as they were sent"
+    header = msgspec.json.decode(game.record.partition(b"\n")[0], type=_Commands)
+    if header.commands != [list(seat.spec.command) for seat in seated]:
+        return "its record's seat commands are not those of the seats as they were sent"
     if not report.identical:
         return f"its record does not replay: {report.divergence}"
     played = game.played

@@ -112,6 +112,22 @@ class GameUnplayed(msgspec.Struct, frozen=True, tag=True):
 
 
 Result = GameDone | GameVoided | GameUnplayed
+"""What a referee hands back of one game (and all a worker's results may decode to)."""
+
+
+class UnitFailed(msgspec.Struct, frozen=True, tag=True):
+    """A unit that a worker did not play — its task raised, never answered before its deadline,
+    or sent back results too large or unreadable — said by the executor on the coordinator
+    (never by a worker): the unit goes to another worker, or to the coordinator, and the worker
+    is counted against; `blocked` once it has failed too often to be sent more."""
+
+    worker: str
+    reason: str
+    blocked: bool
+
+
+Delivered = Result | UnitFailed
+"""What an executor hands the runner: a game's result, or a worker's failure of a unit."""
 
 
 class ExecutorError(ArenaError):

@@ -22,7 +22,7 @@ import trio
 from tournaments.executors import Executor
 from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.choose import executor_for
-from tournaments.executors.work import Result, UnitWork
+from tournaments.executors.work import Delivered, UnitFailed, UnitWork
 from tournaments.league.checks import check_version
 from tournaments.league.files import League
 from tournaments.plan.prepare import Prepared, opened
@@ -164,8 +164,11 @@ class Rounds:
             if not handed:  # every game of the round stored or in hand: nothing new to play
                 return
 
-    def deliver(self, work: UnitWork, result: Result) -> None:
+    def deliver(self, work: UnitWork, result: Delivered) -> None:
         handed = self._handed[id(work)]
+        if isinstance(result, UnitFailed):  # not a game: the unit's games still come
+            handed.runner.deliver(work, result)
+            return
         handed.left[0] -= 1
         if not handed.left[0]:
             del self._handed[id(work)]

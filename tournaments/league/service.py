@@ -248,11 +248,13 @@ class LeagueService:
         """A bot faulting game after game plays on; its page shows its faults."""
 
     def on_refused(self, refused: Refused) -> None:
-        """A worker's game that did not replay: the organiser's log names the worker (it gets
-        no more units); a later round plays the game again."""
+        """A worker's game that did not replay or was not confirmed, or a unit it failed: the
+        organiser's log names the worker (blocked: it gets no more units); the game is played
+        again elsewhere."""
+        then = "it gets no more games" if refused.blocked else "played again elsewhere"
         print(
             f"arena serve: a game from {refused.worker} was refused: {refused.reason}; "
-            "it gets no more games (arena workers)",
+            f"{then} (arena workers)",
             file=sys.stderr,
             flush=True,
         )

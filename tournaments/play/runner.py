@@ -9,12 +9,14 @@ on this machine, or a Dask cluster. The executor opens each unit's bots once and
 games on the same processes (a bot process start can cost more than a game); since a unit holds
 one rotation, no process plays two games of the same deal. Every finished game comes back here,
 is replayed with this process's own engine (`executors.verify`: a game that does not replay is
-refused, kept for inspection, played again, and its worker sent no more units) and is stored in
-a batch committed at least every second — the runner is the store's only writer — so stopping at
-any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in flight or not yet
-committed, and the next run plays exactly the games that are not stored. A game delivered twice
-(a re-run unit) is stored once. Each seat's stderr comes back as text and is written to the log
-directory of the limits (`<store>.logs/`), only for the bots that wrote something.
+refused, kept for inspection, played again, and its worker sent no more units; one a remote
+worker reports a fault in waits for the coordinator's own play of its deal, `executors.confirm`)
+and is stored in a batch committed at least every second — the runner is the store's only
+writer — so stopping at any moment — Ctrl-C, a crash, `kill -9` — loses at most the games in
+flight or not yet committed, and the next run plays exactly the games that are not stored. A
+game delivered twice (a re-run unit) is stored once. Each seat's stderr comes back as text and
+is written to the log directory of the limits (`<store>.logs/`), only for the bots that wrote
+something.
 
 Recovery: a bot that crashed is restarted for the next game of its pairing (`BotHandle`). A bot
 whose games end in its own fault `probation_after` times in a row is put on probation: reported
@@ -38,14 +40,17 @@ import trio
 from referee import BotSpec, Limits
 from tournaments.executors import Executor
 from tournaments.executors.checking import Checker, checking, processes_here
+from tournaments.executors.confirm import disagreement, to_confirm
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.verify import refusal
 from tournaments.executors.work import (
     Deal,
+    Delivered,
     GameDone,
     GameVoided,
     Result,
     Seat,
+    UnitFailed,
     UnitWork,
 )
 from tournaments.plan.config import Tournament
@@ -78,13 +83,17 @@ class Voided(msgspec.Struct, frozen=True):
 
 
 class Refused(msgspec.Struct, frozen=True):
-    """A game a worker sent that did not replay: not stored, played again elsewhere."""
+    """A game a worker sent that did not replay or was not confirmed, or a unit it failed: not
+    stored, played again elsewhere."""
 
     worker: str
     bots: tuple[str, ...]
     deal: int
     rotation: int
     reason: str
+    blocked: bool = True
+    """Whether the worker is sent no more units (a failed unit counts against it; too many
+    block it)."""
 
 
 class RunReport(msgspec.Struct, frozen=True):
@@ -306,9 +315,12 @@ class Runner:
                     tag=key,
                 )
 
-    def deliver(self, work: UnitWork, result: Result) -> None:
+    def deliver(self, work: UnitWork, result: Delivered) -> None:
         """Take one game back from the executor: free it unplayed, void it, or replay it and
-        then store it or refuse it (`settle`)."""
+        then store it or refuse it (`settle`); or count a unit's failure against its worker."""
+        if isinstance(result, UnitFailed):
+            self._failed(work, result)
+            return
         if isinstance(result, GameDone):
             if self.checker is not None:
                 self.checker.check(work, result, functools.partial(self.settle, work, result))
@@ -321,12 +333,46 @@ class Runner:
         # GameUnplayed: its unit was ended, a later one plays it
 
     def settle(self, work: UnitWork, game: GameDone, reason: str | None) -> None:
-        """Store a game that replays, refuse one that does not (`reason`); free its claim."""
+        """Store a game that replays, refuse one that does not (`reason`); free its claim. A
+        game a remote worker says a bot faulted in waits for the coordinator's own play of the
+        same deal (`confirm`) before either."""
+        if reason is None and self.checker is not None and to_confirm(game):
+            self.checker.confirm(work, game, functools.partial(self._confirmed, work, game))
+            return
         self.claimed.discard((seat_set_key(work.seat_set), game.deal, game.rotation))
         if reason is not None:
             self._refuse(work, game, reason)
         else:
             self._store(work.seat_set, game)
+
+    def _confirmed(self, work: UnitWork, game: GameDone, mine: Result) -> None:
+        """The coordinator played `game`'s deal itself (`mine`): the worker's game counts if
+        the same seats faulted the same way; else it is refused, its worker sent no more
+        units, and the coordinator's game counts instead."""
+        self.claimed.discard((seat_set_key(work.seat_set), game.deal, game.rotation))
+        if isinstance(mine, GameVoided):
+            self._void(work, mine)
+            return
+        if not isinstance(mine, GameDone):  # never ended early: one game, no `ends`
+            return
+        differs = disagreement(game, mine)
+        if differs is None:
+            self._store(work.seat_set, game)
+            return
+        self._refuse(work, game, f"not confirmed: {differs}")
+        self._store(work.seat_set, mine)
+
+    def _failed(self, work: UnitWork, failed: UnitFailed) -> None:
+        """Count a unit its worker failed against it (the executor plays it again elsewhere)."""
+        key = seat_set_key(work.seat_set)
+        self.store.add_failure(
+            worker=failed.worker, seat_set=key, rotation=work.rotation, reason=failed.reason
+        )
+        seated = seating(work.seat_set, work.rotation)
+        bots = tuple(self.players[bot].label for bot in seated)
+        first = work.deals[0].deal if work.deals else -1
+        why = f"its unit of seat-set {key} rotation {work.rotation} failed: {failed.reason}"
+        self.on_refused(Refused(failed.worker, bots, first, work.rotation, why, failed.blocked))
 
     def _refuse(self, work: UnitWork, game: GameDone, reason: str) -> None:
         """Keep the game for inspection, send its worker no more units, and say so."""
@@ -444,6 +490,7 @@ async def in_batches(
             if checker is not None:
                 for _ in range(checker.processes):
                     nursery.start_soon(checker.serve)
+                nursery.start_soon(checker.confirming)
             try:
                 await play()
                 if checker is not None:

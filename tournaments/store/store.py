@@ -39,6 +39,10 @@ Schema (version 1)::
     played_by(game PRIMARY KEY, worker)   -- made at the first game naming its worker
     refused(id PRIMARY KEY, worker, seat_set, deal, rotation, reason, at, record)
                                           -- games that did not replay (`executors.verify`)
+                                          --   or were not confirmed: the first
+                                          --   `REFUSED_KEPT` bytes of the record
+    failed(id PRIMARY KEY, worker, seat_set, rotation, reason, at)
+                                          -- units a worker failed (played again elsewhere)
 """
 
 from __future__ import annotations
@@ -129,10 +133,18 @@ WORKERS_SCHEMA = (
     "CREATE INDEX IF NOT EXISTS played_by_worker ON played_by (worker);"
     "CREATE TABLE IF NOT EXISTS refused (id INTEGER PRIMARY KEY, worker TEXT NOT NULL, "
     "seat_set TEXT NOT NULL, deal INTEGER NOT NULL, rotation INTEGER NOT NULL, "
-    "reason TEXT NOT NULL, at TEXT NOT NULL, record BLOB NOT NULL)"
+    "reason TEXT NOT NULL, at TEXT NOT NULL, record BLOB NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS failed (id INTEGER PRIMARY KEY, worker TEXT NOT NULL, "
+    "seat_set TEXT NOT NULL, rotation INTEGER NOT NULL, reason TEXT NOT NULL, at TEXT NOT NULL)"
 )
-"""Which worker played each game, and the games refused because they did not replay (kept for
-inspection, never counted): made at the first game that names its worker."""
+"""Which worker played each game, the games refused because they did not replay or were not
+confirmed (kept for inspection, never counted), and the units workers failed: made at the
+first game that names its worker."""
+REFUSED_KEPT = 16 << 10
+"""What a refused game keeps of its record: its first 16 KiB (the header and the first
+decisions show what it was), so that a worker sending huge records cannot grow the store."""
+REASON_KEPT = 1000
+"""The characters kept of a refusal's or a failure's reason (it may quote a worker's words)."""
 STORE_TABLES = frozenset({"meta", "bots", "games", "seats", "faults"})
 BATCH_S = 1.0
 """The longest a batch of games (`Store.batched`) stays uncommitted."""
@@ -172,6 +184,8 @@ class WorkerRow(msgspec.Struct, frozen=True):
     faults: int
     timeouts: int
     refused: int
+    failed: int = 0
+    """Units it failed (`failed`): played again elsewhere."""
 
 
 class BotRow(msgspec.Struct, frozen=True):
@@ -552,19 +566,42 @@ class Store(SqliteFile):
     def add_refused(
         self, *, worker: str, seat_set: str, deal: int, rotation: int, reason: str, record: bytes
     ) -> None:
-        """Keep a game `worker` sent that did not replay (`reason`), for inspection."""
+        """Keep a game `worker` sent that was refused (`reason`), for inspection: the first
+        `REFUSED_KEPT` bytes of its record."""
+        reason = reason[:REASON_KEPT]
+        if len(record) > REFUSED_KEPT:
+            reason += f" (a record of {len(record)} bytes: its first {REFUSED_KEPT} kept)"
         with self._batch_or_transaction():
             self._workers_table()
             self._db.execute(
                 "INSERT INTO refused (worker, seat_set, deal, rotation, reason, at, record) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (worker, seat_set, deal, rotation, reason, _now(), zlib.compress(record)),
+                (
+                    worker,
+                    seat_set,
+                    deal,
+                    rotation,
+                    reason,
+                    _now(),
+                    zlib.compress(record[:REFUSED_KEPT]),
+                ),
+            )
+
+    @guarded
+    def add_failure(self, *, worker: str, seat_set: str, rotation: int, reason: str) -> None:
+        """Count a unit that `worker` failed (`reason`) against it."""
+        with self._batch_or_transaction():
+            self._workers_table()
+            self._db.execute(
+                "INSERT INTO failed (worker, seat_set, rotation, reason, at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (worker, seat_set, rotation, reason[:REASON_KEPT], _now()),
             )
 
     @_read_back
     def workers(self) -> list[WorkerRow]:
-        """Each worker that played or sent a game: its games, faults, timeouts and decisions,
-        and its refused games."""
+        """Each worker that played or sent a game, or failed a unit: its games, faults, timeouts
+        and decisions, its refused games and its failed units."""
         made = self._db.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'played_by'"
         ).fetchone()
@@ -575,7 +612,7 @@ class Store(SqliteFile):
             "SELECT worker, count(*), sum(games.decisions) FROM played_by "
             "JOIN games ON games.id = played_by.game GROUP BY worker"
         ):
-            rows[str(worker)] = [int(games), int(decisions or 0), 0, 0, 0]
+            rows[str(worker)] = [int(games), int(decisions or 0), 0, 0, 0, 0]
         for worker, faults, timeouts in self._db.execute(
             "SELECT worker, count(*), sum(faults.kind = 'timeout') FROM played_by "
             "JOIN faults ON faults.game = played_by.game GROUP BY worker"
@@ -584,7 +621,12 @@ class Store(SqliteFile):
         for worker, refused in self._db.execute(
             "SELECT worker, count(*) FROM refused GROUP BY worker"
         ):
-            rows.setdefault(str(worker), [0, 0, 0, 0, 0])[4] = int(refused)
+            rows.setdefault(str(worker), [0, 0, 0, 0, 0, 0])[4] = int(refused)
+        if "failed" in self._objects():
+            for worker, failed in self._db.execute(
+                "SELECT worker, count(*) FROM failed GROUP BY worker"
+            ):
+                rows.setdefault(str(worker), [0, 0, 0, 0, 0, 0])[5] = int(failed)
         return [WorkerRow(name, *counts) for name, counts in sorted(rows.items())]
 
     @_read_back
@@ -594,6 +636,14 @@ class Store(SqliteFile):
             return []
         rows = self._db.execute("SELECT worker, reason, record FROM refused ORDER BY id")
         return [(str(w), str(r), zlib.decompress(record)) for w, r, record in rows]
+
+    @_read_back
+    def failed_units(self) -> list[tuple[str, str]]:
+        """(worker, reason) of every unit a worker failed, oldest first."""
+        if "failed" not in self._objects():
+            return []
+        rows = self._db.execute("SELECT worker, reason FROM failed ORDER BY id")
+        return [(str(worker), str(reason)) for worker, reason in rows]
 
     # ---- batches ----------------------------------------------------------------------------
 
