@@ -25,7 +25,7 @@ from typing import NamedTuple
 import msgspec
 import trio
 
-from referee import Limits, open_bots, parse_record, play_match
+from referee import BotSpec, Limits, open_bots, parse_record, play_match
 from tournaments.bench.matches import TIME
 from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.checking import Checker, checking, refusals
@@ -110,10 +110,10 @@ def _median(runs: list[Run]) -> Run:
     )
 
 
-async def _one_game() -> tuple[Played, int, bytes]:
-    spec = parse_bot("random")
+async def _one_game(specs: list[BotSpec]) -> tuple[Played, int, bytes]:
+    """One Azul game of the bots `specs`: its record names them, as a worker's would."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as logs:
-        async with open_bots([spec, spec], Limits(log_dir=logs)) as handles:
+        async with open_bots(specs, Limits(log_dir=logs)) as handles:
             began = time.perf_counter()
             outcome = await play_match("azul", {}, 1, handles, TIME)
     played = played_from(outcome, (time.perf_counter() - began) * 1000)
@@ -122,7 +122,7 @@ async def _one_game() -> tuple[Played, int, bytes]:
 
 def store_games_per_s(games: int) -> float:
     """`Store.add_game` of one real Azul game under `games` keys, one transaction each."""
-    played, decisions, record = trio.run(_one_game)
+    played, decisions, record = trio.run(_one_game, [parse_bot("random")] * 2)
     with (
         tempfile.TemporaryDirectory(prefix="arena-bench-") as directory,
         Store(Path(directory) / "bench.sqlite") as store,
@@ -158,9 +158,9 @@ def verified_store(games: int, processes: int) -> Checked:
     units of `UNIT_DEALS` deals) through `Runner.deliver` — the replay check, then the store in
     batches — as a coordinator takes them from its workers: checked in its own thread, then in
     `processes` checking processes (started before the clock); and the check alone, per game."""
-    played, decisions, record = trio.run(_one_game)
-    seed = parse_record(record).header.seed
     entrants = [entrant(f"random{n}", "random") for n in range(2)]
+    played, decisions, record = trio.run(_one_game, [e.spec for e in entrants])
+    seed = parse_record(record).header.seed
     seats = [Seat(e.spec, e.command, e.hash) for e in entrants]  # as the runner sends them
     done = []
     for first in range(0, games, UNIT_DEALS):
