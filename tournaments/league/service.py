@@ -28,6 +28,7 @@ import trio
 from protocol.errors import ArenaError, RequestError
 from referee import FAULT_KINDS
 from tournaments.executors import Executor
+from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, History
@@ -37,7 +38,7 @@ from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import LADDER_NICE, run_checks, run_ladder
 from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
-from tournaments.league.scrimmages import play_scrimmage
+from tournaments.league.scrimmages import Turns, play_scrimmage
 from tournaments.league.submissions import submit
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
@@ -206,6 +207,10 @@ class LeagueService:
         self._frozen = trio.Event()
         """Set when the organiser freezes the season: its ladder stops."""
         self._scrimmage_asked = trio.Event()
+        self.games = Budget(league.tournament.workers)
+        """The games at once on this machine (`concurrency`), shared by the ladder (or the
+        final) and the scrimmages; a scrimmage waiting for one ends the ladder's units in hand."""
+        self.games.on_wanted = self.notify
         self.final: FinalProgress | None = None
         """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
@@ -271,13 +276,15 @@ class LeagueService:
             season = self.league.season
             if season.frozen is None:
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(run_ladder, self.league, self, self.changes)
+                    ladder = self.games.share(first=False)
+                    nursery.start_soon(run_ladder, self.league, self, self.changes, ladder)
                     await self._frozen.wait()
                     nursery.cancel_scope.cancel()
             else:
                 change = self.changes()
                 try:
-                    await play_final(self.league, season, self, self._on_final)
+                    share = self.games.share(first=False)
+                    await play_final(self.league, season, self, self._on_final, share)
                 except (ArenaError, OSError) as exc:  # the pages go on; the organiser mends it
                     print(
                         f"arena serve: season {season.number}'s final stopped: {exc}; it goes "
@@ -290,13 +297,18 @@ class LeagueService:
                 await self._publish(season)
 
     async def _scrimmages(self) -> None:
-        """Play the queued scrimmages, oldest first, on an executor of their own beside the
-        ladder's; between requests, wait for the next."""
-        executor = executor_for(self.league.tournament, nice=LADDER_NICE)
+        """Play the queued scrimmages one after another, the authors taking turns (`Turns`),
+        on an executor of their own that shares the ladder's budget of games at once (and goes
+        first); between requests, wait for the next."""
+        share = self.games.share(first=True)
+        executor = executor_for(self.league.tournament, nice=LADDER_NICE, share=share)
+        turns = Turns()
         async with executor.kept():
             while True:
                 asked = self._scrimmage_asked
-                for scrimmage in self.league.registry.scrimmages("queued"):
+                while (
+                    scrimmage := turns.next(self.league.registry.scrimmages("queued"))
+                ) is not None:
                     await self._scrimmage(scrimmage, executor)
                 await asked.wait()
 
