@@ -19,6 +19,9 @@ in a process of its own on a copy of a store of real games, HTTP clients on loop
 - `hostile_upload`: while the ladder plays and readers poll the leaderboard, an author uploads a
   version whose command names a 90 MB folder of the host and an endless file: the readers'
   latencies from the upload until the version plays or is rejected.
+- `pages_under_load`: while the ladder plays on a store of real games and readers poll the
+  leaderboard, their latencies alone, then while an author uploads hostile archives one after
+  another, then while four other clients poll a bot's page and its 500 newest games.
 """
 
 from __future__ import annotations
@@ -31,12 +34,14 @@ import http.client
 import io
 import json
 import math
+import os
 import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import zipfile
@@ -251,10 +256,10 @@ class Upload(NamedTuple):
     """The check game's own time, as the server logged it."""
 
 
-def make_token(folder: Path) -> str:
-    """An author's token for the league of `folder` (`arena league token`, as an organiser)."""
+def make_token(folder: Path, author: str = "bench") -> str:
+    """`author`'s token for the league of `folder` (`arena league token`, as an organiser)."""
     made = subprocess.run(
-        [*ARENA, "league", "token", "league.toml", "bench"],
+        [*ARENA, "league", "token", "league.toml", author],
         cwd=folder,
         check=True,
         capture_output=True,
@@ -698,3 +703,121 @@ def final_of(folder: Path, budget: int, concurrency: int, progress: Progress) ->
     published = [tuple(row[key] for key in keys) for row in final["standings"]]
     tabled = [tuple(row[key] for key in keys) for row in rows]
     return FinalRun(seconds, int(final["games"]), bool(final["settled"]), published == tabled)
+
+
+def hostile_archives(files: int = 2000, unpacked_mb: int = 100) -> list[tuple[str, bytes]]:
+    """Archives an author could upload to cost the server the most, each refused only once
+    unpacked (none has a `bot.toml`): as many files as the league allows, nearly its unpacked
+    size of zeros (a bomb within the caps), and a tar.gz of incompressible bytes."""
+    many = io.BytesIO()
+    with zipfile.ZipFile(many, "w") as zipped:
+        for n in range(files - 1):
+            zipped.writestr(f"f/{n}.txt", b"x")
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zipped:
+        with zipped.open("zeros.bin", "w") as member:
+            for _ in range(unpacked_mb - 2):
+                member.write(bytes(1024 * 1024))
+        zipped.writestr("notes.txt", b"no manifest")
+    noise = io.BytesIO()
+    with tarfile.open(fileobj=noise, mode="w:gz", compresslevel=1) as tarred:
+        for n in range(4):
+            data = os.urandom(4 * 1024 * 1024)
+            info = tarfile.TarInfo(f"noise/{n}.bin")
+            info.size = len(data)
+            tarred.addfile(info, io.BytesIO(data))
+    return [
+        ("many.zip", many.getvalue()),
+        ("bomb.zip", bomb.getvalue()),
+        ("noise.tar.gz", noise.getvalue()),
+    ]
+
+
+POLLED = "greedy"
+"""The bot whose page and games the polling clients ask for (it has the store's games)."""
+POLLS = (f"/bots/{POLLED}", f"/api/bots/{POLLED}/games?count=500")
+
+
+class UnderLoad(NamedTuple):
+    baseline_s: list[float]
+    """The readers' latencies with nothing else asking."""
+    hostile_s: list[float]
+    """… while an author uploads hostile archives, one after another."""
+    polling_s: list[float]
+    """… while other clients poll a bot's page and its 500 newest games."""
+    errors: list[str]
+    uploads: collections.Counter[int]
+    """The hostile uploads' answers, by HTTP status."""
+    polls: collections.Counter[int]
+    """The polling clients' answers, by HTTP status."""
+
+
+def pages_under_load(
+    folder: Path, base: Path, *, readers: int, period_s: float, seconds: float, progress: Progress
+) -> UnderLoad:
+    """The leaderboard's latencies for `readers` on a copy of `base` while the ladder plays:
+    `seconds` with nothing else, `seconds` of an author uploading `hostile_archives` one after
+    another, and `seconds` of four clients polling a bot's page and its 500 newest games
+    without pause (one with an author's token, three signed out, each from an address of its
+    own, as a proxy on this machine names them)."""
+    copy_store(base, folder / "league.sqlite")
+    token, other = make_token(folder), make_token(folder, "poller")
+    archives = hostile_archives()
+    with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
+        while newest(folder / "league.sqlite") == stored(base):  # the ladder plays
+            if server.process.poll() is not None:
+                raise RuntimeError(f"arena serve ended: {server.exited()}")
+            time.sleep(0.05)
+        progress(f"league: the leaderboard's readers alone, {seconds:g} s")
+        began = len(reading.latencies)
+        time.sleep(seconds)
+        baseline = reading.latencies[began:]
+        progress(f"league: readers while an author uploads hostile archives, {seconds:g} s")
+        began = len(reading.latencies)
+        uploads: collections.Counter[int] = collections.Counter()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            filename, data = archives[sum(uploads.values()) % len(archives)]
+            uploads[upload(server.url, token, "hostile", data, filename)[0]] += 1
+        hostile = reading.latencies[began:]
+        progress(f"league: readers while four clients poll a bot's page and games, {seconds:g} s")
+        began = len(reading.latencies)
+        polls: collections.Counter[int] = collections.Counter()
+        stop = threading.Event()
+        pollers = [
+            threading.Thread(target=_poll, args=(server.url, who, n, polls, stop), daemon=True)
+            for n, who in enumerate([other, None, None, None])
+        ]
+        for poller in pollers:
+            poller.start()
+        time.sleep(seconds)
+        stop.set()
+        for poller in pollers:
+            poller.join()
+        polling = reading.latencies[began:]
+    return UnderLoad(baseline, hostile, polling, reading.errors, uploads, polls)
+
+
+def _poll(
+    url: str,
+    token: str | None,
+    n: int,
+    answers: collections.Counter[int],
+    stop: threading.Event,
+) -> None:
+    """Ask for `POLLS` in turn until `stop`, without pause, counting the answers' statuses."""
+    headers = {"X-Forwarded-For": f"192.0.2.{n + 1}"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    connection = connect(url)
+    asked = 0
+    while not stop.is_set():
+        try:
+            status, _ = request(connection, "GET", POLLS[asked % len(POLLS)], headers=headers)
+        except (OSError, http.client.HTTPException):
+            connection.close()
+            connection = connect(url)
+            continue
+        answers[status] += 1
+        asked += 1
+    connection.close()

@@ -211,6 +211,11 @@ class LeagueService:
         """The games at once on this machine (`concurrency`), shared by the ladder (or the
         final) and the scrimmages; a scrimmage waiting for one ends the ladder's units in hand."""
         self.games.on_wanted = self.notify
+        self._unpacking = trio.CapacityLimiter(1)
+        """The thread that unpacks, hashes and removes uploads: however many arrive, one at a
+        time competes with the pages for this process's interpreter."""
+        self._reading = trio.CapacityLimiter(1)
+        """The thread that reads and decodes a bot's games for its page and its listings."""
         self.final: FinalProgress | None = None
         """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
@@ -355,7 +360,7 @@ class LeagueService:
     async def upload(self, author: Author, bot: str, filename: str, data: bytes) -> Version:
         """A new version of `bot` from `author`'s upload: the version uploaded (the same files
         again: that same version), queued for its check."""
-        version = await submit(self.league, author, bot, filename, data)
+        version = await submit(self.league, author, bot, filename, data, self._unpacking)
         self.notify()
         return version
 
@@ -383,7 +388,7 @@ class LeagueService:
         self._scrimmage_asked = trio.Event()
         return asked
 
-    def scrimmages(self, bot: str, viewer: Author | None) -> list[ScrimmageView]:
+    async def scrimmages(self, bot: str, viewer: Author | None) -> list[ScrimmageView]:
         """The bot's scrimmages with their games, for its author and the organisers (none for
         anyone else)."""
         if not self.may_see_private(viewer, bot):
@@ -400,7 +405,7 @@ class LeagueService:
                     deals=(scrimmage.first_deal, scrimmage.deals),
                     count=500,
                 )
-                games = self.games_of(bot, viewer, choice, where=SCRIMMAGES).games
+                games = (await self.games_of(bot, viewer, choice, where=SCRIMMAGES)).games
             views.append(ScrimmageView(scrimmage, version.number, games))
         return views
 
@@ -564,7 +569,7 @@ class LeagueService:
             seat for seat, label in enumerate(names) if self.may_see_private(viewer, bot_of(label))
         ]
 
-    def games_of(
+    async def games_of(
         self,
         bot: str,
         viewer: Author | None,
@@ -573,7 +578,8 @@ class LeagueService:
         where: Where = LADDER,
     ) -> GamesAnswer:
         """The games of `bot` that `choice` keeps (of its version number `version`, if given),
-        newest first, with the downloads `viewer` may have of each."""
+        newest first, with the downloads `viewer` may have of each (read in a thread: a long
+        list holds up no page)."""
         if self.league.registry.bot(bot) is None and bot not in self.league.tournament.participants:
             raise NotFound(f"the league has no bot named {bot!r}")
         if version is not None:
@@ -582,13 +588,8 @@ class LeagueService:
                 raise NotFound(f"{bot} has no version {version}")
             chosen = numbered[version]
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
-        found: list[tuple[int, FinishedGame]] = []
-        hide: set[str] = set()
-        path = self.store_of(where)
-        if path.exists():
-            with Store(path, readonly=True) as store:
-                found = store.games_of(bot, choice)
-                hide = hidden(store, [])
+        read = functools.partial(_games_in, self.store_of(where), bot, choice)
+        found, hide = await trio.to_thread.run_sync(read, limiter=self._reading)
         rows = [
             self._game_row(game_id, game, bot, viewer, where.pages)
             for game_id, game in found
@@ -646,15 +647,17 @@ class LeagueService:
             return False
         return viewer.organiser or self.league.registry.owner(bot) == viewer.id
 
-    def bot_view(self, bot: str, viewer: Author | None, games: int = 50) -> BotView:
-        """The bot `bot` as `viewer` (None: signed out) may see it; `NotFound` if no such."""
+    async def bot_view(self, bot: str, viewer: Author | None, games: int = 50) -> BotView:
+        """The bot `bot` as `viewer` (None: signed out) may see it; `NotFound` if no such. (Its
+        games and logs are read in a thread.)"""
         registry = self.league.registry
         house = bot in self.league.tournament.participants
         found = registry.bot(bot)
         if found is None and not house:
             raise NotFound(f"the league has no bot named {bot!r}")
         owner = None if found is None else registry.author_by_id(found.author)
-        recent, logs = self._stored(bot, games)
+        read = functools.partial(self._stored, bot, games)
+        recent, logs = await trio.to_thread.run_sync(read, limiter=self._reading)
         versions = registry.versions(bot)
         private = None
         if self.may_see_private(viewer, bot):
@@ -711,6 +714,17 @@ def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
             item["commands"] = [[str(name)] for name in item.get("names", [])]
         lines.append(msgspec.json.encode(item))
     return b"\n".join(lines) + b"\n"
+
+
+def _games_in(
+    path: Path, bot: str, choice: GameChoice
+) -> tuple[list[tuple[int, FinishedGame]], set[str]]:
+    """The games of `bot` in the store at `path` that `choice` keeps, and the store's hidden
+    labels (none before the store exists)."""
+    if not path.exists():
+        return [], set()
+    with Store(path, readonly=True) as store:
+        return store.games_of(bot, choice), hidden(store, [])
 
 
 def _tail(path: Path, size: int) -> str:

@@ -11,6 +11,7 @@ nothing behind.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import time
 from pathlib import Path
@@ -56,9 +57,18 @@ def refuse_early(league: League, author: Author, bot: str) -> None:
         raise Taken(f"the bot name {bot!r} belongs to another author: upload yours under another")
 
 
-async def submit(league: League, author: Author, bot: str, filename: str, data: bytes) -> Version:
+async def submit(
+    league: League,
+    author: Author,
+    bot: str,
+    filename: str,
+    data: bytes,
+    limiter: trio.CapacityLimiter | None = None,
+) -> Version:
     """Take `data` (an upload named `filename`) as a new version of `bot` by `author`, queued
-    for its check; the same files again are the same version (queued again if rejected)."""
+    for its check; the same files again are the same version (queued again if rejected). The
+    unpacking runs in a thread of `limiter`, if given (the default's otherwise)."""
+    off_loop = functools.partial(trio.to_thread.run_sync, limiter=limiter)
     refuse_early(league, author, bot)
     limit = league.settings.upload_mb
     if len(data) > limit * 1024 * 1024:
@@ -67,7 +77,7 @@ async def submit(league: League, author: Author, bot: str, filename: str, data: 
         raise RateLimited(
             f"{league.settings.uploads_per_hour} uploads an hour at most: try again later"
         )
-    staged = await trio.to_thread.run_sync(stage, league, filename, data)
+    staged = await off_loop(functools.partial(stage, league, filename, data))
     try:
         version = league.registry.add_version(
             author.id, bot, staged.hash, staged.command, staged.build
@@ -82,7 +92,7 @@ async def submit(league: League, author: Author, bot: str, filename: str, data: 
                     raise
         return version
     finally:
-        await trio.to_thread.run_sync(remove, staged.folder)
+        await off_loop(functools.partial(remove, staged.folder))
 
 
 def stage(league: League, filename: str, data: bytes) -> Staged:

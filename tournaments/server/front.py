@@ -25,7 +25,7 @@ from referee.games import find_game
 from tournaments.league.registry import Author
 from tournaments.league.service import Forbidden, LeagueService
 from tournaments.league.submissions import TooLarge
-from tournaments.server.limits import Buckets, retry_headers
+from tournaments.server.limits import Buckets, client_address, retry_headers
 from tournaments.server.sessions import Session, Sessions
 
 CSRF_COOKIE = "arena_csrf"
@@ -34,6 +34,11 @@ SIGNINS_PER_MINUTE = 10
 """Sign-in attempts a client address, and sign-ins an author, may make a minute (as many at
 once): enough for a class behind one address to sign in, too few to try tokens or to pile up
 sessions."""
+READS_PER_MINUTE = 60
+"""What a client (an author, else an address) may read a minute of the pages that cost the
+server work — a bot's page, a list of its games (a long one costs more), a game's viewer and
+records — and as many at once: a browser's pages reload far less often; a client polling them
+without pause is refused (429) rather than served before everyone else."""
 FORM_BYTES = 64 * 1024
 """The largest form that is not an upload (sign in, an organiser's button), and the room an
 upload's form takes beyond its file."""
@@ -85,6 +90,7 @@ class Front:
         self.sessions = Sessions()
         self.signins_by_address = Buckets(SIGNINS_PER_MINUTE, SIGNINS_PER_MINUTE)
         self.signins_by_author = Buckets(SIGNINS_PER_MINUTE, SIGNINS_PER_MINUTE)
+        self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
         self.leaderboard_shown = Kept()
         self.leaderboard_sent = Kept()
 
@@ -119,6 +125,13 @@ class Front:
     def session(self, request: Request) -> Session | None:
         """The live session the request's cookie names, if any."""
         return self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
+
+    def spend(self, request: Request, cost: int = 1) -> None:
+        """Count an expensive read against its client's budget (`READS_PER_MINUTE`):
+        `Throttled` over it."""
+        viewer = self.viewer(request)
+        key = client_address(request) if viewer is None else f"author {viewer.id}"
+        self.reads.take(key, "too many pages of bots and games asked for", cost)
 
     def viewer(self, request: Request) -> Author | None:
         """Who asks: the request's bearer token's author, else its session's."""
