@@ -759,10 +759,10 @@ def pages_under_load(
     `seconds` with nothing else, `seconds` of an author uploading `hostile_archives` one after
     another, and `seconds` of four clients polling a bot's page and its 500 newest games
     without pause (one with an author's token, three signed out, each from an address of its
-    own, as a proxy on this machine names them)."""
+    own, as a proxy on this machine names them). The uploader and the pollers are processes of
+    their own: in the readers' process, their work would hold up the readers' own threads."""
     copy_store(base, folder / "league.sqlite")
     token, other = make_token(folder), make_token(folder, "poller")
-    archives = hostile_archives()
     with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
         while newest(folder / "league.sqlite") == stored(base):  # the ladder plays
             if server.process.poll() is not None:
@@ -774,50 +774,64 @@ def pages_under_load(
         baseline = reading.latencies[began:]
         progress(f"league: readers while an author uploads hostile archives, {seconds:g} s")
         began = len(reading.latencies)
-        uploads: collections.Counter[int] = collections.Counter()
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            filename, data = archives[sum(uploads.values()) % len(archives)]
-            uploads[upload(server.url, token, "hostile", data, filename)[0]] += 1
+        uploads = on_its_own(folder, "hostile_uploads", server.url, token, seconds).answers()
         hostile = reading.latencies[began:]
         progress(f"league: readers while four clients poll a bot's page and games, {seconds:g} s")
         began = len(reading.latencies)
-        polls: collections.Counter[int] = collections.Counter()
-        stop = threading.Event()
         pollers = [
-            threading.Thread(target=_poll, args=(server.url, who, n, polls, stop), daemon=True)
+            on_its_own(folder, "poll", server.url, who, f"192.0.2.{n + 1}", seconds)
             for n, who in enumerate([other, None, None, None])
         ]
-        for poller in pollers:
-            poller.start()
-        time.sleep(seconds)
-        stop.set()
-        for poller in pollers:
-            poller.join()
-        polling = reading.latencies[began:]
-    return UnderLoad(baseline, hostile, polling, reading.errors, uploads, polls)
+        polls = sum((poller.answers() for poller in pollers), collections.Counter[int]())
+        latencies = reading.latencies[began:]
+    return UnderLoad(baseline, hostile, latencies, reading.errors, uploads, polls)
 
 
-def _poll(
-    url: str,
-    token: str | None,
-    n: int,
-    answers: collections.Counter[int],
-    stop: threading.Event,
-) -> None:
-    """Ask for `POLLS` in turn until `stop`, without pause, counting the answers' statuses."""
-    headers = {"X-Forwarded-For": f"192.0.2.{n + 1}"}
+class Client(NamedTuple):
+    """A client of the league in a process of its own (`on_its_own`)."""
+
+    process: subprocess.Popen[str]
+
+    def answers(self) -> collections.Counter[int]:
+        """The statuses of its answers, once it ends."""
+        out, _ = self.process.communicate()
+        if self.process.returncode:
+            raise RuntimeError(f"a client of the league failed (exit {self.process.returncode})")
+        return collections.Counter({int(code): n for code, n in json.loads(out).items()})
+
+
+def on_its_own(folder: Path, client: str, *args: object) -> Client:
+    """This module's `client(*args)` (a function returning a `Counter` of statuses) run in a
+    process of its own."""
+    code = (
+        "import json, sys; from tournaments.bench import league_server as bench; "
+        f"print(json.dumps(bench.{client}(*json.loads(sys.argv[1]))))"
+    )
+    argv = [sys.executable, "-c", code, json.dumps(args)]
+    return Client(start(argv, folder, stdout=subprocess.PIPE))
+
+
+def hostile_uploads(url: str, token: str, seconds: float) -> collections.Counter[int]:
+    """Upload `hostile_archives` in turn for `seconds` (each once answered): their statuses."""
+    archives = hostile_archives()
+    answers: collections.Counter[int] = collections.Counter()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        filename, data = archives[answers.total() % len(archives)]
+        answers[upload(url, token, "hostile", data, filename)[0]] += 1
+    return answers
+
+
+def poll(url: str, token: str | None, address: str, seconds: float) -> collections.Counter[int]:
+    """Ask for `POLLS` in turn for `seconds`, without pause, as a client at `address` (with
+    `token`, if given): the answers' statuses."""
+    headers = {"X-Forwarded-For": address}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
-    connection = connect(url)
-    asked = 0
-    while not stop.is_set():
-        try:
-            status, _ = request(connection, "GET", POLLS[asked % len(POLLS)], headers=headers)
-        except (OSError, http.client.HTTPException):
-            connection.close()
-            connection = connect(url)
-            continue
-        answers[status] += 1
-        asked += 1
-    connection.close()
+    answers: collections.Counter[int] = collections.Counter()
+    deadline = time.monotonic() + seconds
+    with contextlib.closing(connect(url)) as connection:
+        while time.monotonic() < deadline:
+            path = POLLS[answers.total() % len(POLLS)]
+            answers[request(connection, "GET", path, headers=headers)[0]] += 1
+    return answers

@@ -36,6 +36,7 @@ from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import LADDER_NICE, run_checks, run_ladder
+from tournaments.league.reads import GamesOf, Reader, Recent
 from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import Turns, play_scrimmage
@@ -43,7 +44,6 @@ from tournaments.league.submissions import submit
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.steps import with_observations
-from tournaments.store.exclusion import hidden
 from tournaments.store.results import FinishedGame
 from tournaments.store.store import GameChoice, LogRow, Store
 
@@ -214,8 +214,9 @@ class LeagueService:
         self._unpacking = trio.CapacityLimiter(1)
         """The thread that unpacks, hashes and removes uploads: however many arrive, one at a
         time competes with the pages for this process's interpreter."""
-        self._reading = trio.CapacityLimiter(1)
-        """The thread that reads and decodes a bot's games for its page and its listings."""
+        self._reader = Reader()
+        """Reads and decodes a bot's games for its page and its listings, out of this process
+        while the league runs."""
         self.final: FinalProgress | None = None
         """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
@@ -270,7 +271,7 @@ class LeagueService:
     async def run(self) -> None:
         """The board, the checks of new versions and the seasons (a ladder until frozen, then
         the final, then the next season), until cancelled."""
-        async with trio.open_nursery() as nursery:
+        async with self._reader.open(), trio.open_nursery() as nursery:
             nursery.start_soon(self.board.run)
             nursery.start_soon(run_checks, self.league, self.notify, self.changes)
             nursery.start_soon(self._seasons)
@@ -578,7 +579,7 @@ class LeagueService:
         where: Where = LADDER,
     ) -> GamesAnswer:
         """The games of `bot` that `choice` keeps (of its version number `version`, if given),
-        newest first, with the downloads `viewer` may have of each (read in a thread: a long
+        newest first, with the downloads `viewer` may have of each (read by `reads`: a long
         list holds up no page)."""
         if self.league.registry.bot(bot) is None and bot not in self.league.tournament.participants:
             raise NotFound(f"the league has no bot named {bot!r}")
@@ -588,8 +589,8 @@ class LeagueService:
                 raise NotFound(f"{bot} has no version {version}")
             chosen = numbered[version]
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
-        read = functools.partial(_games_in, self.store_of(where), bot, choice)
-        found, hide = await trio.to_thread.run_sync(read, limiter=self._reading)
+        read = await self._reader.read(GamesOf(str(self.store_of(where)), bot, choice))
+        found, hide = read.games, set(read.hidden)
         rows = [
             self._game_row(game_id, game, bot, viewer, where.pages)
             for game_id, game in found
@@ -649,15 +650,14 @@ class LeagueService:
 
     async def bot_view(self, bot: str, viewer: Author | None, games: int = 50) -> BotView:
         """The bot `bot` as `viewer` (None: signed out) may see it; `NotFound` if no such. (Its
-        games and logs are read in a thread.)"""
+        games and logs are read by `reads`.)"""
         registry = self.league.registry
         house = bot in self.league.tournament.participants
         found = registry.bot(bot)
         if found is None and not house:
             raise NotFound(f"the league has no bot named {bot!r}")
         owner = None if found is None else registry.author_by_id(found.author)
-        read = functools.partial(self._stored, bot, games)
-        recent, logs = await trio.to_thread.run_sync(read, limiter=self._reading)
+        recent, logs = await self._stored(bot, games)
         versions = registry.versions(bot)
         private = None
         if self.may_see_private(viewer, bot):
@@ -673,19 +673,15 @@ class LeagueService:
             private=private,
         )
 
-    def _stored(
+    async def _stored(
         self, bot: str, count: int
     ) -> tuple[list[tuple[int, FinishedGame]], list[StderrLog]]:
         """The newest games any version of `bot` sat in (removed bots' games left out), and
         its newest stderr logs, from the store's record of them."""
-        if not self.league.store_path.exists():
-            return [], []
-        with Store(self.league.store_path, readonly=True) as store:
-            recent = store.recent_games(bot, count)
-            hide = hidden(store, [])
-            logs = store.logs_of(bot, 5)
-        games = [(game_id, game) for game_id, game in recent if hide.isdisjoint(game.bots)]
-        return games, [self._log(game, label, row) for game, label, row in logs]
+        found = await self._reader.read(Recent(str(self.league.store_path), bot, count, 5))
+        hide = set(found.hidden)
+        games = [(game_id, game) for game_id, game in found.games if hide.isdisjoint(game.bots)]
+        return games, [self._log(game, label, row) for game, label, row in found.logs]
 
     def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
         tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)
@@ -714,17 +710,6 @@ def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
             item["commands"] = [[str(name)] for name in item.get("names", [])]
         lines.append(msgspec.json.encode(item))
     return b"\n".join(lines) + b"\n"
-
-
-def _games_in(
-    path: Path, bot: str, choice: GameChoice
-) -> tuple[list[tuple[int, FinishedGame]], set[str]]:
-    """The games of `bot` in the store at `path` that `choice` keeps, and the store's hidden
-    labels (none before the store exists)."""
-    if not path.exists():
-        return [], set()
-    with Store(path, readonly=True) as store:
-        return store.games_of(bot, choice), hidden(store, [])
 
 
 def _tail(path: Path, size: int) -> str:

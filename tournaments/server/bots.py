@@ -31,7 +31,7 @@ WAITING_REFRESH_S = 3
 @html
 async def bot_page(request: Request) -> Response:
     f = front(request)
-    f.spend(request)
+    await f.spend(request)
     viewer = f.signed_in(request)
     try:
         view = await f.service.bot_view(request.path_params["bot"], viewer)
@@ -150,7 +150,7 @@ async def games_api(request: Request) -> Response:
         query = msgspec.convert(dict(request.query_params), GamesQuery, strict=False)
     except msgspec.ValidationError as exc:
         raise RequestError(f"the query is wrong: {exc}") from None
-    f.spend(request, 1 + query.count // LISTED_PER_READ)
+    await f.spend(request, 1 + query.count // LISTED_PER_READ)
     chosen = msgspec.structs.asdict(query)
     version, where = chosen.pop("version"), Where(season=chosen.pop("season"))
     bot = request.path_params["bot"]

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
+import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
@@ -25,7 +26,7 @@ from referee.games import find_game
 from tournaments.league.registry import Author
 from tournaments.league.service import Forbidden, LeagueService
 from tournaments.league.submissions import TooLarge
-from tournaments.server.limits import Buckets, client_address, retry_headers
+from tournaments.server.limits import Buckets, Throttled, client_address, retry_headers
 from tournaments.server.sessions import Session, Sessions
 
 CSRF_COOKIE = "arena_csrf"
@@ -39,6 +40,8 @@ READS_PER_MINUTE = 60
 server work — a bot's page, a list of its games (a long one costs more), a game's viewer and
 records — and as many at once: a browser's pages reload far less often; a client polling them
 without pause is refused (429) rather than served before everyone else."""
+THROTTLED_S = 1.0
+"""How long an expensive read over its client's budget waits for its 429."""
 FORM_BYTES = 64 * 1024
 """The largest form that is not an upload (sign in, an organiser's button), and the room an
 upload's form takes beyond its file."""
@@ -126,12 +129,17 @@ class Front:
         """The live session the request's cookie names, if any."""
         return self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
 
-    def spend(self, request: Request, cost: int = 1) -> None:
+    async def spend(self, request: Request, cost: int = 1) -> None:
         """Count an expensive read against its client's budget (`READS_PER_MINUTE`):
-        `Throttled` over it."""
+        `Throttled` over it, after `THROTTLED_S` (a client asking without pause then costs
+        the server a sleeping task, not a page a millisecond)."""
         viewer = self.viewer(request)
         key = client_address(request) if viewer is None else f"author {viewer.id}"
-        self.reads.take(key, "too many pages of bots and games asked for", cost)
+        try:
+            self.reads.take(key, "too many pages of bots and games asked for", cost)
+        except Throttled:
+            await trio.sleep(THROTTLED_S)
+            raise
 
     def viewer(self, request: Request) -> Author | None:
         """Who asks: the request's bearer token's author, else its session's."""

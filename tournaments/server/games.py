@@ -21,7 +21,7 @@ async def game_view(request: Request) -> Response:
     """The game's viewer (the report's, with its scripts: served without the league pages'
     policy), with links back and to its downloads."""
     f = front(request)
-    f.spend(request)
+    await f.spend(request)
     viewer, where = f.signed_in(request), _where(request)
     game = f.service.game(request.path_params["game"], where)
     own = f.service.own_seats(game.names, viewer)
@@ -43,7 +43,7 @@ async def game_record(request: Request) -> Response:
     """The game's record to download: the public one, with the reasons of the viewer's own
     seats' faults (signed in, or with a bearer token)."""
     f = front(request)
-    f.spend(request)
+    await f.spend(request)
     game_id = request.path_params["game"]
     record = f.service.record_for(game_id, f.viewer(request), _where(request))
     return _jsonl(record, f"{_file_stem(request)}-{game_id}.jsonl")
@@ -57,7 +57,7 @@ async def seat_record(request: Request) -> Response:
     viewer = f.viewer(request)
     if viewer is None:
         raise Unauthorized(SIGN_IN_OR_TOKEN)
-    f.spend(request)
+    await f.spend(request)
     record = await f.service.seat_record(game_id, seat, viewer, _where(request))
     return _jsonl(record, f"{_file_stem(request)}-{game_id}-seat{seat}.jsonl")
 
