@@ -76,7 +76,7 @@ async def test_a_client_over_its_budget_of_expensive_reads_is_refused_and_others
     listing = "/api/bots/house/games?count=500"
     async with client(transport, "192.0.2.1") as poller, client(transport, "192.0.2.2") as other:
         answers = []
-        while 429 not in answers:  # each list of 500 costs 6 reads of the 60
+        while 429 not in answers:  # each list of 500 costs 6 reads of the budget
             answers.append((await poller.get(listing)).status_code)
             assert len(answers) <= READS_PER_MINUTE
         assert answers[0] == 200

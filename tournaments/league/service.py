@@ -36,10 +36,11 @@ from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import LADDER_NICE, run_checks, run_ladder
-from tournaments.league.reads import GamesOf, Reader, Recent
+from tournaments.league.reads import GamesOf, Recent, reader
 from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import Turns, play_scrimmage
+from tournaments.league.staging import stager
 from tournaments.league.submissions import submit
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
@@ -211,10 +212,10 @@ class LeagueService:
         """The games at once on this machine (`concurrency`), shared by the ladder (or the
         final) and the scrimmages; a scrimmage waiting for one ends the ladder's units in hand."""
         self.games.on_wanted = self.notify
-        self._unpacking = trio.CapacityLimiter(1)
-        """The thread that unpacks, hashes and removes uploads: however many arrive, one at a
-        time competes with the pages for this process's interpreter."""
-        self._reader = Reader()
+        self._staging = stager()
+        """Unpacks and hashes the uploads, one at a time, out of this process while the league
+        runs."""
+        self._reader = reader()
         """Reads and decodes a bot's games for its page and its listings, out of this process
         while the league runs."""
         self.final: FinalProgress | None = None
@@ -271,7 +272,7 @@ class LeagueService:
     async def run(self) -> None:
         """The board, the checks of new versions and the seasons (a ladder until frozen, then
         the final, then the next season), until cancelled."""
-        async with self._reader.open(), trio.open_nursery() as nursery:
+        async with self._reader.open(), self._staging.open(), trio.open_nursery() as nursery:
             nursery.start_soon(self.board.run)
             nursery.start_soon(run_checks, self.league, self.notify, self.changes)
             nursery.start_soon(self._seasons)
@@ -361,7 +362,7 @@ class LeagueService:
     async def upload(self, author: Author, bot: str, filename: str, data: bytes) -> Version:
         """A new version of `bot` from `author`'s upload: the version uploaded (the same files
         again: that same version), queued for its check."""
-        version = await submit(self.league, author, bot, filename, data, self._unpacking)
+        version = await submit(self.league, author, bot, filename, data, self._staging)
         self.notify()
         return version
 
@@ -589,7 +590,7 @@ class LeagueService:
                 raise NotFound(f"{bot} has no version {version}")
             chosen = numbered[version]
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
-        read = await self._reader.read(GamesOf(str(self.store_of(where)), bot, choice))
+        read = await self._reader.ask(GamesOf(str(self.store_of(where)), bot, choice))
         found, hide = read.games, set(read.hidden)
         rows = [
             self._game_row(game_id, game, bot, viewer, where.pages)
@@ -678,7 +679,7 @@ class LeagueService:
     ) -> tuple[list[tuple[int, FinishedGame]], list[StderrLog]]:
         """The newest games any version of `bot` sat in (removed bots' games left out), and
         its newest stderr logs, from the store's record of them."""
-        found = await self._reader.read(Recent(str(self.league.store_path), bot, count, 5))
+        found = await self._reader.ask(Recent(str(self.league.store_path), bot, count, 5))
         hide = set(found.hidden)
         games = [(game_id, game) for game_id, game in found.games if hide.isdisjoint(game.bots)]
         return games, [self._log(game, label, row) for game, label, row in found.logs]

@@ -3,9 +3,9 @@ into a folder named by their content hash, the command and the optional build st
 the manifest (or the command from the single file's kind). The build runs later, before the
 version's check (`checks.check_version`). Each refusal says what was wrong in the author's terms.
 
-The unpacking and hashing run in a child process, one upload at a time, below the server's
-priority (`staging`): an upload of the largest size the league allows, or the most hostile,
-never holds up the pages. The registry is written only once the files are in hand, and
+The unpacking and hashing run in the running league's child, one upload at a time, below the
+server's priority (`staging`): an upload of the largest size the league allows, or the most
+hostile, never holds up the pages. The registry is written only once the files are in hand, and
 the files are moved into place only once the registry has the version: a refused upload leaves
 nothing behind.
 """
@@ -19,10 +19,11 @@ from typing import ClassVar
 import trio
 
 from protocol.errors import RequestError
+from tournaments.league.child import Kept
 from tournaments.league.files import League
 from tournaments.league.folders import remove
 from tournaments.league.registry import Author, RateLimited, Taken, Version
-from tournaments.league.staging import staged_apart
+from tournaments.league.staging import Staged, Upload, stager
 
 
 class TooLarge(RequestError):
@@ -52,12 +53,12 @@ async def submit(
     bot: str,
     filename: str,
     data: bytes,
-    limiter: trio.CapacityLimiter | None = None,
+    staging: Kept[Upload, Staged] | None = None,
 ) -> Version:
     """Take `data` (an upload named `filename`) as a new version of `bot` by `author`, queued
     for its check; the same files again are the same version (queued again if rejected). The
-    upload is unpacked once `limiter` (one at a time: the server's) lets it."""
-    limiter = limiter or trio.CapacityLimiter(1)
+    upload is unpacked by `staging` (the running league's child), else in a thread."""
+    staging = staging or stager()
     refuse_early(league, author, bot)
     limit = league.settings.upload_mb
     if len(data) > limit * 1024 * 1024:
@@ -66,7 +67,8 @@ async def submit(
         raise RateLimited(
             f"{league.settings.uploads_per_hour} uploads an hour at most: try again later"
         )
-    staged = await staged_apart(league, filename, data, limiter)
+    root = str(league.bots_dir / ".staging")
+    staged = await staging.ask(Upload(root, filename, data, league.upload_limits))
     try:
         version = league.registry.add_version(
             author.id, bot, staged.hash, staged.command, staged.build
@@ -81,4 +83,4 @@ async def submit(
                     raise
         return version
     finally:
-        await trio.to_thread.run_sync(remove, Path(staged.folder), limiter=limiter)
+        await trio.to_thread.run_sync(remove, Path(staged.folder))

@@ -31,11 +31,12 @@ from tournaments.server.sessions import Session, Sessions
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
-SIGNINS_PER_MINUTE = 10
-"""Sign-in attempts a client address, and sign-ins an author, may make a minute (as many at
-once): enough for a class behind one address to sign in, too few to try tokens or to pile up
-sessions."""
-READS_PER_MINUTE = 60
+SIGNINS_PER_ADDRESS = 30
+"""Sign-in attempts a client address may make a minute (as many at once): enough for a class
+behind one address to sign in, too few to pile up sessions or to keep the server hashing."""
+SIGNINS_PER_AUTHOR = 30
+"""Sign-ins an author may make a minute (as many at once)."""
+READS_PER_MINUTE = 120
 """What a client (an author, else an address) may read a minute of the pages that cost the
 server work — a bot's page, a list of its games (a long one costs more), a game's viewer and
 records — and as many at once: a browser's pages reload far less often; a client polling them
@@ -91,8 +92,8 @@ class Front:
         )
         self.game = find_game(self.league.tournament.game)
         self.sessions = Sessions()
-        self.signins_by_address = Buckets(SIGNINS_PER_MINUTE, SIGNINS_PER_MINUTE)
-        self.signins_by_author = Buckets(SIGNINS_PER_MINUTE, SIGNINS_PER_MINUTE)
+        self.signins_by_address = Buckets(SIGNINS_PER_ADDRESS, SIGNINS_PER_ADDRESS)
+        self.signins_by_author = Buckets(SIGNINS_PER_AUTHOR, SIGNINS_PER_AUTHOR)
         self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
         self.leaderboard_shown = Kept()
         self.leaderboard_sent = Kept()
