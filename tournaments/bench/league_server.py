@@ -19,6 +19,9 @@ in a process of its own on a copy of a store of real games, HTTP clients on loop
 - `hostile_upload`: while the ladder plays and readers poll the leaderboard, an author uploads a
   version whose command names a 90 MB folder of the host and an endless file: the readers'
   latencies from the upload until the version plays or is rejected.
+- `pages_under_load`: while the ladder plays on a store of real games and readers poll the
+  leaderboard, their latencies alone, then while an author uploads hostile archives one after
+  another, then while four other clients poll a bot's page and its 500 newest games.
 """
 
 from __future__ import annotations
@@ -31,12 +34,14 @@ import http.client
 import io
 import json
 import math
+import os
 import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 import zipfile
@@ -251,10 +256,10 @@ class Upload(NamedTuple):
     """The check game's own time, as the server logged it."""
 
 
-def make_token(folder: Path) -> str:
-    """An author's token for the league of `folder` (`arena league token`, as an organiser)."""
+def make_token(folder: Path, author: str = "bench") -> str:
+    """`author`'s token for the league of `folder` (`arena league token`, as an organiser)."""
     made = subprocess.run(
-        [*ARENA, "league", "token", "league.toml", "bench"],
+        [*ARENA, "league", "token", "league.toml", author],
         cwd=folder,
         check=True,
         capture_output=True,
@@ -698,3 +703,135 @@ def final_of(folder: Path, budget: int, concurrency: int, progress: Progress) ->
     published = [tuple(row[key] for key in keys) for row in final["standings"]]
     tabled = [tuple(row[key] for key in keys) for row in rows]
     return FinalRun(seconds, int(final["games"]), bool(final["settled"]), published == tabled)
+
+
+def hostile_archives(files: int = 2000, unpacked_mb: int = 100) -> list[tuple[str, bytes]]:
+    """Archives an author could upload to cost the server the most, each refused only once
+    unpacked (none has a `bot.toml`): as many files as the league allows, nearly its unpacked
+    size of zeros (a bomb within the caps), and a tar.gz of incompressible bytes."""
+    many = io.BytesIO()
+    with zipfile.ZipFile(many, "w") as zipped:
+        for n in range(files - 1):
+            zipped.writestr(f"f/{n}.txt", b"x")
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zipped:
+        with zipped.open("zeros.bin", "w") as member:
+            for _ in range(unpacked_mb - 2):
+                member.write(bytes(1024 * 1024))
+        zipped.writestr("notes.txt", b"no manifest")
+    noise = io.BytesIO()
+    with tarfile.open(fileobj=noise, mode="w:gz", compresslevel=1) as tarred:
+        for n in range(4):
+            data = os.urandom(4 * 1024 * 1024)
+            info = tarfile.TarInfo(f"noise/{n}.bin")
+            info.size = len(data)
+            tarred.addfile(info, io.BytesIO(data))
+    return [
+        ("many.zip", many.getvalue()),
+        ("bomb.zip", bomb.getvalue()),
+        ("noise.tar.gz", noise.getvalue()),
+    ]
+
+
+POLLED = "greedy"
+"""The bot whose page and games the polling clients ask for (it has the store's games)."""
+POLLS = (f"/bots/{POLLED}", f"/api/bots/{POLLED}/games?count=500")
+
+
+class UnderLoad(NamedTuple):
+    baseline_s: list[float]
+    """The readers' latencies with nothing else asking."""
+    hostile_s: list[float]
+    """… while an author uploads hostile archives, one after another."""
+    polling_s: list[float]
+    """… while other clients poll a bot's page and its 500 newest games."""
+    errors: list[str]
+    uploads: collections.Counter[int]
+    """The hostile uploads' answers, by HTTP status."""
+    polls: collections.Counter[int]
+    """The polling clients' answers, by HTTP status."""
+
+
+def pages_under_load(
+    folder: Path, base: Path, *, readers: int, period_s: float, seconds: float, progress: Progress
+) -> UnderLoad:
+    """The leaderboard's latencies for `readers` on a copy of `base` while the ladder plays:
+    `seconds` with nothing else, `seconds` of an author uploading `hostile_archives` one after
+    another, and `seconds` of four clients polling a bot's page and its 500 newest games
+    without pause (one with an author's token, three signed out, each from an address of its
+    own, as a proxy on this machine names them). The uploader and the pollers are processes of
+    their own: in the readers' process, their work would hold up the readers' own threads."""
+    copy_store(base, folder / "league.sqlite")
+    token, other = make_token(folder), make_token(folder, "poller")
+    with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
+        while newest(folder / "league.sqlite") == stored(base):  # the ladder plays
+            if server.process.poll() is not None:
+                raise RuntimeError(f"arena serve ended: {server.exited()}")
+            time.sleep(0.05)
+        progress(f"league: the leaderboard's readers alone, {seconds:g} s")
+        began = len(reading.latencies)
+        time.sleep(seconds)
+        baseline = reading.latencies[began:]
+        progress(f"league: readers while an author uploads hostile archives, {seconds:g} s")
+        began = len(reading.latencies)
+        uploads = on_its_own(folder, "hostile_uploads", server.url, token, seconds).answers()
+        hostile = reading.latencies[began:]
+        progress(f"league: readers while four clients poll a bot's page and games, {seconds:g} s")
+        began = len(reading.latencies)
+        pollers = [
+            on_its_own(folder, "poll", server.url, who, f"192.0.2.{n + 1}", seconds)
+            for n, who in enumerate([other, None, None, None])
+        ]
+        polls = sum((poller.answers() for poller in pollers), collections.Counter[int]())
+        latencies = reading.latencies[began:]
+    return UnderLoad(baseline, hostile, latencies, reading.errors, uploads, polls)
+
+
+class Client(NamedTuple):
+    """A client of the league in a process of its own (`on_its_own`)."""
+
+    process: subprocess.Popen[str]
+
+    def answers(self) -> collections.Counter[int]:
+        """The statuses of its answers, once it ends."""
+        out, _ = self.process.communicate()
+        if self.process.returncode:
+            raise RuntimeError(f"a client of the league failed (exit {self.process.returncode})")
+        return collections.Counter({int(code): n for code, n in json.loads(out).items()})
+
+
+def on_its_own(folder: Path, client: str, *args: object) -> Client:
+    """This module's `client(*args)` (a function returning a `Counter` of statuses) run in a
+    process of its own."""
+    code = (
+        "import json, sys; from tournaments.bench import league_server as bench; "
+        f"print(json.dumps(bench.{client}(*json.loads(sys.argv[1]))))"
+    )
+    argv = [sys.executable, "-c", code, json.dumps(args)]
+    return Client(start(argv, folder, stdout=subprocess.PIPE))
+
+
+def hostile_uploads(url: str, token: str, seconds: float) -> collections.Counter[int]:
+    """Upload `hostile_archives` in turn for `seconds` (each once answered): their statuses."""
+    archives = hostile_archives()
+    answers: collections.Counter[int] = collections.Counter()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        filename, data = archives[answers.total() % len(archives)]
+        answers[upload(url, token, "hostile", data, filename)[0]] += 1
+    return answers
+
+
+def poll(url: str, token: str | None, address: str, seconds: float) -> collections.Counter[int]:
+    """Ask for `POLLS` in turn for `seconds`, without pause, as a client at `address` (with
+    `token`, if given): the answers' statuses."""
+    headers = {"X-Forwarded-For": address}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    answers: collections.Counter[int] = collections.Counter()
+    deadline = time.monotonic() + seconds
+    with contextlib.closing(connect(url)) as connection:
+        while time.monotonic() < deadline:
+            path = POLLS[answers.total() % len(POLLS)]
+            answers[request(connection, "GET", path, headers=headers)[0]] += 1
+    return answers

@@ -120,10 +120,12 @@ class LeagueSizes(msgspec.Struct, frozen=True):
     """New versions uploaded while the ladder is busy (the p95 of their first games' waits)."""
     final_budget: int
     """The most games of the final measured."""
+    load_s: float = 40.0
+    """Each phase of `pages_under_load`: readers alone, with hostile uploads, with polling."""
 
 
 FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10, 2000)
-QUICK_LEAGUE = LeagueSizes(1, 0, 1, 3.0, 2, 0.5, 6, 2, 60)
+QUICK_LEAGUE = LeagueSizes(1, 0, 1, 3.0, 2, 0.5, 6, 2, 60, 3.0)
 PLACED_S = 10.0
 """A new version's first ladder game, at most this long after it is `playing` (p95)."""
 FULL = Sizes(
@@ -506,7 +508,16 @@ class Bench:
                             ratio >= 0.8,
                         )
                     )
+            loaded = league_server.pages_under_load(
+                folder,
+                base,
+                readers=s.readers,
+                period_s=s.period_s,
+                seconds=s.load_s,
+                progress=self.progress,
+            )
         self.add(*on_dask)
+        self.under_load(loaded)
         run_rate = statistics.median(window.games_per_s for window in load.runs)
         ladder_rate = statistics.median(window.games_per_s for window in load.ladders)
         pairs = zip(load.ladders, load.runs, strict=True)
@@ -553,6 +564,48 @@ class Bench:
                 "ms",
                 "≤ 100 ms",
                 worst <= 100 and not hostile.errors,
+            ),
+        )
+
+    def under_load(self, loaded: league_server.UnderLoad) -> None:
+        """The leaderboard's p99 beside the ladder with its readers alone, then while an author
+        uploads hostile archives, then while other clients poll a bot's page and games."""
+        s = self.sizes.league
+        base, hostile, polling = (
+            league_server.p99(latencies) * 1000
+            for latencies in (loaded.baseline_s, loaded.hostile_s, loaded.polling_s)
+        )
+        ok = not loaded.errors
+        uploads = ", ".join(f"{n} × {code}" for code, n in sorted(loaded.uploads.items()))
+        polls = sum(loaded.polls.values())
+        self.add(
+            Figure(
+                "league",
+                f"leaderboard p99 beside the ladder, {s.readers} readers alone for {s.load_s:g} s "
+                f"({len(loaded.baseline_s):,} requests): the baseline of the two below",
+                base,
+                "ms",
+                "≤ 100 ms",
+                base <= 100 and ok,
+            ),
+            Figure(
+                "league",
+                f"… while an author uploads hostile archives one after another "
+                f"({len(loaded.hostile_s):,} requests; the uploads answered {uploads})",
+                hostile,
+                "ms",
+                "≤ 100 ms",
+                hostile <= 100 and ok,
+            ),
+            Figure(
+                "league",
+                f"… while 4 clients (3 signed out) poll a bot's page and its 500 newest games "
+                f"without pause ({len(loaded.polling_s):,} requests; they got {polls:,} answers, "
+                f"{loaded.polls.get(429, 0):,} of them 429)",
+                polling,
+                "ms",
+                "≤ 100 ms",
+                polling <= 100 and ok,
             ),
         )
 

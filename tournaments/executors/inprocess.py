@@ -10,10 +10,9 @@ import contextlib
 import functools
 from collections.abc import AsyncIterator, Iterator
 
-import trio
-
 from tournaments.executors import Deliver, Ends
-from tournaments.executors.fanout import fan_out
+from tournaments.executors.budget import Share
+from tournaments.executors.fanout import Taking, fan_out
 from tournaments.executors.work import (
     Result,
     UnitWork,
@@ -26,21 +25,23 @@ from tournaments.executors.work import (
 class InProcess:
     remote = False
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, share: Share | None = None) -> None:
         self.workers = workers
         """Units played at once (each plays one match at a time)."""
+        self.share = share
+        """The budget of units at once this executor shares with others of its process."""
         self.name = this_machine("(in process)")
 
     async def run(
         self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
     ) -> None:
-        async def work(receive: trio.MemoryReceiveChannel[UnitWork]) -> None:
+        async def work(receive: Taking) -> None:
             async with receive:
                 async for unit in receive:
                     event = None if ends is None else ends(unit)
                     await play_games(unit, functools.partial(self._deliver, deliver, unit), event)
 
-        await fan_out(units, self.workers, work)
+        await fan_out(units, self.workers, work, self.share)
 
     def _deliver(self, deliver: Deliver, unit: UnitWork, result: Result) -> None:
         deliver(unit, played_by(self.name, result))

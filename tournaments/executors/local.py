@@ -26,7 +26,8 @@ import msgspec
 import trio
 
 from tournaments.executors import Deliver, Ends
-from tournaments.executors.fanout import fan_out
+from tournaments.executors.budget import Share
+from tournaments.executors.fanout import Taking, fan_out
 from tournaments.executors.frames import EndUnit, FrameReader, UnitEnd, frame, replies
 from tournaments.executors.work import (
     ExecutorError,
@@ -126,9 +127,11 @@ class Worker:
 class Local:
     remote = False
 
-    def __init__(self, workers: int, nice: int = 0) -> None:
+    def __init__(self, workers: int, nice: int = 0, share: Share | None = None) -> None:
         self.workers = workers
         """Referee processes, each playing one match at a time."""
+        self.share = share
+        """The budget of units at once this executor shares with others of its process."""
         self.nice = nice
         """How much lower than this process's the priority of the referee processes and their
         bots is: a league's web pages must answer while its games fill every core."""
@@ -141,7 +144,7 @@ class Local:
         self, units: Iterator[UnitWork], deliver: Deliver, ends: Ends | None = None
     ) -> None:
         serve = functools.partial(self._serve, deliver=deliver, ends=ends)
-        await fan_out(units, self.workers, serve)
+        await fan_out(units, self.workers, serve, self.share)
 
     @contextlib.asynccontextmanager
     async def kept(self) -> AsyncIterator[None]:
@@ -158,7 +161,7 @@ class Local:
 
     async def _serve(
         self,
-        receive: trio.MemoryReceiveChannel[UnitWork],
+        receive: Taking,
         *,
         deliver: Deliver,
         ends: Ends | None,

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 import trio
 
+from tournaments.executors.budget import Share
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import UnitWork
 from tournaments.league.files import League
@@ -82,13 +83,15 @@ async def play_final(
     season: Season,
     listener: GameListener,
     on_progress: Callable[[FinalProgress], None],
+    share: Share | None = None,
 ) -> FinalProgress:
     """Play `season`'s final to its end (it goes on where a stopped server left it), telling
-    `on_progress` where it stands after each round; where it ended."""
+    `on_progress` where it stands after each round; where it ended. (`share`: the budget of
+    games at once it shares with the scrimmages.)"""
     assert season.budget is not None
     path = league.final_store(season.number)
     entrants = [*league.house(), *map(league.entrant, league.registry.finalists(season.number))]
-    executor = executor_for(league.tournament, nice=LADDER_NICE)
+    executor = executor_for(league.tournament, nice=LADDER_NICE, share=share)
     async with executor.kept():
         before = -1
         while True:

@@ -20,6 +20,7 @@ import msgspec
 import trio
 
 from tournaments.executors import Executor
+from tournaments.executors.budget import Share
 from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import Delivered, UnitFailed, UnitWork
@@ -255,14 +256,18 @@ def noted(league: League) -> tuple[Focus, LogBudget]:
 
 
 async def run_ladder(
-    league: League, listener: GameListener, changes: Callable[[], trio.Event]
+    league: League,
+    listener: GameListener,
+    changes: Callable[[], trio.Event],
+    share: Share | None = None,
 ) -> None:
     """Play rounds until cancelled, on one executor kept open from round to round (its referee
     processes are not started again for each); with too few bots, wait for the next change (a
     version uploaded or playing). `changes` gives the event the next change sets, taken before
-    the work so that a change during it is not missed."""
+    the work so that a change during it is not missed. `share`: the budget of games at once it
+    shares with the scrimmages."""
     focus, log_budget = await trio.to_thread.run_sync(noted, league)  # pages answer meanwhile
-    executor = executor_for(league.tournament, nice=LADDER_NICE)
+    executor = executor_for(league.tournament, nice=LADDER_NICE, share=share)
     checks = checking(processes_here()) if executor.remote else contextlib.nullcontext()
     async with executor.kept():
         with checks as checker:

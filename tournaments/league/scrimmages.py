@@ -26,6 +26,26 @@ FILLER = "random"
 """The built-in bot in the other seats of a game of more than two players."""
 
 
+class Turns:
+    """The authors' turns at the scrimmages: the next is the oldest queued one of the author
+    served longest ago (or never), so that an author's next scrimmage waits behind every other
+    author's first one however many they queued."""
+
+    def __init__(self) -> None:
+        self._served: dict[int, int] = {}
+        """Author id → the turn they were last served."""
+        self._turn = 0
+
+    def next(self, queued: list[Scrimmage]) -> Scrimmage | None:
+        """The one of `queued` (oldest first) to play now, taking its author's turn."""
+        if not queued:
+            return None
+        chosen = min(queued, key=lambda s: (self._served.get(s.author, -1), s.id))
+        self._turn += 1
+        self._served[chosen.author] = self._turn
+        return chosen
+
+
 def scrimmage_entrants(league: League, scrimmage: Scrimmage) -> list[Entrant]:
     """The version, its opponent as it plays now, and fillers (`NotFound` when the opponent
     plays no more; `RequestError` when the organisers disabled the bot or its author since

@@ -27,6 +27,7 @@ import trio
 
 from protocol.errors import ArenaError, RequestError
 from tournaments.executors import Executor
+from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, History, head_to_head
@@ -34,15 +35,16 @@ from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import LADDER_NICE, run_checks, run_ladder
+from tournaments.league.reads import GamesOf, Recent, reader
 from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
-from tournaments.league.scrimmages import play_scrimmage
+from tournaments.league.scrimmages import Turns, play_scrimmage
+from tournaments.league.staging import stager
 from tournaments.league.submissions import submit
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
-from tournaments.store.exclusion import hidden
 from tournaments.store.results import FinishedGame
 from tournaments.store.store import GameChoice, LogRow, Store
 
@@ -206,6 +208,16 @@ class LeagueService:
         self._frozen = trio.Event()
         """Set when the organiser freezes the season: its ladder stops."""
         self._scrimmage_asked = trio.Event()
+        self.games = Budget(league.tournament.workers)
+        """The games at once on this machine (`concurrency`), shared by the ladder (or the
+        final) and the scrimmages; a scrimmage waiting for one ends the ladder's units in hand."""
+        self.games.on_wanted = self.notify
+        self._staging = stager()
+        """Unpacks and hashes the uploads, one at a time, out of this process while the league
+        runs."""
+        self._reader = reader()
+        """Reads and decodes a bot's games for its page and its listings, out of this process
+        while the league runs."""
         self.final: FinalProgress | None = None
         """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
@@ -262,7 +274,7 @@ class LeagueService:
     async def run(self) -> None:
         """The board, the checks of new versions and the seasons (a ladder until frozen, then
         the final, then the next season), until cancelled."""
-        async with trio.open_nursery() as nursery:
+        async with self._reader.open(), self._staging.open(), trio.open_nursery() as nursery:
             nursery.start_soon(self.board.run)
             nursery.start_soon(run_checks, self.league, self.notify, self.changes)
             nursery.start_soon(self._seasons)
@@ -273,13 +285,15 @@ class LeagueService:
             season = self.league.season
             if season.frozen is None:
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(run_ladder, self.league, self, self.changes)
+                    ladder = self.games.share(first=False)
+                    nursery.start_soon(run_ladder, self.league, self, self.changes, ladder)
                     await self._frozen.wait()
                     nursery.cancel_scope.cancel()
             else:
                 change = self.changes()
                 try:
-                    await play_final(self.league, season, self, self._on_final)
+                    share = self.games.share(first=False)
+                    await play_final(self.league, season, self, self._on_final, share)
                 except (ArenaError, OSError) as exc:  # the pages go on; the organiser mends it
                     print(
                         f"arena serve: season {season.number}'s final stopped: {exc}; it goes "
@@ -292,13 +306,18 @@ class LeagueService:
                 await self._publish(season)
 
     async def _scrimmages(self) -> None:
-        """Play the queued scrimmages, oldest first, on an executor of their own beside the
-        ladder's; between requests, wait for the next."""
-        executor = executor_for(self.league.tournament, nice=LADDER_NICE)
+        """Play the queued scrimmages one after another, the authors taking turns (`Turns`),
+        on an executor of their own that shares the ladder's budget of games at once (and goes
+        first); between requests, wait for the next."""
+        share = self.games.share(first=True)
+        executor = executor_for(self.league.tournament, nice=LADDER_NICE, share=share)
+        turns = Turns()
         async with executor.kept():
             while True:
                 asked = self._scrimmage_asked
-                for scrimmage in self.league.registry.scrimmages("queued"):
+                while (
+                    scrimmage := turns.next(self.league.registry.scrimmages("queued"))
+                ) is not None:
                     await self._scrimmage(scrimmage, executor)
                 await asked.wait()
 
@@ -345,7 +364,7 @@ class LeagueService:
     async def upload(self, author: Author, bot: str, filename: str, data: bytes) -> Version:
         """A new version of `bot` from `author`'s upload: the version uploaded (the same files
         again: that same version), queued for its check."""
-        version = await submit(self.league, author, bot, filename, data)
+        version = await submit(self.league, author, bot, filename, data, self._staging)
         self.notify()
         return version
 
@@ -382,7 +401,7 @@ class LeagueService:
         self._scrimmage_asked = trio.Event()
         return asked
 
-    def scrimmages(self, bot: str, viewer: Author | None) -> list[ScrimmageView]:
+    async def scrimmages(self, bot: str, viewer: Author | None) -> list[ScrimmageView]:
         """The bot's scrimmages with their games, for its author and the organisers (none for
         anyone else)."""
         if not self.may_see_private(viewer, bot):
@@ -399,7 +418,7 @@ class LeagueService:
                     deals=(scrimmage.first_deal, scrimmage.deals),
                     count=500,
                 )
-                games = self.games_of(bot, viewer, choice, where=SCRIMMAGES).games
+                games = (await self.games_of(bot, viewer, choice, where=SCRIMMAGES)).games
             views.append(ScrimmageView(scrimmage, version.number, games))
         return views
 
@@ -582,7 +601,7 @@ class LeagueService:
             seat for seat, label in enumerate(names) if self.may_see_private(viewer, bot_of(label))
         ]
 
-    def games_of(
+    async def games_of(
         self,
         bot: str,
         viewer: Author | None,
@@ -591,7 +610,8 @@ class LeagueService:
         where: Where = LADDER,
     ) -> GamesAnswer:
         """The games of `bot` that `choice` keeps (of its version number `version`, if given),
-        newest first, with the downloads `viewer` may have of each."""
+        newest first, with the downloads `viewer` may have of each (read by `reads`: a long
+        list holds up no page)."""
         if self.league.registry.bot(bot) is None and bot not in self.league.tournament.participants:
             raise NotFound(f"the league has no bot named {bot!r}")
         if version is not None:
@@ -600,13 +620,8 @@ class LeagueService:
                 raise NotFound(f"{bot} has no version {version}")
             chosen = numbered[version]
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
-        found: list[tuple[int, FinishedGame]] = []
-        hide: set[str] = set()
-        path = self.store_of(where)
-        if path.exists():
-            with Store(path, readonly=True) as store:
-                found = store.games_of(bot, choice)
-                hide = hidden(store, [])
+        read = await self._reader.ask(GamesOf(str(self.store_of(where)), bot, choice))
+        found, hide = read.games, set(read.hidden)
         rows = [
             self._game_row(game_id, game, bot, viewer, where.pages)
             for game_id, game in found
@@ -664,15 +679,16 @@ class LeagueService:
             return False
         return viewer.organiser or self.league.registry.owner(bot) == viewer.id
 
-    def bot_view(self, bot: str, viewer: Author | None, games: int = 50) -> BotView:
-        """The bot `bot` as `viewer` (None: signed out) may see it; `NotFound` if no such."""
+    async def bot_view(self, bot: str, viewer: Author | None, games: int = 50) -> BotView:
+        """The bot `bot` as `viewer` (None: signed out) may see it; `NotFound` if no such. (Its
+        games and logs are read by `reads`.)"""
         registry = self.league.registry
         house = bot in self.league.tournament.participants
         found = registry.bot(bot)
         if found is None and not house:
             raise NotFound(f"the league has no bot named {bot!r}")
         owner = None if found is None else registry.author_by_id(found.author)
-        recent, logs = self._stored(bot, games)
+        recent, logs = await self._stored(bot, games)
         versions = registry.versions(bot)
         private = None
         if self.may_see_private(viewer, bot):
@@ -688,19 +704,15 @@ class LeagueService:
             private=private,
         )
 
-    def _stored(
+    async def _stored(
         self, bot: str, count: int
     ) -> tuple[list[tuple[int, FinishedGame]], list[StderrLog]]:
         """The newest games any version of `bot` sat in (removed bots' games left out), and
         its newest stderr logs, from the store's record of them."""
-        if not self.league.store_path.exists():
-            return [], []
-        with Store(self.league.store_path, readonly=True) as store:
-            recent = store.recent_games(bot, count)
-            hide = hidden(store, [])
-            logs = store.logs_of(bot, 5)
-        games = [(game_id, game) for game_id, game in recent if hide.isdisjoint(game.bots)]
-        return games, [self._log(game, label, row) for game, label, row in logs]
+        found = await self._reader.ask(Recent(str(self.league.store_path), bot, count, 5))
+        hide = set(found.hidden)
+        games = [(game_id, game) for game_id, game in found.games if hide.isdisjoint(game.bots)]
+        return games, [self._log(game, label, row) for game, label, row in found.logs]
 
     def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
         tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)

@@ -3,7 +3,6 @@ token), uploads a bot (the form and the API) and asks for scrimmages of it."""
 
 from __future__ import annotations
 
-import secrets
 from urllib.parse import quote
 
 import msgspec
@@ -34,6 +33,7 @@ from tournaments.server.front import (
     session_form,
     with_csrf,
 )
+from tournaments.server.limits import client_address, retry_headers
 
 # ---- signing in ---------------------------------------------------------------------------
 
@@ -44,8 +44,11 @@ async def signin_form(request: Request) -> Response:
 
 
 async def signin_post(request: Request) -> Response:
+    """Sign in with a token, within the attempts an address and the sign-ins an author may
+    make a minute (429 over them)."""
     f = front(request)
     try:
+        f.signins_by_address.take(client_address(request), "too many sign-ins from your address")
         async with read_form(request, FORM_BYTES) as form:
             same_site, token = from_this_site(request, form), form.get("token", "")
         if not same_site:
@@ -53,10 +56,13 @@ async def signin_post(request: Request) -> Response:
         author = f.league.registry.author_for(token if isinstance(token, str) else "")
         if author is None:
             raise Unauthorized(NO_TOKEN)
+        f.signins_by_author.take(str(author.id), f"too many sign-ins as {author.name}")
     except ArenaError as exc:
-        return f.page("signin.html", request, exc.http_status, error=refusal(exc))
-    session = secrets.token_urlsafe(32)
-    f.sessions[session] = (author.id, author.sessions)
+        page = f.page("signin.html", request, exc.http_status, error=refusal(exc))
+        page.headers.update(retry_headers(exc))
+        return page
+    f.sessions.close(request.cookies.get(SESSION_COOKIE, ""))  # a browser has one session
+    session = f.sessions.open(author.id, author.sessions)
     response = RedirectResponse("/", status_code=303)
     response.set_cookie(
         SESSION_COOKIE, session, httponly=True, samesite="strict", secure=over_tls(request)
@@ -70,7 +76,7 @@ async def signout_post(request: Request) -> Response:
     async with read_form(request, FORM_BYTES) as form:
         if not from_this_site(request, form):
             raise Forbidden(EXPIRED)
-    f.sessions.pop(request.cookies.get(SESSION_COOKIE, ""), None)
+    f.sessions.close(request.cookies.get(SESSION_COOKIE, ""))
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(SESSION_COOKIE)
     return response

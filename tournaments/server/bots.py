@@ -20,6 +20,9 @@ from tournaments.server.history import svg_line
 from tournaments.store.store import GameChoice
 
 WAITING = frozenset({"queued", "building", "checking"})
+LISTED_PER_READ = 100
+"""A list of a bot's games costs one read of the client's budget, and one more each this many
+games it asks for."""
 WAITING_REFRESH_S = 3
 """A bot page reloads itself this often while a version of it waits for its check."""
 
@@ -27,15 +30,16 @@ WAITING_REFRESH_S = 3
 @html
 async def bot_page(request: Request) -> Response:
     f = front(request)
+    await f.spend(request)
     viewer = f.signed_in(request)
     try:
-        view = f.service.bot_view(request.path_params["bot"], viewer)
+        view = await f.service.bot_view(request.path_params["bot"], viewer)
     except NotFound:
         return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
     history = view.history
     board = f.service.board.board
     standing = next((row for row in board.standings if row["bot"] == view.name), None)
-    scrimmages = f.service.scrimmages(view.name, viewer)
+    scrimmages = await f.service.scrimmages(view.name, viewer)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
     return with_csrf(
@@ -115,7 +119,7 @@ def _ordinal(rank: int) -> str:
 @api
 async def bot_api(request: Request) -> Response:
     f = front(request)
-    view = f.service.bot_view(request.path_params["bot"], f.bearer(request))
+    view = await f.service.bot_view(request.path_params["bot"], f.bearer(request), games=0)
     logs = dict(view.private.version_logs) if view.private else {}
     versions = [
         VersionRow(v.id, v.number, v.hash, v.status, v.reason, logs.get(v.id) if logs else None)
@@ -145,8 +149,9 @@ async def games_api(request: Request) -> Response:
         query = msgspec.convert(dict(request.query_params), GamesQuery, strict=False)
     except msgspec.ValidationError as exc:
         raise RequestError(f"the query is wrong: {exc}") from None
+    await f.spend(request, 1 + query.count // LISTED_PER_READ)
     chosen = msgspec.structs.asdict(query)
     version, where = chosen.pop("version"), Where(season=chosen.pop("season"))
     bot = request.path_params["bot"]
-    answer = f.service.games_of(bot, f.viewer(request), GameChoice(**chosen), version, where)
+    answer = await f.service.games_of(bot, f.viewer(request), GameChoice(**chosen), version, where)
     return Response(msgspec.json.encode(answer), media_type="application/json")

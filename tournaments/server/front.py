@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
+import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
@@ -26,9 +27,23 @@ from tournaments.league.registry import Author
 from tournaments.league.service import Forbidden, LeagueService
 from tournaments.league.submissions import TooLarge
 from tournaments.server.fields import whole_number
+from tournaments.server.limits import Buckets, Throttled, client_address, retry_headers
+from tournaments.server.sessions import Session, Sessions
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
+SIGNINS_PER_ADDRESS = 30
+"""Sign-in attempts a client address may make a minute (as many at once): enough for a class
+behind one address to sign in, too few to pile up sessions or to keep the server hashing."""
+SIGNINS_PER_AUTHOR = 30
+"""Sign-ins an author may make a minute (as many at once)."""
+READS_PER_MINUTE = 120
+"""What a client (an author, else an address) may read a minute of the pages that cost the
+server work — a bot's page, a list of its games (a long one costs more), a game's viewer and
+records — and as many at once: a browser's pages reload far less often; a client polling them
+without pause is refused (429) rather than served before everyone else."""
+THROTTLED_S = 1.0
+"""How long an expensive read over its client's budget waits for its 429."""
 FORM_BYTES = 64 * 1024
 """The largest form that is not an upload (sign in, an organiser's button), and the room an
 upload's form takes beyond its file."""
@@ -77,8 +92,10 @@ class Front:
             autoescape=select_autoescape(["html"]),
         )
         self.game = find_game(self.league.tournament.game)
-        self.sessions: dict[str, tuple[int, int]] = {}
-        """Session cookie → (author id, the author's session count when signed in)."""
+        self.sessions = Sessions()
+        self.signins_by_address = Buckets(SIGNINS_PER_ADDRESS, SIGNINS_PER_ADDRESS)
+        self.signins_by_author = Buckets(SIGNINS_PER_AUTHOR, SIGNINS_PER_AUTHOR)
+        self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
         self.leaderboard_shown = Kept()
         self.leaderboard_sent = Kept()
 
@@ -102,13 +119,29 @@ class Front:
     def signed_in(self, request: Request) -> Author | None:
         """The author whose session the request carries, unless disabled, or re-issued a
         token, since."""
-        session = self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
+        session = self.session(request)
         if session is None:
             return None
-        author = self.league.registry.author_by_id(session[0])
-        if author is None or author.disabled or author.sessions != session[1]:
+        author = self.league.registry.author_by_id(session.author)
+        if author is None or author.disabled or author.sessions != session.count:
             return None
         return author
+
+    def session(self, request: Request) -> Session | None:
+        """The live session the request's cookie names, if any."""
+        return self.sessions.get(request.cookies.get(SESSION_COOKIE, ""))
+
+    async def spend(self, request: Request, cost: int = 1) -> None:
+        """Count an expensive read against its client's budget (`READS_PER_MINUTE`):
+        `Throttled` over it, after `THROTTLED_S` (a client asking without pause then costs
+        the server a sleeping task, not a page a millisecond)."""
+        viewer = self.viewer(request)
+        key = client_address(request) if viewer is None else f"author {viewer.id}"
+        try:
+            self.reads.take(key, "too many pages of bots and games asked for", cost)
+        except Throttled:
+            await trio.sleep(THROTTLED_S)
+            raise
 
     def viewer(self, request: Request) -> Author | None:
         """Who asks: the request's bearer token's author, else its session's."""
@@ -187,11 +220,13 @@ async def session_form(
 
 
 def from_this_site(request: Request, form: FormData) -> bool:
-    """The form carries the CSRF value its page set as a cookie (another site's page cannot
-    read the cookie, so cannot send the value)."""
-    cookie = request.cookies.get(CSRF_COOKIE, "")
+    """The form carries the CSRF value of the session it comes with, which only this site's
+    pages show; without a session (signing in), the value its page set as a cookie (another
+    site's page cannot read the cookie, so cannot send the value)."""
+    session = front(request).session(request)
+    expected = session.csrf if session else request.cookies.get(CSRF_COOKIE, "")
     sent = form.get("csrf", "")
-    return isinstance(sent, str) and bool(cookie) and hmac.compare_digest(sent, cookie)
+    return isinstance(sent, str) and bool(expected) and hmac.compare_digest(sent, expected)
 
 
 def was_signed_out(request: Request, viewer: Author | None) -> bool:
@@ -201,7 +236,14 @@ def was_signed_out(request: Request, viewer: Author | None) -> bool:
 
 
 def csrf_value(request: Request) -> str:
-    """The CSRF value of the request's browser: its cookie's, or a new one for this page
+    """The CSRF value the forms of this page carry: its session's, or, signed out, the
+    browser's (`with_csrf`)."""
+    session = front(request).session(request)
+    return session.csrf if session else _browser_csrf(request)
+
+
+def _browser_csrf(request: Request) -> str:
+    """The CSRF value of a signed-out browser: its cookie's, or a new one for this page
     (`with_csrf` sets it as the cookie)."""
     token = request.cookies.get(CSRF_COOKIE) or getattr(request.state, "csrf", None)
     if token is None:
@@ -222,7 +264,7 @@ def with_csrf(response: Response, request: Request) -> Response:
     if not request.cookies.get(CSRF_COOKIE):
         response.set_cookie(
             CSRF_COOKIE,
-            csrf_value(request),
+            _browser_csrf(request),
             httponly=True,
             samesite="strict",
             secure=over_tls(request),
@@ -240,7 +282,8 @@ def api(
         try:
             return await endpoint(request)
         except ArenaError as exc:
-            return JSONResponse({"error": refusal(exc)}, status_code=exc.http_status)
+            headers = retry_headers(exc)
+            return JSONResponse({"error": refusal(exc)}, exc.http_status, headers=headers)
 
     return answer
 
@@ -254,8 +297,9 @@ def html(
         try:
             return await endpoint(request)
         except ArenaError as exc:
-            page = front(request).page
-            return page("error.html", request, exc.http_status, error=refusal(exc))
+            page = front(request).page("error.html", request, exc.http_status, error=refusal(exc))
+            page.headers.update(retry_headers(exc))
+            return page
 
     return answer
 

@@ -3,8 +3,10 @@ for the games of this season's ladder, of a past season and of scrimmages alike.
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import quote
 
+import trio
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
@@ -20,6 +22,7 @@ async def game_view(request: Request) -> Response:
     """The game's viewer (the report's, with its scripts: served without the league pages'
     policy), with links back and to the downloads of whom asks (signed in, or by token)."""
     f = front(request)
+    await f.spend(request)
     viewer, where = f.viewer(request), _where(request)
     game = f.service.game(request.path_params["game"], viewer, where)
     own = f.service.own_seats(game.names, viewer)
@@ -32,7 +35,8 @@ async def game_view(request: Request) -> Response:
         links.append((f"seat {seat}'s observations", f"{pages}/{game.id}/seat{seat}.jsonl"))
     kind = "scrimmage game" if where.scrimmages else "game"
     title = f"{f.league.file.stem}: {kind} {game.id}"
-    return HTMLResponse(game_page(public_record(game.record, own), title, links))
+    page = functools.partial(game_page, public_record(game.record, own), title, links)
+    return HTMLResponse(await trio.to_thread.run_sync(page))
 
 
 @api
@@ -40,6 +44,7 @@ async def game_record(request: Request) -> Response:
     """The game's record to download: the public one, with the reasons of the viewer's own
     seats' faults (signed in, or with a bearer token)."""
     f = front(request)
+    await f.spend(request)
     game_id = request.path_params["game"]
     record = f.service.record_for(game_id, f.viewer(request), _where(request))
     return _jsonl(record, f"{_file_stem(request)}-{game_id}.jsonl")
@@ -53,6 +58,7 @@ async def seat_record(request: Request) -> Response:
     viewer = f.viewer(request)
     if viewer is None:
         raise Unauthorized(SIGN_IN_OR_TOKEN)
+    await f.spend(request)
     record = await f.service.seat_record(game_id, seat, viewer, _where(request))
     return _jsonl(record, f"{_file_stem(request)}-{game_id}-seat{seat}.jsonl")
 

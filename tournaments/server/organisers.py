@@ -53,7 +53,7 @@ async def bot_action_form(request: Request) -> Response:
         what = form.get("what")
     bot, disabled = request.path_params["bot"], _action(request)
     if what == "author":
-        view = f.service.bot_view(bot, viewer)
+        view = await f.service.bot_view(bot, viewer)
         if view.author is None:
             raise NotFound(f"{bot!r} has no author: it is a house bot")
         f.service.set_author_disabled(viewer, view.author, disabled)

@@ -1,0 +1,139 @@
+"""Work of the running league kept out of the server's process: a child process
+(`python -m MODULE`) started at its first request and kept while the league runs, answering
+one request at a time in length-prefixed msgpack frames, below the server's priority.
+
+Why: work of tens or hundreds of milliseconds of Python (unpacking an upload, decoding a bot's
+games) in the server's trio thread holds every page; in a thread it holds the GIL, and on a
+busy machine the thread that holds it is preempted while the pages wait for it. A child has an
+interpreter of its own and yields the cores to the server. It ends when its stdin does (the
+league stopped, even by `kill -9`). Outside `open` (a front without the league's tasks, in
+tests) the same work runs in a thread, one at a time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Generic, TypeVar
+
+import msgspec
+import trio
+
+from protocol.errors import ArenaError, RequestError
+from tournaments.executors.frames import HEADER, FrameReader
+
+QUIT_S = 5.0
+"""How long a child told to stop may take before it is killed."""
+
+Asked = TypeVar("Asked")
+Answer = TypeVar("Answer")
+
+
+class Failed(msgspec.Struct, frozen=True, tag=True):
+    """The work refused the request (`refused`: a `RequestError`, the client's to mend) or
+    could not be done (an `ArenaError`: a damaged store)."""
+
+    error: str
+    refused: bool
+
+
+_encoder = msgspec.msgpack.Encoder()
+
+
+def _frame(message: object) -> bytes:
+    data = _encoder.encode(message)
+    return len(data).to_bytes(HEADER, "big") + data
+
+
+class Kept(Generic[Asked, Answer]):
+    """The child of `module`, whose `main` is `serve(work, …)`, answering `Asked` requests
+    with an `Answer` (`work` is also what runs in a thread outside `open`)."""
+
+    def __init__(self, module: str, answer: type[Answer], work: Callable[[Asked], Answer]) -> None:
+        self.module, self.work = module, work
+        self._replies_type: Any = answer | Failed
+        self._open = False
+        self._process: trio.Process | None = None
+        self._replies: FrameReader | None = None
+        self._turn = trio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def open(self) -> AsyncIterator[None]:
+        """Work in the child (started at the first request) until the block ends."""
+        self._open = True
+        try:
+            yield
+        finally:
+            self._open = False
+            async with self._turn:
+                await self._stop()
+
+    async def ask(self, request: Asked) -> Answer:
+        """`work(request)`'s answer, one request at a time; its refusal raised again."""
+        async with self._turn:
+            if not self._open:
+                return await trio.to_thread.run_sync(self.work, request)
+            for _ in range(2):  # a child that died is replaced once
+                reply = await self._ask(request)
+                if isinstance(reply, Failed):
+                    raise (RequestError if reply.refused else ArenaError)(reply.error)
+                if reply is not None:
+                    return reply
+                await self._stop()
+        raise ArenaError(f"{self.module} ended twice in a row: its output above says why")
+
+    async def _ask(self, request: Asked) -> Answer | Failed | None:
+        """The child's reply; None if it ended."""
+        if self._process is None:
+            self._process = await trio.lowlevel.open_process(
+                [sys.executable, "-m", self.module],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                start_new_session=True,  # a Ctrl-C reaches the server, which stops it
+            )
+            assert self._process.stdout is not None
+            self._replies = FrameReader(self._process.stdout)
+        assert self._process.stdin is not None and self._replies is not None
+        try:
+            await self._process.stdin.send_all(_frame(request))
+        except trio.BrokenResourceError:
+            return None
+        payload = await self._replies.read()
+        if payload is None:
+            return None
+        reply: Answer | Failed = msgspec.msgpack.decode(payload, type=self._replies_type)
+        return reply
+
+    async def _stop(self) -> None:
+        """End the child (its stdin closed; killed if it lingers)."""
+        process, self._process, self._replies = self._process, None, None
+        if process is None:
+            return
+        with trio.CancelScope(shield=True):
+            assert process.stdin is not None
+            await process.stdin.aclose()
+            with trio.move_on_after(QUIT_S):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+
+
+def serve(work: Callable[[Any], object], requests: Any, nice: int) -> int:
+    """A child's main: answer the requests (of type `requests`) read on stdin with `work`, one
+    at a time, `nice` below its parent's priority, until stdin ends."""
+    os.nice(nice)
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    decoder = msgspec.msgpack.Decoder(requests)
+    while len(header := stdin.read(HEADER)) == HEADER:
+        request = decoder.decode(stdin.read(int.from_bytes(header, "big")))
+        try:
+            reply = work(request)
+        except ArenaError as exc:
+            reply = Failed(str(exc), isinstance(exc, RequestError))
+        stdout.write(_frame(reply))
+        stdout.flush()
+    return 0
