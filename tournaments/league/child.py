@@ -68,8 +68,9 @@ class Kept(Generic[Asked, Answer]):
             yield
         finally:
             self._open = False
-            async with self._turn:
-                await self._stop()
+            with trio.CancelScope(shield=True):  # the league is often stopped by cancelling it
+                async with self._turn:
+                    await self._stop()
 
     async def ask(self, request: Asked) -> Answer:
         """`work(request)`'s answer, one request at a time; its refusal raised again."""
@@ -120,6 +121,8 @@ class Kept(Generic[Asked, Answer]):
             if process.returncode is None:
                 process.kill()
                 await process.wait()
+            if process.stdout is not None:
+                await process.stdout.aclose()
 
 
 def serve(work: Callable[[Any], object], requests: Any, nice: int) -> int:
