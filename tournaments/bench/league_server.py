@@ -463,13 +463,20 @@ def run_rate(folder: Path, base: Path, seconds: float) -> Window:
         db.unlink()
 
 
-class Readers:
-    """`count` threads, each asking for the leaderboard (page, then JSON, in turn) every
-    `period_s`, keeping each answer's latency; a failed or non-200 answer is an error."""
+LEADERBOARD = ("/", "/api/leaderboard")
 
-    def __init__(self, url: str, count: int, period_s: float) -> None:
-        self.url, self.period_s = url, period_s
+
+class Readers:
+    """`count` threads, each asking for `paths` in turn (the leaderboard's page and JSON unless
+    told) every `period_s`, keeping each answer's latency; a failed or non-200 answer is an
+    error."""
+
+    def __init__(
+        self, url: str, count: int, period_s: float, paths: tuple[str, ...] = LEADERBOARD
+    ) -> None:
+        self.url, self.period_s, self.paths = url, period_s, paths
         self.latencies: list[float] = []
+        self.by_path: dict[str, list[float]] = {path: [] for path in paths}
         self.errors: list[str] = []
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._read, daemon=True) for _ in range(count)]
@@ -486,20 +493,22 @@ class Readers:
 
     def _read(self) -> None:
         connection = connect(self.url)
-        paths = ("/", "/api/leaderboard")
         n = 0
         while not self._stop.is_set():
             began = time.perf_counter()
+            path = self.paths[n % len(self.paths)]
             try:
-                status, _ = request(connection, "GET", paths[n % 2])
+                status, _ = request(connection, "GET", path)
             except (OSError, http.client.HTTPException) as exc:
                 self.errors.append(repr(exc))
                 connection.close()
                 connection = connect(self.url)
             else:
-                self.latencies.append(time.perf_counter() - began)
+                latency = time.perf_counter() - began
+                self.latencies.append(latency)
+                self.by_path[path].append(latency)
                 if status != 200:
-                    self.errors.append(f"HTTP {status}")
+                    self.errors.append(f"HTTP {status} for {path}")
             n += 1
             self._stop.wait(max(0.0, self.period_s - (time.perf_counter() - began)))
         connection.close()

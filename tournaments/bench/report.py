@@ -24,6 +24,7 @@ import msgspec
 from referee.games import GAME_IDS
 from tournaments.bench import (
     engine,
+    league_scale,
     league_server,
     matches,
     memory,
@@ -52,6 +53,7 @@ SECTIONS = (
     "league",
     "league-memory",
     "standings",
+    "league-scale",
 )
 NEEDS = {"overhead": ("floor",)}
 PLAYOUT_MS = 10.0
@@ -103,6 +105,16 @@ class Sizes(msgspec.Struct, frozen=True):
     league: LeagueSizes
     standings_bots: tuple[int, ...]
     """League sizes whose Elo fit is timed, smallest first."""
+    scale: ScaleSizes
+
+
+class ScaleSizes(msgspec.Struct, frozen=True):
+    """`league-scale`: a class's roster and first uploads, and ladders of many bots."""
+
+    roster: int
+    uploads: int
+    clients: int
+    coverage_bots: tuple[int, ...]
 
 
 class LeagueSizes(msgspec.Struct, frozen=True):
@@ -144,8 +156,39 @@ FULL = Sizes(
     21,
     FULL_LEAGUE,
     (100, 300, 1000),
+    ScaleSizes(300, 200, 20, (10, 100, 200)),
 )
-QUICK = Sizes(20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2, QUICK_LEAGUE, (10, 70))
+QUICK = Sizes(
+    20,
+    2,
+    200,
+    2,
+    2,
+    2,
+    2,
+    1,
+    10,
+    1_000,
+    10_000,
+    400,
+    2,
+    QUICK_LEAGUE,
+    (10, 70),
+    ScaleSizes(20, 6, 3, (6,)),
+)
+ROSTER_S = 5.0
+"""A class's tokens from one command, at most this long."""
+ALL_PLAYING_S = 120.0
+"""A class's first uploads all playing at most this long after the last one."""
+BEHIND_S = 30.0
+"""A version uploaded behind a class's first uploads playing at most this long after."""
+EVERY_BOT_S = 180.0
+"""Every playing bot has a ladder game at most this long after the ladder starts."""
+OPPONENTS = 8
+"""After ten times as many games as bots, every bot met at least this many opponents (or every
+other bot)."""
+PAIR_SHARE = 0.02
+"""… and no pair of bots holds more than this share of the games (or twice an even share)."""
 STANDINGS_GROWTH = 20.0
 """The Elo fit of the largest league at most this many times the smallest's per tenfold bots:
 linear in the pairs is 10×, the dense fit it replaced was cubic (1,000×)."""
@@ -725,6 +768,77 @@ class Bench:
                 growth <= STANDINGS_GROWTH,
             )
         )
+
+    def league_scale(self) -> None:
+        """A class's tokens and first uploads, and ladders of many uploaded bots."""
+        s = self.sizes.scale
+        with tempfile.TemporaryDirectory(prefix="arena-bench-scale-") as tmp:
+            league_server.write_files(Path(tmp), concurrency=self.cores, house={})
+            roster = league_scale.roster_seconds(Path(tmp), s.roster)
+        with tempfile.TemporaryDirectory(prefix="arena-bench-scale-") as tmp:
+            first = league_scale.first_uploads(
+                Path(tmp), s.uploads, s.clients, self.cores, self.progress
+            )
+        where = f"quick Python bots, Azul 2p, concurrency {self.cores}"
+        self.add(
+            Figure(
+                "league-scale",
+                f"{s.roster} tokens from one `arena league token --roster`",
+                roster,
+                "s",
+                f"≤ {ROSTER_S:.0f} s",
+                roster <= ROSTER_S,
+            ),
+            Figure(
+                "league-scale",
+                f"{first.uploads} first uploads ({s.clients} clients, {where}) all checked, "
+                f"after the last ({first.rejected} rejected)",
+                first.all_playing_s,
+                "s",
+                f"≤ {ALL_PLAYING_S:.0f} s",
+                first.all_playing_s <= ALL_PLAYING_S and not first.rejected,
+            ),
+            Figure(
+                "league-scale",
+                "… a version uploaded behind them, `playing` after its upload",
+                first.behind_s,
+                "s",
+                f"≤ {BEHIND_S:.0f} s",
+                first.behind_s <= BEHIND_S,
+            ),
+        )
+        for bots in s.coverage_bots:
+            with tempfile.TemporaryDirectory(prefix="arena-bench-scale-") as tmp:
+                self.progress(f"league-scale: the ladder of {bots} playing bots")
+                met = league_scale.coverage(Path(tmp), bots, self.cores, self.progress)
+            fewest = min(OPPONENTS, bots - 1)
+            share = max(PAIR_SHARE, 2 / math.comb(bots, 2))
+            self.add(
+                Figure(
+                    "league-scale",
+                    f"{bots} playing bots ({where}): every one has a ladder game",
+                    met.every_bot_s,
+                    "s",
+                    f"≤ {EVERY_BOT_S:.0f} s",
+                    met.every_bot_s <= EVERY_BOT_S,
+                ),
+                Figure(
+                    "league-scale",
+                    f"… after {met.games:,} games, the fewest opponents a bot met",
+                    met.fewest_opponents,
+                    "bots",
+                    f"≥ {fewest}",
+                    met.fewest_opponents >= fewest,
+                ),
+                Figure(
+                    "league-scale",
+                    "… the largest share of the games one pair played",
+                    met.largest_pair_share * 100,
+                    "%",
+                    f"≤ {share * 100:.1f}%",
+                    met.largest_pair_share <= share,
+                ),
+            )
 
 
 def run(

@@ -1,0 +1,240 @@
+"""The league at the size of a course and of a public competition, driven as its organiser and
+its authors drive it: `arena serve` in a process of its own, HTTP clients on loopback.
+
+- `roster_seconds`: one `arena league token --roster` for a class.
+- `first_uploads`: a class uploads its first versions at once (clients in threads, each an
+  author of its own); from the last upload until every one plays, and a version uploaded behind
+  them until it plays.
+- `coverage`: a league of uploaded bots, all playing (written to the registry as their checks
+  would leave them), and its ladder from the start: when every bot has played, and after ten
+  times as many games as bots, how many opponents each met and the largest share of the games
+  one pair holds.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import csv
+import hashlib
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from tournaments.bench.clockcheck import THINKER
+from tournaments.bench.league_server import ARENA, serving, upload, write_files
+from tournaments.league.files import League
+from tournaments.league.folders import identity
+
+Progress = Callable[[str], None]
+COMMAND = "python3 bot.py"
+"""How the league runs an uploaded single `.py` file."""
+
+
+def quick_bot(name: str) -> str:
+    """A Python bot that answers at once (the first legal action), its files its own."""
+    return THINKER + f"# {name}\n"
+
+
+def roster_seconds(folder: Path, authors: int) -> float:
+    """Wall seconds of one `arena league token --roster` giving `authors` new tokens."""
+    roster = folder / "roster.txt"
+    roster.write_text("".join(f"student{n:04d}\n" for n in range(authors)))
+    began = time.perf_counter()
+    subprocess.run(
+        [*ARENA, "league", "token", "league.toml", "--roster", "roster.txt", "--out", "t.csv"],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - began
+
+
+def tokens(folder: Path, names: list[str]) -> dict[str, str]:
+    """New tokens for `names` from one roster command."""
+    (folder / "names.txt").write_text("".join(f"{name}\n" for name in names))
+    out = folder / "tokens.csv"
+    out.unlink(missing_ok=True)
+    subprocess.run(
+        [*ARENA, "league", "token", "league.toml", "--roster", "names.txt", "--out", out.name],
+        cwd=folder,
+        check=True,
+        capture_output=True,
+    )
+    with out.open(newline="") as file:
+        return {row[0]: row[1] for row in csv.reader(file) if row and row[0] != "name"}
+
+
+def playing_bots(folder: Path, bots: int) -> list[str]:
+    """`bots` quick bots, each its own author's, playing in the league of `folder`: written
+    to the registry and the bots' folder as their checks would leave them (no check games)."""
+    names = [f"bot{n:04d}" for n in range(bots)]
+    with League(folder / "league.toml") as league:
+        registry = league.registry
+        registry.new_tokens([f"author-{name}" for name in names])
+        for name in names:
+            author = registry.author(f"author-{name}")
+            assert author is not None
+            text = quick_bot(name)
+            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+            version = registry.add_version(author.id, name, digest, COMMAND, None)
+            home = league.version_dir(version)
+            home.mkdir(parents=True, exist_ok=True)
+            (home / "bot.py").write_text(text)
+            registry.set_status(version.id, "checking")
+            registry.set_identity(version.id, identity(COMMAND, home, league.upload_limits))
+            registry.set_status(version.id, "playing")
+    return names
+
+
+def statuses(registry: Path) -> collections.Counter[str]:
+    """The versions of the registry at `registry`, counted by status."""
+    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
+        rows = con.execute("SELECT status, count(*) FROM versions GROUP BY status").fetchall()
+    return collections.Counter({str(status): int(n) for status, n in rows})
+
+
+def status_of(registry: Path, bot: str) -> str | None:
+    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
+        row = con.execute(
+            "SELECT status FROM versions WHERE bot = ? ORDER BY id DESC", (bot,)
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
+class FirstUploads(NamedTuple):
+    uploads: int
+    upload_s: float
+    """From the first upload sent to the last one answered."""
+    all_playing_s: float
+    """From the last upload answered until every version plays."""
+    behind_s: float
+    """A version uploaded behind them: from its upload until it plays."""
+    rejected: int
+
+
+def first_uploads(
+    folder: Path, uploads: int, clients: int, concurrency: int, progress: Progress
+) -> FirstUploads:
+    """`uploads` first versions of quick bots, each its own author's, sent by `clients`
+    threads to a league with no house bots, then one more author's version behind them."""
+    write_files(folder, concurrency=concurrency, house={})
+    names = [f"s{n:04d}" for n in range(uploads)]
+    secrets = tokens(folder, [*names, "late"])
+    registry = folder / "league.league.sqlite"
+    refused: list[str] = []
+    with serving(folder) as server:
+        queue = collections.deque(names)
+        lock = threading.Lock()
+
+        def client() -> None:
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    name = queue.popleft()
+                status, body = upload(server.url, secrets[name], name, quick_bot(name))
+                if status != 201:
+                    refused.append(f"{name}: {status} {body!r}")
+
+        progress(f"league-scale: {uploads} first uploads from {clients} clients")
+        began = time.perf_counter()
+        threads = [threading.Thread(target=client) for _ in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        uploaded = time.perf_counter()
+        if refused:
+            raise RuntimeError(f"uploads were refused: {refused[:3]}")
+        status, body = upload(server.url, secrets["late"], "late", quick_bot("late"))
+        if status != 201:
+            raise RuntimeError(f"the late upload was refused ({status}): {body!r}")
+        late = time.perf_counter()
+        behind = all_playing = None
+        while behind is None or all_playing is None:
+            if server.process.poll() is not None:
+                raise RuntimeError(f"arena serve ended: {server.exited()}")
+            now = time.perf_counter()
+            if behind is None and status_of(registry, "late") in ("playing", "rejected"):
+                behind = now - late
+            counted = statuses(registry)
+            if not (counted["queued"] + counted["building"] + counted["checking"]):
+                all_playing = now - uploaded
+            time.sleep(0.2)
+        progress(f"league-scale: every first upload checked {all_playing:.0f} s after the last")
+    return FirstUploads(
+        uploads, uploaded - began, all_playing, behind, statuses(registry)["rejected"]
+    )
+
+
+class Coverage(NamedTuple):
+    bots: int
+    every_bot_s: float
+    """From the server's start until every bot has a stored game."""
+    games: int
+    """Games stored when the rest was counted (at least ten times the bots)."""
+    fewest_opponents: int
+    """The fewest distinct opponents a bot has met."""
+    largest_pair_share: float
+    """The largest fraction of the games one pair of bots played against each other."""
+
+
+def coverage(
+    folder: Path, bots: int, concurrency: int, progress: Progress, timeout_s: float = 1800
+) -> Coverage:
+    """The ladder of `bots` playing quick bots from its first game until it has stored ten
+    times as many games as bots."""
+    write_files(folder, concurrency=concurrency, house={})
+    playing_bots(folder, bots)
+    db = folder / "league.sqlite"
+    every_bot = None
+    with serving(folder) as server:
+        began = time.perf_counter()
+        while True:
+            if server.process.poll() is not None:
+                raise RuntimeError(f"arena serve ended: {server.exited()}")
+            time.sleep(1.0)
+            seen = seated(db)
+            elapsed = time.perf_counter() - began
+            if every_bot is None and len({bot for game in seen.values() for bot in game}) >= bots:
+                every_bot = elapsed
+                progress(f"league-scale: every one of {bots} bots played within {elapsed:.0f} s")
+            if every_bot is not None and len(seen) >= 10 * bots:
+                break
+            if elapsed > timeout_s:
+                raise RuntimeError(f"the ladder of {bots} bots stored {len(seen)} games in time")
+    pairs: collections.Counter[tuple[str, str]] = collections.Counter()
+    met: dict[str, set[str]] = collections.defaultdict(set)
+    for names in seen.values():
+        for a in names:
+            for b in names:
+                if a < b:
+                    pairs[a, b] += 1
+                if a != b:
+                    met[a].add(b)
+    return Coverage(
+        bots,
+        every_bot,
+        len(seen),
+        min(len(met[name]) for name in met),
+        max(pairs.values()) / len(seen),
+    )
+
+
+def seated(db: Path) -> dict[int, list[str]]:
+    """Every stored game's bots (their names, not their versions' labels)."""
+    if not db.exists():
+        return {}
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+        rows = con.execute(
+            "SELECT seats.game, bots.name FROM seats JOIN bots ON bots.id = seats.bot"
+        ).fetchall()
+    games: dict[int, list[str]] = collections.defaultdict(list)
+    for game, name in rows:
+        games[int(game)].append(str(name))
+    return games
