@@ -17,6 +17,7 @@ import collections
 import contextlib
 import csv
 import hashlib
+import json
 import sqlite3
 import subprocess
 import threading
@@ -26,7 +27,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from tournaments.bench.clockcheck import THINKER
-from tournaments.bench.league_server import ARENA, serving, upload, write_files
+from tournaments.bench.league_server import (
+    ARENA,
+    connect,
+    request,
+    serving,
+    upload,
+    write_files,
+)
 from tournaments.league.files import League
 from tournaments.league.folders import identity
 
@@ -182,6 +190,9 @@ class Coverage(NamedTuple):
     """The fewest distinct opponents a bot has met."""
     largest_pair_share: float
     """The largest fraction of the games one pair of bots played against each other."""
+    board_behind_s: float
+    """The longest the leaderboard lagged the store: from the first game the store held
+    beyond the leaderboard's count to the leaderboard seen (polled once a second)."""
 
 
 def coverage(
@@ -193,7 +204,10 @@ def coverage(
     playing_bots(folder, bots)
     db = folder / "league.sqlite"
     every_bot = None
-    with serving(folder) as server:
+    counts: list[tuple[float, int]] = []
+    """(when, games stored then), once a second."""
+    behind = 0.0
+    with serving(folder) as server, contextlib.closing(connect(server.url)) as connection:
         began = time.perf_counter()
         while True:
             if server.process.poll() is not None:
@@ -201,6 +215,11 @@ def coverage(
             time.sleep(1.0)
             seen = seated(db)
             elapsed = time.perf_counter() - began
+            counts.append((elapsed, len(seen)))
+            board = json.loads(request(connection, "GET", "/api/leaderboard")[1])["games"]
+            first_beyond = next((when for when, n in counts if n > board), None)
+            if first_beyond is not None:
+                behind = max(behind, time.perf_counter() - began - first_beyond)
             if every_bot is None and len({bot for game in seen.values() for bot in game}) >= bots:
                 every_bot = elapsed
                 progress(f"league-scale: every one of {bots} bots played within {elapsed:.0f} s")
@@ -223,6 +242,7 @@ def coverage(
         len(seen),
         min(len(met[name]) for name in met),
         max(pairs.values()) / len(seen),
+        behind,
     )
 
 

@@ -184,6 +184,8 @@ BEHIND_S = 30.0
 """A version uploaded behind a class's first uploads playing at most this long after."""
 EVERY_BOT_S = 180.0
 """Every playing bot has a ladder game at most this long after the ladder starts."""
+BOARD_BEHIND_S = 30.0
+"""While the ladder plays, the leaderboard at most this far behind the last stored game."""
 OPPONENTS = 8
 """After ten times as many games as bots, every bot met at least this many opponents (or every
 other bot)."""
@@ -829,6 +831,14 @@ class Bench:
                     "bots",
                     f"≥ {fewest}",
                     met.fewest_opponents >= fewest,
+                ),
+                Figure(
+                    "league-scale",
+                    "… the leaderboard behind the store, at most",
+                    met.board_behind_s,
+                    "s",
+                    f"≤ {BOARD_BEHIND_S:.0f} s",
+                    met.board_behind_s <= BOARD_BEHIND_S,
                 ),
                 Figure(
                     "league-scale",
