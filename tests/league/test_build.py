@@ -24,8 +24,8 @@ from referee import Limits, run_build
 from tournaments.league.checks import check_version
 from tournaments.league.files import League
 from tournaments.league.folders import upload_hash
-from tournaments.league.ladder import open_league
 from tournaments.league.registry import Version
+from tournaments.league.season import OpenSeason
 from tournaments.league.submissions import submit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,12 +91,8 @@ async def build_only(league: League, bot: str, build: str) -> Version:
 
 
 async def check(league: League, version: Version) -> Version:
-    prepared = open_league(league)
-    try:
-        limits = league.limits(prepared.limits)
-    finally:
-        prepared.close()
-    return await check_version(league, limits, version)
+    with OpenSeason(league) as season:
+        return await check_version(league, season.limits, version)
 
 
 def gone(league: League, version: Version) -> None:

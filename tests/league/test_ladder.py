@@ -15,6 +15,7 @@ from tournaments.executors.local import Local
 from tournaments.executors.work import GameUnplayed, Result, UnitWork
 from tournaments.league.files import League
 from tournaments.league.ladder import Focus, Rounds
+from tournaments.league.season import OpenSeason
 from tournaments.play.runner import LogBudget, Refused, Voided
 from tournaments.store.results import FinishedGame
 from tournaments.store.store import Store
@@ -84,8 +85,8 @@ async def test_rounds_of_a_three_player_league_play_every_rotation_of_each_new_d
     file.write_text(MULTI)
     handed: list[tuple[str | None, frozenset[str], int, int]] = []  # round's bot, game
     delivered: list[tuple[frozenset[str], int, int]] = []
-    with League(file) as league:
-        rounds = Rounds(league, Quiet(), Focus(), trio.Event, LogBudget(1 << 20, {}))  # no change
+    with League(file) as league, OpenSeason(league) as season:
+        rounds = Rounds(season, Quiet(), Focus(), trio.Event, LogBudget(1 << 20, {}))  # no change
 
         def units() -> Iterator[UnitWork]:
             for work in rounds.units():
@@ -106,7 +107,6 @@ async def test_rounds_of_a_three_player_league_play_every_rotation_of_each_new_d
                 while len(delivered) < 40:
                     await trio.sleep(0.05)
             nursery.cancel_scope.cancel()
-        rounds.close()
     assert len(delivered) >= 40
     # rounds overlap (the next is planned while the last units of one play), and yet no game
     # is played twice, and every game played is stored
@@ -139,8 +139,8 @@ def test_a_change_ends_the_round_and_its_units_in_hand(tmp_path: Path) -> None:
     file = tmp_path / "trio.toml"
     file.write_text(MULTI)
     changes = Changes()
-    with League(file) as league:
-        rounds = Rounds(league, Quiet(), Focus(), changes, LogBudget(1 << 20, {}))
+    with League(file) as league, OpenSeason(league) as season:
+        rounds = Rounds(season, Quiet(), Focus(), changes, LogBudget(1 << 20, {}))
         units = rounds.units()
         first = next(units)
         same = next(units)  # no change: the round goes on (3 seat-sets × 3 rotations of "a")
@@ -149,7 +149,6 @@ def test_a_change_ends_the_round_and_its_units_in_hand(tmp_path: Path) -> None:
         changes.notify()  # a version uploaded: the units in hand end after their game in play
         assert rounds.ends(first).is_set() and rounds.ends(same).is_set()
         third = next(units)  # and a new round is planned now
-        rounds.close()
     assert rounds.runner_of(third) is not rounds.runner_of(first)
     assert not rounds.ends(third).is_set()
     # the new round (about "a" again: nothing is placed yet) plays its first lap, deal 0 in
@@ -170,11 +169,10 @@ def test_a_new_bots_round_meets_every_opponent_from_every_seat_before_any_deal_t
 ) -> None:
     file = tmp_path / "pairs.toml"
     file.write_text(PAIRS)
-    with League(file) as league:
-        rounds = Rounds(league, Quiet(), Focus(), Changes(), LogBudget(1 << 20, {}))
+    with League(file) as league, OpenSeason(league) as season:
+        rounds = Rounds(season, Quiet(), Focus(), Changes(), LogBudget(1 << 20, {}))
         units = rounds.units()
         handed = [next(units) for _ in range(30)]
-        rounds.close()
     assert len({id(rounds.runner_of(work)) for work in handed}) == 1  # all of a's first round
     pairs = {(work.tag, work.rotation) for work in handed}
     assert len(pairs) == 3 * 2  # a against b, c and d, from each seat

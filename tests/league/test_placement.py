@@ -112,12 +112,14 @@ def test_a_new_version_plays_at_once_and_meets_every_bot_from_every_seat(tmp_pat
                 alice, "up", "bot.py", BOT.format(pick=pick, name="up").encode()
             )
             assert code == 201, answer
+            # the held games end (the second version finds none held): its check takes the
+            # first slot of the games at once they free, ahead of the ladder's next games
+            gate.open()
             assert served.status("up", {"playing", "rejected"})["status"] == "playing"
             since = stored_games(file)[-1][0]
             with League(file) as league:
                 playing = league.registry.versions("up")[-1]
             assert playing.status == "playing" and playing.identity is not None
-            gate.open()  # the held games end (the second version finds none held)
             wait_games(file, playing.identity, since, 2 * PAIRS)
             # games are committed in batches: count from the last that finished before it
             # became `playing`, whenever it was committed

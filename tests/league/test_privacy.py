@@ -25,6 +25,7 @@ from tournaments.cli import main
 from tournaments.league.board import head_to_head
 from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
+from tournaments.league.season import OpenSeason
 from tournaments.league.service import SCRIMMAGES, LeagueService
 from tournaments.server.app import make_app
 from tournaments.server.testing import in_process, until
@@ -241,9 +242,9 @@ async def played(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, dict[
                 for bot in ("mine", "theirs")
             )
 
-        with trio.fail_after(60):
+        with trio.fail_after(60), OpenSeason(league) as season:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(run_ladder, league, service, service.changes)
+                nursery.start_soon(run_ladder, season, service, service.changes)
                 while not met():
                     await trio.sleep(0.1)
                     await service.board.refresh()

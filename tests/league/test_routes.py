@@ -22,6 +22,7 @@ from tourhelp_league import front_of, zipped
 
 from referee import replay
 from tournaments.league.ladder import run_ladder
+from tournaments.league.season import OpenSeason
 from tournaments.league.service import LeagueService
 from tournaments.store.store import Store
 
@@ -210,9 +211,9 @@ async def play_one_game(front: Front) -> tuple[int, int]:
     for status in ("checking", "playing"):
         registry.set_status(answer["version"], status)
     service, store_path = front.service, front.league.store_path
-    with trio.fail_after(60):
+    with trio.fail_after(60), OpenSeason(front.league) as season:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(run_ladder, front.league, service, service.changes)
+            nursery.start_soon(run_ladder, season, service, service.changes)
             while not store_path.exists() or not _games(store_path):
                 await trio.sleep(0.05)
             nursery.cancel_scope.cancel()

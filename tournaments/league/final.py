@@ -20,9 +20,9 @@ import trio
 from tournaments.executors.budget import Share
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import UnitWork
-from tournaments.league.files import League
 from tournaments.league.ladder import LADDER_NICE
 from tournaments.league.registry import Season
+from tournaments.league.season import OpenSeason
 from tournaments.league.side_games import play_side_games
 from tournaments.play.running import GameListener
 from tournaments.rank.tables import pairs, standings
@@ -79,42 +79,42 @@ def settled(games: list[FinishedGame], rows: list[dict[str, Any]]) -> bool:
 
 
 async def play_final(
-    league: League,
+    open_season: OpenSeason,
     season: Season,
     listener: GameListener,
     on_progress: Callable[[FinalProgress], None],
     share: Share | None = None,
 ) -> FinalProgress:
-    """Play `season`'s final to its end (it goes on where a stopped server left it), telling
-    `on_progress` where it stands after each round; where it ended. (`share`: the budget of
-    games at once it shares with the scrimmages.)"""
+    """Play `season`'s final to its end (it goes on where a stopped server left it) on its
+    store, opened once with the season's sandbox (`open_season`), telling `on_progress` where it
+    stands after each round; where it ended. (`share`: the budget of games at once it shares
+    with the scrimmages.)"""
     assert season.budget is not None
+    league = open_season.league
     path = league.final_store(season.number)
     entrants = [*league.house(), *map(league.entrant, league.registry.finalists(season.number))]
+    final = msgspec.structs.replace(league.tournament, schedule="round-robin", candidate=None)
     executor = executor_for(league.tournament, nice=LADDER_NICE, share=share)
-    async with executor.kept():
-        before = -1
-        while True:
-            now = await trio.to_thread.run_sync(progress, path, season)
-            on_progress(now)
-            if now.games == before:
-                print(
-                    f"arena serve: season {season.number}'s final stored no game in its last "
-                    "round (see the voided games above): it ends here",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            if now.over or now.games == before:
-                return now
-            before = now.games
-            tournament = msgspec.structs.replace(
-                league.tournament,
-                schedule="round-robin",
-                candidate=None,
-                deals=next_deals(now.deals, league.settings.batch),
-            )
-            within = functools.partial(_within, games=season.budget - now.games)
-            await play_side_games(league, tournament, path, entrants, executor, listener, within)
+    with open_season.side(path, final, entrants) as side:
+        async with executor.kept():
+            before = -1
+            while True:
+                now = await trio.to_thread.run_sync(progress, path, season)
+                on_progress(now)
+                if now.games == before:
+                    print(
+                        f"arena serve: season {season.number}'s final stored no game in its "
+                        "last round (see the voided games above): it ends here",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                if now.over or now.games == before:
+                    return now
+                before = now.games
+                deals = next_deals(now.deals, league.settings.batch)
+                tournament = msgspec.structs.replace(final, deals=deals)
+                within = functools.partial(_within, games=season.budget - now.games)
+                await play_side_games(league, side, tournament, executor, listener, within)
 
 
 def next_deals(played: int, batch: int) -> int:

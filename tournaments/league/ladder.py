@@ -1,5 +1,5 @@
-"""The ladder that never ends: rounds of games where they tell the most, and the checks of new
-versions beside it.
+"""The ladder that never ends: rounds of games where they tell the most, on the season's
+tournament prepared once (`OpenSeason`).
 
 Each round is a gauntlet of one bot — a version not yet placed first, else the bot whose
 rating is least certain (openskill's sigma) — against every combination of the others, over
@@ -24,9 +24,8 @@ from tournaments.executors.budget import Share
 from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.choose import executor_for
 from tournaments.executors.work import Delivered, UnitFailed, UnitWork
-from tournaments.league.checks import check_version
 from tournaments.league.files import League
-from tournaments.plan.prepare import Prepared, opened
+from tournaments.league.season import OpenSeason
 from tournaments.plan.schedule import seat_set_count
 from tournaments.play.runner import LogBudget, Runner, in_batches
 from tournaments.play.running import GameListener
@@ -39,15 +38,6 @@ LADDER_NICE = 5
 local executor): its games fill every core, and the pages and the checks of new versions must
 still answer at once. Bots only compete with each other, all at the same priority, so their
 clocks are as fair as in a tournament."""
-
-
-def open_league(league: League) -> Prepared:
-    """The league as an open tournament of its house bots and playing versions (a gauntlet of
-    the first of them until `focus` chooses), none of them hashed again."""
-    entrants = [*league.house(), *map(league.entrant, league.registry.playing())]
-    first = entrants[0].name if entrants else ""
-    tournament = league.tournament_for(first, 1)
-    return opened(league.file, tournament, db=league.store_path, entrants=entrants)
 
 
 class Focus:
@@ -129,7 +119,7 @@ class Rounds:
 
     def __init__(
         self,
-        league: League,
+        season: OpenSeason,
         listener: GameListener,
         focus: Focus,
         changes: Callable[[], trio.Event],
@@ -137,7 +127,8 @@ class Rounds:
         executor: Executor | None = None,
         checker: Checker | None = None,
     ) -> None:
-        self.league, self.listener, self.focus = league, listener, focus
+        self.season, self.listener, self.focus = season, listener, focus
+        self.league = season.league
         self.executor = executor
         """What plays the units (told of a worker whose games do not replay)."""
         self.checker = checker
@@ -145,7 +136,6 @@ class Rounds:
         self.log_budget = log_budget
         self.changes = changes
         self.claimed: set[tuple[str, int, int]] = set()
-        self._store: Store | None = None
         self._handed: dict[int, Handed] = {}
         """id() of each unit in hand → what it belongs to."""
 
@@ -185,14 +175,10 @@ class Rounds:
         return self._handed[id(work)].runner
 
     def _plan(self) -> Runner | None:
-        """The next round's runner, on the store this stream keeps open; None with too few
-        bots for a game."""
-        prepared = open_league(self.league)  # registers new versions in the store
-        try:
-            tournament, players = prepared.tournament, prepared.players
-            limits = self.league.limits(prepared.limits)
-        finally:
-            prepared.close()
+        """The next round's runner, on the season's store; None with too few bots for a
+        game."""
+        season = self.season
+        tournament, players, limits = season.tournament, season.players(), season.limits
         if len(players) < tournament.players:
             return None
         names = {player.id: player.entrant.name for player in players}
@@ -203,7 +189,7 @@ class Rounds:
         ids = {player.label: player.id for player in players}
         return Runner(
             msgspec.structs.replace(tournament, candidate=names[candidate], deals=deals),
-            self.store(),
+            self.season.store,
             players,
             limits=limits,
             on_game=functools.partial(self._on_game, ids),
@@ -217,31 +203,9 @@ class Rounds:
             opening=OPENING if opening else 0,
         )
 
-    def store(self) -> Store:
-        """The league's store, opened once for every round."""
-        if self._store is None:
-            self._store = Store(self.league.store_path)
-        return self._store
-
     def _on_game(self, ids: Mapping[str, int], game: FinishedGame) -> None:
         self.focus.add(game, ids)
         self.listener.on_game(game)
-
-    def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-
-
-async def check_queued(league: League, on_checked: Callable[[], None]) -> None:
-    """Check every queued version, oldest first, calling `on_checked` after each."""
-    while queued := league.registry.queued():
-        prepared = open_league(league)  # the league's limits, sandbox and hidden files
-        try:
-            limits = league.limits(prepared.limits)
-        finally:
-            prepared.close()
-        await check_version(league, limits, queued[0])
-        on_checked()
 
 
 def noted(league: League) -> tuple[Focus, LogBudget]:
@@ -256,26 +220,27 @@ def noted(league: League) -> tuple[Focus, LogBudget]:
 
 
 async def run_ladder(
-    league: League,
+    season: OpenSeason,
     listener: GameListener,
     changes: Callable[[], trio.Event],
     share: Share | None = None,
 ) -> None:
-    """Play rounds until cancelled, on one executor kept open from round to round (its referee
-    processes are not started again for each); with too few bots, wait for the next change (a
-    version uploaded or playing). `changes` gives the event the next change sets, taken before
-    the work so that a change during it is not missed. `share`: the budget of games at once it
-    shares with the scrimmages."""
+    """Play the season's rounds until cancelled, on one executor kept open from round to round
+    (its referee processes are not started again for each); with too few bots, wait for the
+    next change (a version uploaded or playing). `changes` gives the event the next change
+    sets, taken before the work so that a change during it is not missed. `share`: the budget
+    of games at once it shares with the checks and the scrimmages."""
+    league = season.league
     focus, log_budget = await trio.to_thread.run_sync(noted, league)  # pages answer meanwhile
     executor = executor_for(league.tournament, nice=LADDER_NICE, share=share)
     checks = checking(processes_here()) if executor.remote else contextlib.nullcontext()
     async with executor.kept():
         with checks as checker:
-            await _rounds(league, listener, changes, focus, log_budget, executor, checker)
+            await _rounds(season, listener, changes, focus, log_budget, executor, checker)
 
 
 async def _rounds(
-    league: League,
+    season: OpenSeason,
     listener: GameListener,
     changes: Callable[[], trio.Event],
     focus: Focus,
@@ -286,21 +251,7 @@ async def _rounds(
     """`run_ladder`'s rounds on its executor, kept open, until cancelled."""
     while True:
         change = changes()
-        rounds = Rounds(league, listener, focus, changes, log_budget, executor, checker)
-        try:
-            play = functools.partial(executor.run, rounds.units(), rounds.deliver, rounds.ends)
-            await in_batches(rounds.store(), play, checker)
-        finally:
-            rounds.close()
-        await change.wait()
-
-
-async def run_checks(
-    league: League, on_checked: Callable[[], None], changes: Callable[[], trio.Event]
-) -> None:
-    """Check queued versions (those a stopped server left first) until cancelled; between
-    uploads, wait for the next change (`changes`, as for `run_ladder`)."""
-    while True:
-        change = changes()
-        await check_queued(league, on_checked)
+        rounds = Rounds(season, listener, focus, changes, log_budget, executor, checker)
+        play = functools.partial(executor.run, rounds.units(), rounds.deliver, rounds.ends)
+        await in_batches(season.store, play, checker)
         await change.wait()

@@ -17,6 +17,7 @@ from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
 from tournaments.league.files import League
 from tournaments.league.registry import NotFound, Scrimmage
+from tournaments.league.season import OpenSeason
 from tournaments.league.side_games import play_side_games
 from tournaments.plan.entrants import Entrant
 from tournaments.plan.prepare import resolve
@@ -24,26 +25,6 @@ from tournaments.play.running import GameListener
 
 FILLER = "random"
 """The built-in bot in the other seats of a game of more than two players."""
-
-
-class Turns:
-    """The authors' turns at the scrimmages: the next is the oldest queued one of the author
-    served longest ago (or never), so that an author's next scrimmage waits behind every other
-    author's first one however many they queued."""
-
-    def __init__(self) -> None:
-        self._served: dict[int, int] = {}
-        """Author id → the turn they were last served."""
-        self._turn = 0
-
-    def next(self, queued: list[Scrimmage]) -> Scrimmage | None:
-        """The one of `queued` (oldest first) to play now, taking its author's turn."""
-        if not queued:
-            return None
-        chosen = min(queued, key=lambda s: (self._served.get(s.author, -1), s.id))
-        self._turn += 1
-        self._served[chosen.author] = self._turn
-        return chosen
 
 
 def scrimmage_entrants(league: League, scrimmage: Scrimmage) -> list[Entrant]:
@@ -86,12 +67,14 @@ def deals_for(league: League, scrimmage: Scrimmage) -> tuple[int, int]:
 
 
 async def play_scrimmage(
-    league: League,
+    open_season: OpenSeason,
     scrimmage: Scrimmage,
     executor: Executor,
     listener: GameListener,
 ) -> None:
-    """Play the scrimmage's deals (those not stored yet) on `executor`."""
+    """Play the scrimmage's deals (those not stored yet) on `executor`, on the scrimmages'
+    store with the season's sandbox (`open_season`)."""
+    league = open_season.league
     entrants = scrimmage_entrants(league, scrimmage)
     first, count = deals_for(league, scrimmage)
     league.registry.set_scrimmage(scrimmage.id, "playing", deals=(first, count))
@@ -99,8 +82,8 @@ async def play_scrimmage(
         league.tournament, schedule="gauntlet", candidate=entrants[0].name, deals=first + count
     )
     units = functools.partial(_from, first=first)
-    store = league.scrimmage_store
-    await play_side_games(league, tournament, store, entrants, executor, listener, units)
+    with open_season.side(league.scrimmage_store, tournament, entrants) as side:
+        await play_side_games(league, side, tournament, executor, listener, units)
 
 
 def _from(units: Iterator[UnitWork], first: int) -> Iterator[UnitWork]:

@@ -31,16 +31,19 @@ from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, History, head_to_head
+from tournaments.league.check_queue import CheckQueue
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
-from tournaments.league.ladder import LADDER_NICE, run_checks, run_ladder
+from tournaments.league.ladder import LADDER_NICE, run_ladder
 from tournaments.league.reads import GamesOf, Recent, reader
 from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
-from tournaments.league.scrimmages import Turns, play_scrimmage
+from tournaments.league.scrimmages import play_scrimmage
+from tournaments.league.season import OpenSeason
 from tournaments.league.staging import stager
 from tournaments.league.submissions import submit
+from tournaments.league.turns import Turns
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.public import public_record
@@ -210,7 +213,10 @@ class LeagueService:
         self._scrimmage_asked = trio.Event()
         self.games = Budget(league.tournament.workers)
         """The games at once on this machine (`concurrency`), shared by the ladder (or the
-        final) and the scrimmages; a scrimmage waiting for one ends the ladder's units in hand."""
+        final), the checks and the scrimmages; a check or a scrimmage waiting for one ends the
+        ladder's units in hand."""
+        self._open_season: OpenSeason | None = None
+        """The season's tournament, open while the league runs (`run`)."""
         self.games.on_wanted = self.notify
         self._staging = stager()
         """Unpacks and hashes the uploads, one at a time, out of this process while the league
@@ -271,14 +277,33 @@ class LeagueService:
             flush=True,
         )
 
+    @property
+    def open_season(self) -> OpenSeason:
+        """The season's tournament, prepared once when the league starts running (`run`) and
+        again when a season opens; what its checks, ladder, final and scrimmages play on."""
+        if self._open_season is None:
+            raise RuntimeError("the league's season is open only while the league runs")
+        return self._open_season
+
     async def run(self) -> None:
         """The board, the checks of new versions and the seasons (a ladder until frozen, then
         the final, then the next season), until cancelled."""
-        async with self._reader.open(), self._staging.open(), trio.open_nursery() as nursery:
-            nursery.start_soon(self.board.run)
-            nursery.start_soon(run_checks, self.league, self.notify, self.changes)
-            nursery.start_soon(self._seasons)
-            nursery.start_soon(self._scrimmages)
+        self._open_season = OpenSeason(self.league)
+        checks = CheckQueue(
+            self.league,
+            lambda: self.open_season.limits,
+            self.games.share(first=True),
+            self.notify,
+        )
+        try:
+            async with self._reader.open(), self._staging.open(), trio.open_nursery() as nursery:
+                nursery.start_soon(self.board.run)
+                nursery.start_soon(checks.run, self.changes)
+                nursery.start_soon(self._seasons)
+                nursery.start_soon(self._scrimmages)
+        finally:
+            self.open_season.close()
+            self._open_season = None
 
     async def _seasons(self) -> None:
         while True:
@@ -286,14 +311,14 @@ class LeagueService:
             if season.frozen is None:
                 async with trio.open_nursery() as nursery:
                     ladder = self.games.share(first=False)
-                    nursery.start_soon(run_ladder, self.league, self, self.changes, ladder)
+                    nursery.start_soon(run_ladder, self.open_season, self, self.changes, ladder)
                     await self._frozen.wait()
                     nursery.cancel_scope.cancel()
             else:
                 change = self.changes()
                 try:
                     share = self.games.share(first=False)
-                    await play_final(self.league, season, self, self._on_final, share)
+                    await play_final(self.open_season, season, self, self._on_final, share)
                 except (ArenaError, OSError) as exc:  # the pages go on; the organiser mends it
                     print(
                         f"arena serve: season {season.number}'s final stopped: {exc}; it goes "
@@ -311,7 +336,7 @@ class LeagueService:
         first); between requests, wait for the next."""
         share = self.games.share(first=True)
         executor = executor_for(self.league.tournament, nice=LADDER_NICE, share=share)
-        turns = Turns()
+        turns: Turns[Scrimmage] = Turns()
         async with executor.kept():
             while True:
                 asked = self._scrimmage_asked
@@ -324,7 +349,7 @@ class LeagueService:
     async def _scrimmage(self, scrimmage: Scrimmage, executor: Executor) -> None:
         registry = self.league.registry
         try:
-            await play_scrimmage(self.league, scrimmage, executor, _Quiet(self))
+            await play_scrimmage(self.open_season, scrimmage, executor, _Quiet(self))
         except (ArenaError, OSError) as exc:
             reason = str(exc)
             if not isinstance(exc, ArenaError) or exc.http_status >= 500:  # names its files
@@ -355,6 +380,8 @@ class LeagueService:
         next_store = self.league.season_store(season.number + 1)
         await trio.to_thread.run_sync(_made, next_store)
         self.league.season = self.league.registry.publish(season.number)
+        ended, self._open_season = self.open_season, OpenSeason(self.league)
+        ended.close()
         self.final = None
         self.board.start_over(self.league.store_path)
         self.notify()

@@ -1,18 +1,16 @@
 """Games a league plays beside its ladder — a season's final, a scrimmage — on a store of their
-own, with the ladder's runner, limits and executors."""
+own (`OpenSeason.side`), with the ladder's runner, limits and executors."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from functools import partial
-from pathlib import Path
 
 from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
 from tournaments.league.files import League
 from tournaments.plan.config import Tournament
-from tournaments.plan.entrants import Entrant
-from tournaments.plan.prepare import opened
+from tournaments.plan.prepare import Prepared
 from tournaments.play.runner import Runner, in_batches
 from tournaments.play.running import GameListener
 
@@ -22,28 +20,24 @@ Units = Callable[[Iterator[UnitWork]], Iterator[UnitWork]]
 
 async def play_side_games(
     league: League,
+    side: Prepared,
     tournament: Tournament,
-    store: Path,
-    entrants: Sequence[Entrant],
     executor: Executor,
     listener: GameListener,
     units: Units,
 ) -> None:
-    """Play the games of `tournament` missing from `store` that `units` keeps."""
-    prepared = opened(league.file, tournament, db=store, entrants=entrants)
-    try:
-        runner = Runner(
-            prepared.tournament,
-            prepared.store,
-            prepared.players,
-            limits=league.limits(prepared.limits),
-            on_game=listener.on_game,
-            on_void=listener.on_void,
-            on_probation=listener.on_probation,
-            on_refused=listener.on_refused,
-            executor=executor,
-        )
-        play = partial(executor.run, units(runner.work()), runner.deliver)
-        await in_batches(prepared.store, play)
-    finally:
-        prepared.close()
+    """Play the games of `tournament` (of `side`'s players) missing from `side`'s store that
+    `units` keeps."""
+    runner = Runner(
+        tournament,
+        side.store,
+        side.players,
+        limits=league.limits(side.limits),
+        on_game=listener.on_game,
+        on_void=listener.on_void,
+        on_probation=listener.on_probation,
+        on_refused=listener.on_refused,
+        executor=executor,
+    )
+    play = partial(executor.run, units(runner.work()), runner.deliver)
+    await in_batches(side.store, play)

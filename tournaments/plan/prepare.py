@@ -60,6 +60,12 @@ class Prepared(msgspec.Struct):
     def close(self) -> None:
         self.store.close()
 
+    def __enter__(self) -> Prepared:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def resolve(
     name: str,
@@ -91,17 +97,20 @@ def opened(
     tournament: Tournament,
     db: Path | None = None,
     entrants: Sequence[Entrant] | None = None,
+    sandbox: SandboxChoice | None = None,
 ) -> Prepared:
     """`tournament` (of `file`, whose directory its relative paths start from) with its store
     open and its bots registered; what `prepare` does after reading the file, and what a
-    league's ladder does for each of its rounds, with its `entrants` resolved already (its house
-    bots and uploaded versions: then the tournament's participants are not resolved again)."""
+    league does when its season opens and for its finals and scrimmages, with its `entrants`
+    resolved already (its house bots and uploaded versions: then the tournament's participants
+    are not resolved again) and its `sandbox` too (not resolved again)."""
     # Everything the file decides first (sandbox, store path and binding, the participants
     # resolved and hashed), then the store once: one pass through each, no back and forth.
-    try:
-        sandbox = choose(tournament.sandbox)
-    except SandboxUnavailable as exc:
-        raise ConfigError(f'sandbox = "bwrap": {exc}') from None
+    if sandbox is None:
+        try:
+            sandbox = choose(tournament.sandbox)
+        except SandboxUnavailable as exc:
+            raise ConfigError(f'sandbox = "bwrap": {exc}') from None
     path, settings = db or db_path(tournament, file), fixed_settings(tournament)
     if entrants is None:
         entrants = [

@@ -52,9 +52,7 @@ import datetime
 import functools
 import secrets
 import sqlite3
-import threading
 import time
-import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -148,8 +146,6 @@ REASON_KEPT = 1000
 STORE_TABLES = frozenset({"meta", "bots", "games", "seats", "faults"})
 BATCH_S = 1.0
 """The longest a batch of games (`Store.batched`) stays uncommitted."""
-_BATCHES: weakref.WeakSet[Store] = weakref.WeakSet()
-"""The stores inside `Store.batched` in this process."""
 
 SECRET_BYTES = 32
 
@@ -266,8 +262,6 @@ class Store(SqliteFile):
         """When the open batch began (`batched`); None: no batch open."""
         self.uncommitted = 0
         """Games in the open batch: stored as far as this connection sees, not yet durable."""
-        self._thread = 0
-        """The thread that holds the batches open (`batched`)."""
         super().__init__(path)
 
     def _connect(self) -> sqlite3.Connection:
@@ -649,14 +643,12 @@ class Store(SqliteFile):
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
-        """A write of its own commits the open batch first (it never joins or rolls it back),
-        and so do the batches this thread holds open on the same file through other
-        connections: waiting for their lock would block the very thread that commits them."""
-        for other in list(_BATCHES):
-            if other is self or (
-                other._thread == threading.get_ident() and other.path == self.path
-            ):
-                other.commit()
+        """A write of its own commits the open batch first (it never joins or rolls it back).
+        A batch holds the file's write lock until it is committed, so whoever writes into a
+        store while its games are batched writes through the same connection (a league's
+        season: `OpenSeason`): another connection in the thread that commits the batch would
+        wait for a lock only that thread can let go."""
+        self.commit()
         with super()._transaction():
             yield
 
@@ -665,13 +657,11 @@ class Store(SqliteFile):
         """Inside, games are committed in batches (`commit_due`, and at the end): one
         transaction per batch instead of per game. A process killed meanwhile loses the games
         of the open batch only, which the next run plays again."""
-        self._batching, self._thread = True, threading.get_ident()
-        _BATCHES.add(self)
+        self._batching = True
         try:
             yield
         finally:
             self._batching = False
-            _BATCHES.discard(self)
             self.commit()
 
     @guarded
