@@ -1,5 +1,6 @@
-"""The ladder's choice of the next round: an unplaced version first, else the bot whose rating
-is least certain, from what it noted of every stored game (not a pass over the store)."""
+"""The ladder's rounds: what `Focus` notes of every stored game (not a pass over the store),
+and the rounds' units as the executor plays them (the spread of the choice over many bots is
+in test_ladder_spread.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from tournaments.executors.local import Local
 from tournaments.executors.work import GameUnplayed, Result, UnitWork
 from tournaments.league.files import League
 from tournaments.league.ladder import Focus, Rounds
+from tournaments.league.pairing import UNIT_S
 from tournaments.league.season import OpenSeason
 from tournaments.play.runner import LogBudget, Refused, Voided
 from tournaments.store.results import FinishedGame
@@ -26,19 +28,39 @@ IDS = {"a": 1, "b": 2, "c": 3}
 
 def test_a_bot_without_games_comes_first_and_plays_from_deal_zero() -> None:
     focus = Focus([finished(["a", "b"], [1, 2]) for _ in range(3)], IDS)
-    assert focus.choose({1: "a", 2: "b", 4: "new"}, batch=4) == (4, 4)
+    (seat_set, deals), *_ = focus.choose({1: "a", 2: "b", 4: "new"}, players=2, batch=4)
+    assert 4 in seat_set and deals == range(1)
 
 
-def test_then_the_least_certain_bot_up_to_batch_deals_beyond_its_last() -> None:
-    games = [finished(["a", "b"], [1, 2]), finished(["a", "c"], [1, 2])]
-    games += [msgspec.structs.replace(finished(["a", "b"], [2, 1]), deal=k) for k in range(6)]
+def test_a_seat_sets_next_block_is_as_many_deals_again_up_to_batch() -> None:
+    games = [msgspec.structs.replace(finished(["a", "b"], [2, 1]), deal=k) for k in range(6)]
     focus = Focus(games, IDS)
-    # c has played once, a and b often: c's rating is the least certain
-    assert focus.choose({1: "a", 2: "b", 3: "c"}, batch=2) == (3, 0 + 1 + 2)
+    assert focus.next == {(1, 2): 6} and focus.games == {1: 12, 2: 12}
+    assert focus.low == {}  # one rotation of each deal stored: the others are still to play
+    # a round of two bots is two picks of their one pair: the first plays the missing
+    # rotations and `batch` more deals, the second `batch` more
+    round = list(focus.choose({1: "a", 2: "b"}, players=2, batch=4))
+    assert round == [((1, 2), range(0, 10)), ((1, 2), range(10, 14))]
+    # with a larger batch, as many deals again as are planned
+    assert next(focus.choose({1: "a", 2: "b"}, players=2, batch=64)) == ((1, 2), range(14, 28))
     # a new version of b (a new store id, though it takes over the label "b") is not placed:
     # it comes first, from deal zero
-    assert focus.choose({1: "a", 5: "b"}, batch=2) == (5, 2)
-    assert focus.choose({1: "a", 2: "b"}, batch=2)[1] == 5 + 1 + 2
+    assert next(focus.choose({1: "a", 5: "b"}, players=2, batch=64)) == ((1, 5), range(1))
+
+
+def test_a_unit_plays_at_most_what_its_games_take_in_unit_s() -> None:
+    slow = msgspec.structs.replace(finished(["a", "b"], [2, 1]).played, wall_ms=4000.0)
+    games = [
+        msgspec.structs.replace(finished(["a", "b"], [2, 1]), deal=k, rotation=r, played=slow)
+        for k in range(64)
+        for r in range(2)
+    ]
+    focus = Focus(games, IDS)
+    assert focus.block((1, 2), batch=1024) == range(64, 64 + int(UNIT_S / 4))
+    # a seat-set with no game stored yet is timed by all the games
+    focus.next[1, 3] = 64
+    assert focus.block((1, 3), batch=2) == range(64, 66)
+    assert len(focus.block((1, 3), batch=1024)) == int(UNIT_S / 4)
 
 
 def test_a_game_stored_after_a_new_version_took_its_label_counts_for_the_old_one() -> None:
@@ -56,7 +78,8 @@ def test_games_noted_as_they_are_stored_count_as_the_stores_do() -> None:
     for game in games[2:]:
         noted.add(game, IDS)
     whole = Focus(games, IDS)
-    assert noted.played == whole.played and noted.top == whole.top
+    assert noted.played == whole.played and noted.next == whole.next
+    assert noted.games == whole.games and noted.met == whole.met
     assert noted.ratings.sigma("1") == whole.ratings.sigma("1") < Focus().ratings.sigma("1")
 
 
@@ -83,7 +106,7 @@ async def test_rounds_of_a_three_player_league_play_every_rotation_of_each_new_d
 ) -> None:
     file = tmp_path / "trio.toml"
     file.write_text(MULTI)
-    handed: list[tuple[str | None, frozenset[str], int, int]] = []  # round's bot, game
+    handed: list[tuple[int, frozenset[str], int, int]] = []  # the round (its runner), game
     delivered: list[tuple[frozenset[str], int, int]] = []
     with League(file) as league, OpenSeason(league) as season:
         rounds = Rounds(season, Quiet(), Focus(), trio.Event, LogBudget(1 << 20, {}))  # no change
@@ -91,8 +114,8 @@ async def test_rounds_of_a_three_player_league_play_every_rotation_of_each_new_d
         def units() -> Iterator[UnitWork]:
             for work in rounds.units():
                 bots = frozenset(seat.spec.name for seat in work.seats)
-                candidate = rounds.runner_of(work).tournament.candidate
-                handed.extend((candidate, bots, deal.deal, work.rotation) for deal in work.deals)
+                runner = id(rounds.runner_of(work))
+                handed.extend((runner, bots, deal.deal, work.rotation) for deal in work.deals)
                 yield work
 
         def deliver(work: UnitWork, result: Result) -> None:
@@ -113,26 +136,19 @@ async def test_rounds_of_a_three_player_league_play_every_rotation_of_each_new_d
     assert len(set(delivered)) == len(delivered)
     assert len(stored(league)) == len(delivered)
     assert len(rounds.claimed) <= 2 * 3  # what the two units in hand when cancelled held
-    # the first round is about "a" (none placed yet: the first by name): its 3 seat-sets,
-    # deal 0, every rotation of each
-    first = [game for game in handed if game[0] == "a"][:9]
-    assert handed[:9] == first
-    assert sorted((deal, rotation) for _, _, deal, rotation in first) == sorted(
-        (0, r) for r in range(3) for _ in range(3)
-    )
-    assert len({bots for _, bots, _, _ in first}) == 3 and all("a" in b for _, b, _, _ in first)
-    # the next is about another bot ("a" is the most certain now: 9 games against 6), and
-    # hands out every deal of its seat-sets up to batch beyond its own, in every rotation,
-    # but those handed out before
-    about = handed[9][0]
-    assert about not in ("a", None)
-    second = [game[1:] for game in handed[9:] if game[0] == about][:12]
-    seat_sets = {bots for bots, _, _ in second}
-    assert len(seat_sets) == 3 and all(about in bots for bots in seat_sets)
-    before = {game[1:] for game in first}
-    for bots in seat_sets:
-        wanted = {(bots, d, r) for d in (0, 1) for r in range(3)} - before
-        assert {game for game in second if game[0] == bots} == wanted
+    # the first round is a lap of one pick per bot: every seat-set of the four bots (the
+    # first about a, the next about d, which had no game yet), deal 0, in every rotation
+    first = handed[:12]
+    assert {game[0] for game in first} == {handed[0][0]} != handed[12][0]
+    assert {bots for _, bots, _, _ in first} == {frozenset("abcd") - {bot} for bot in "abcd"}
+    assert sorted(game[2:] for game in first) == sorted((0, r) for r in range(3) for _ in "abcd")
+    # the next rounds play each seat-set's next deals in laps, every rotation of each deal
+    for bots in {bots for _, bots, _, _ in handed}:
+        games = [(deal, rotation) for _, seat_set, deal, rotation in handed if seat_set == bots]
+        deals = {deal for deal, _ in games}
+        assert deals == set(range(max(deals) + 1))
+        complete = [deal for deal in deals if {r for d, r in games if d == deal} == {0, 1, 2}]
+        assert len(complete) >= len(deals) - 2  # the last blocks may be in hand when cancelled
 
 
 def test_a_change_ends_the_round_and_its_units_in_hand(tmp_path: Path) -> None:
@@ -151,11 +167,12 @@ def test_a_change_ends_the_round_and_its_units_in_hand(tmp_path: Path) -> None:
         third = next(units)  # and a new round is planned now
     assert rounds.runner_of(third) is not rounds.runner_of(first)
     assert not rounds.ends(third).is_set()
-    # the new round (about "a" again: nothing is placed yet) plays its first lap, deal 0 in
-    # every rotation of every seat-set, but what was handed out before
+    # the new round plays first what the ended one did not hand out: deal 0 of the first
+    # seat-set in the rotation not in hand; the ended round planned no other seat-set
     assert [deal.deal for deal in third.deals] == [0]
-    assert (third.tag, third.rotation) not in {(u.tag, u.rotation) for u in (first, same)}
-    assert len(rounds.claimed) == 3
+    assert third.tag == first.tag == same.tag
+    assert third.rotation not in (first.rotation, same.rotation)
+    assert len(rounds.claimed) == 3 and len(rounds.focus.next) == 1
     # a unit ended before its game comes back unplayed: its game is free for a later round
     rounds.deliver(first, GameUnplayed(0, first.rotation))
     assert len(rounds.claimed) == 2 and (first.tag, 0, first.rotation) not in rounds.claimed
@@ -172,19 +189,24 @@ def test_a_new_bots_round_meets_every_opponent_from_every_seat_before_any_deal_t
     with League(file) as league, OpenSeason(league) as season:
         rounds = Rounds(season, Quiet(), Focus(), Changes(), LogBudget(1 << 20, {}))
         units = rounds.units()
-        handed = [next(units) for _ in range(30)]
-    assert len({id(rounds.runner_of(work)) for work in handed}) == 1  # all of a's first round
-    pairs = {(work.tag, work.rotation) for work in handed}
-    assert len(pairs) == 3 * 2  # a against b, c and d, from each seat
-    # laps over every seat-set in every rotation: deal 0, deal 1, deals 2-3, deals 4-7, ...
-    for lap, deals in enumerate([[0], [1], [2, 3], [4, 5, 6, 7]]):
-        laps = handed[6 * lap : 6 * lap + 6]
-        assert {(work.tag, work.rotation) for work in laps} == pairs
-        assert all([deal.deal for deal in work.deals] == deals for work in laps)
-    # ... then each seat-set's other deals up to batch in every rotation, on one set of bots
-    rest = handed[24:]
-    assert {(work.tag, work.rotation) for work in rest} == pairs
-    assert all([deal.deal for deal in work.deals] == list(range(8, 64)) for work in rest)
+        handed = [next(units) for _ in range(48)]
+    # the first round: each bot meets two others, deal 0, from each seat
+    assert [len(work.deals) for work in handed[:8]] == [1] * 8
+    # every bot meets every opponent from every seat before any deal is repeated
+    seen: dict[str, set[tuple[str, int]]] = {}
+    for work in handed:
+        deal = work.deals[0].deal
+        for seat in work.seats:
+            if deal > 0:
+                assert len(seen[seat.spec.name]) == 3 * 2
+            else:
+                seen.setdefault(seat.spec.name, set()).add((work.tag, work.rotation))
+    # each pair's deals in laps, in both rotations: deal 0, deal 1, deals 2-3, 4-7, 8-15, ...
+    for tag in {work.tag for work in handed}:
+        blocks = [[deal.deal for deal in work.deals] for work in handed if work.tag == tag]
+        laps = [[0], [1], [2, 3], [4, 5, 6, 7], list(range(8, 16)), list(range(16, 32))]
+        assert blocks == [lap for lap in laps for _ in range(2)][: len(blocks)]
+        assert len(blocks) >= 8
 
 
 class Changes:

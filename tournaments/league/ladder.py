@@ -1,35 +1,35 @@
 """The ladder that never ends: rounds of games where they tell the most, on the season's
 tournament prepared once (`OpenSeason`).
 
-Each round is a gauntlet of one bot — a version not yet placed first, else the bot whose
-rating is least certain (openskill's sigma) — against every combination of the others, over
-all its seat-sets' deals up to `batch` more than it has played: every deal in every seat
-rotation, dealt and stored exactly as a tournament's (the same runner, store and deal seeds),
-so no deal is played twice and a new opponent meets every deal the others met.
+Each round is a lap of small blocks of games over the seat-sets that teach the standings most
+(`tournaments.league.pairing`): a new version first, then every bot below a floor of games,
+then the pairs never met and the bot–benchmark pairs whose score does not yet decide a grade,
+then the bots furthest below a share weighted by their rating's uncertainty, each against the
+opponents it has met least. A block is a seat-set's next deals, as many again as it has played
+(at most `batch`), each unit one rotation of them on one set of bot processes: every deal in
+every seat rotation, dealt and stored exactly as a tournament's (the same runner, store and
+deal seeds), so no deal is played twice.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple
 
-import msgspec
 import trio
 
 from tournaments.executors import Executor
 from tournaments.executors.budget import Share
 from tournaments.executors.checking import Checker, checking, processes_here
 from tournaments.executors.choose import executor_for
-from tournaments.executors.work import Delivered, UnitFailed, UnitWork
+from tournaments.executors.work import Delivered, GameUnplayed, GameVoided, UnitFailed, UnitWork
 from tournaments.league.files import League
+from tournaments.league.pairing import Focus, SeatSet, Table, thresholds
 from tournaments.league.season import OpenSeason
-from tournaments.plan.schedule import seat_set_count
-from tournaments.play.runner import LogBudget, Runner, in_batches
+from tournaments.play.runner import LogBudget, Refused, Runner, in_batches
 from tournaments.play.running import GameListener
-from tournaments.rank.ratings import OnlinePlackettLuce
 from tournaments.store.results import FinishedGame
 from tournaments.store.store import Store
 
@@ -38,59 +38,6 @@ LADDER_NICE = 5
 local executor): its games fill every core, and the pages and the checks of new versions must
 still answer at once. Bots only compete with each other, all at the same priority, so their
 clocks are as fair as in a tournament."""
-
-
-class Focus:
-    """What the ladder knows of every bot's games — how many, the highest deal, openskill's
-    sigma — by store id: a new version takes over its bot's label (the old one's becomes
-    `name@hash`) but never its id, so it is placed afresh. From the store once, then from
-    each game as it is stored: a round's choice costs nothing however many games the league
-    holds. (Sigma is over every game a bot played, in the order seen: a scheduling hint, not
-    the tables' rating.)"""
-
-    def __init__(self, games: Iterable[FinishedGame] = (), ids: Mapping[str, int] = {}) -> None:
-        self.played: Counter[int] = Counter()
-        self.top: dict[int, int] = {}
-        self.ratings = OnlinePlackettLuce()
-        for game in games:
-            self.add(game, ids)
-
-    def add(self, game: FinishedGame, ids: Mapping[str, int]) -> None:
-        """Note `game`, its labels read as store ids by `ids` (those of the round that played
-        it: a label may name a newer version by the time it is stored)."""
-        bots = tuple(ids[label] for label in game.bots)
-        for bot in set(bots):
-            self.played[bot] += 1
-            self.top[bot] = max(self.top.get(bot, -1), game.deal)
-        self.ratings.add(msgspec.structs.replace(game, bots=tuple(map(str, bots))))
-
-    def plan(self, bots: Iterable[int], last_deal: int) -> None:
-        """A round was planned up to `last_deal` for the seat-sets of these bots: the next
-        round of any of them starts beyond, though its games are not stored yet."""
-        for bot in bots:
-            self.top[bot] = max(self.top.get(bot, -1), last_deal)
-
-    def choose(self, bots: Mapping[int, str], batch: int) -> tuple[int, int]:
-        """Of the playing bots (their store ids → names), the one the next round is about —
-        an unplaced one first (by name), else the least certain — and the deals its seat-sets
-        play up to: `batch` more than it has played."""
-        bot = min(
-            bots,
-            key=lambda bot: (
-                self.played[bot] > 0,
-                -self.ratings.sigma(str(bot)),
-                bots[bot],
-                bot,
-            ),
-        )
-        return bot, self.top.get(bot, -1) + 1 + batch
-
-
-OPENING = 8
-"""A version's first deals of each seat-set, played in laps over every seat-set in every
-rotation (`schedule.laps`: deal 0, deal 1, deals 2-3, 4-7) while it has played fewer games than
-they hold: it meets every other bot from every seat before any game is repeated, and stays as
-even while placed. Beyond, a unit plays a seat-set's deals on one set of bot processes."""
 
 
 class Handed(NamedTuple):
@@ -107,15 +54,15 @@ class Rounds:
     planned when a worker is about to be free, not once the last unit of the one before has
     ended: waiting for it would leave the other cores idle at every round's end. Rounds thus
     overlap; the games in hand are claimed (`Runner.claimed`) so that a later round leaves them
-    out, and each bot's highest deal counts the deals already planned (`Focus.plan`).
+    out, and `Focus` counts the blocks already planned, so the next round spreads beyond them.
 
     The stream ends when the league has too few bots for a game; it is cancelled from outside
     otherwise. Each round reads the playing versions afresh, so a new version joins, and a
     disabled or superseded one leaves, at the next round; and a change (`changes`: an upload, a
     version checked, a bot disabled) ends the round and its units in hand (`ends`: each after
     its game in play, the rest handed back unplayed), so that the next round starts as soon as
-    a worker is free, however long units are. What an ended round did not play is played by a
-    later round of one of its bots (each plays every deal its seat-sets lack)."""
+    a worker is free, however long units are. What an ended round did not play, the next round
+    plays first (`Focus.missed`)."""
 
     def __init__(
         self,
@@ -138,6 +85,9 @@ class Rounds:
         self.claimed: set[tuple[str, int, int]] = set()
         self._handed: dict[int, Handed] = {}
         """id() of each unit in hand → what it belongs to."""
+        self._table: tuple[SeatSet, int] = ((), 0)
+        """The seat-set and first deal of the table the runner took last (its units being
+        handed out)."""
 
     def units(self) -> Iterator[UnitWork]:
         while True:
@@ -150,7 +100,8 @@ class Rounds:
                 self._handed[id(work)] = Handed(runner, [len(work.deals)], change)
                 handed = True
                 yield work
-                if change.is_set():
+                if change.is_set():  # the next round plays first what this one's table lacks
+                    self.focus.missed(*self._table)
                     break
             if not handed:  # every game of the round stored or in hand: nothing new to play
                 return
@@ -163,6 +114,8 @@ class Rounds:
         handed.left[0] -= 1
         if not handed.left[0]:
             del self._handed[id(work)]
+        if isinstance(result, GameUnplayed | GameVoided):
+            self.focus.missed(work.seat_set, result.deal)
         handed.runner.deliver(work, result)
 
     def ends(self, work: UnitWork) -> trio.Event:
@@ -182,30 +135,40 @@ class Rounds:
         if len(players) < tournament.players:
             return None
         names = {player.id: player.entrant.name for player in players}
-        candidate, deals = self.focus.choose(names, self.league.settings.batch)
-        self.focus.plan(names, deals - 1)
-        seat_sets = seat_set_count(len(players), tournament.players, True, tournament.max_seat_sets)
-        opening = self.focus.played[candidate] < OPENING * seat_sets * tournament.players
+        settings = self.league.settings
+        house = self.league.tournament.participants
+        marks = thresholds(settings)
+        tables = self.focus.choose(names, tournament.players, settings.batch, marks, house)
         ids = {player.label: player.id for player in players}
         return Runner(
-            msgspec.structs.replace(tournament, candidate=names[candidate], deals=deals),
+            tournament,
             self.season.store,
             players,
             limits=limits,
             on_game=functools.partial(self._on_game, ids),
             on_void=self.listener.on_void,
             on_probation=self.listener.on_probation,
-            on_refused=self.listener.on_refused,
+            on_refused=functools.partial(self._on_refused, ids),
             executor=self.executor,
             checker=self.checker,
             claimed=self.claimed,
             log_budget=self.log_budget,
-            opening=OPENING if opening else 0,
+            tables=self._taken(tables),
         )
+
+    def _taken(self, tables: Iterable[Table]) -> Iterator[Table]:
+        """`tables` as the runner takes them, the last one kept (`_table`)."""
+        for table in tables:
+            self._table = (table[0], table[1].start)
+            yield table
 
     def _on_game(self, ids: Mapping[str, int], game: FinishedGame) -> None:
         self.focus.add(game, ids)
         self.listener.on_game(game)
+
+    def _on_refused(self, ids: Mapping[str, int], refused: Refused) -> None:
+        self.focus.missed(tuple(sorted(ids[label] for label in refused.bots)), refused.deal)
+        self.listener.on_refused(refused)
 
 
 def noted(league: League) -> tuple[Focus, LogBudget]:
@@ -216,7 +179,8 @@ def noted(league: League) -> tuple[Focus, LogBudget]:
         return Focus(), LogBudget(budget, {})
     with Store(league.store_path, readonly=True) as store, store.snapshot():
         ids = {label: bot for bot, label in store.labels().items()}
-        return Focus(store.games(), ids), LogBudget(budget, store.log_bytes())
+        focus = Focus(store.games(), ids, league.settings.benchmarks)
+        return focus, LogBudget(budget, store.log_bytes())
 
 
 async def run_ladder(

@@ -132,11 +132,12 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     ends (`arena serve`); its `[participants]`, if any, are house bots that always play."""
 
     batch: Positive = 1024
-    """Deals a ladder round adds to the seat-sets of the bot it is about. Each seat-set's
-    rotation is one unit of bot processes, started once for its deals: a Python bot's start
-    costs as much CPU as some tens of quick games, so rounds of 32 deals left the ladder at
-    about 0.4x `arena run`'s games/s (`arena bench --only league`). A new version does not
-    wait for a round's end: an upload or a check ends the round at its next unit."""
+    """Most deals a ladder unit plays of one seat-set (its blocks grow as it is repeated:
+    `league.pairing`). Each seat-set's rotation is one unit of bot processes, started once for
+    its deals: a Python bot's start costs as much CPU as some tens of quick games, so units of
+    32 deals left the ladder at about 0.4x `arena run`'s games/s (`arena bench --only
+    league`). A new version does not wait for a unit's end: an upload or a check ends the
+    units in hand after their game in play."""
     upload_mb: Positive = 20
     """Largest upload (an archive or a single file)."""
     unpacked_mb: Positive = 100

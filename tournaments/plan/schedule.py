@@ -179,19 +179,9 @@ def units(
                     yield Unit(seat_set, range(start, stop), rotation)
 
 
-def laps(
-    seat_sets: Sequence[tuple[Bot, ...]], deals: int, opening: int, pieces: int
-) -> Iterator[Unit[Bot]]:
-    """The first `opening` deals in laps over every seat-set in every rotation — deal 0, then
-    deal 1, then deals 2-3, 4-7, … each lap as long as all before it — then the rest as
-    `units` splits it. A bot new to these seat-sets thus meets every opponent from every seat
-    before any game is repeated, and its games stay as even while it is placed; the laps'
-    short units cost bot starts only at the opening."""
-    start, end = 0, min(opening, deals)
-    while start < end:
-        stop = min(max(2 * start, start + 1), end)
-        for seat_set in seat_sets:
-            for rotation in range(len(seat_set)):
-                yield Unit(seat_set, range(start, stop), rotation)
-        start = stop
-    yield from units(seat_sets, deals, pieces, first=end)
+def lap(start: int, most: int) -> range:
+    """The next block of a seat-set whose deals before `start` are played or planned: as many
+    again, at least one and at most `most` — deal 0, deal 1, deals 2-3, 4-7, … Played in
+    every rotation before the next, laps over a league's seat-sets let each bot meet every
+    opponent from every seat before any deal is repeated."""
+    return range(start, start + min(max(start, 1), most))

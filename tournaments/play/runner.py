@@ -32,7 +32,7 @@ import functools
 import os
 import re
 import shlex
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 
 import msgspec
 import trio
@@ -59,7 +59,6 @@ from tournaments.plan.schedule import (
     Unit,
     bot_seeds,
     deal_seed,
-    laps,
     pieces_per_seat_set,
     seat_set_count,
     seat_sets,
@@ -184,7 +183,7 @@ class Runner:
         checker: Checker | None = None,
         claimed: set[tuple[str, int, int]] | None = None,
         log_budget: LogBudget | None = None,
-        opening: int = 0,
+        tables: Iterable[tuple[tuple[int, ...], range]] | None = None,
     ) -> None:
         self.tournament = tournament
         self.store = store
@@ -210,9 +209,10 @@ class Runner:
         left out of the units made meanwhile. Shared by runs on one store that overlap (a
         league's rounds), so that none plays a game another has in hand."""
         self.log_budget = log_budget
-        self.opening = opening
-        """Deals played first in laps over every seat-set and rotation (`schedule.laps`): a
-        league's new version meets every opponent from every seat before any twice."""
+        self.tables = tables
+        """The seat-sets (store ids in schedule order) and the deals of each to play, in this
+        order, instead of the tournament's schedule: a league's round (`league.pairing`), taken
+        as `work` hands out its units (one pass; `run` plays the tournament's schedule)."""
         self._seats = {bot: self._seat(player) for bot, player in self.players.items()}
 
     def _seat(self, player: Player) -> Seat:
@@ -235,13 +235,17 @@ class Runner:
         )
 
     def _units(self) -> Iterator[Unit[int]]:
+        if self.tables is not None:  # a unit per rotation of each table's deals
+            return (
+                unit
+                for seat_set, deals in self.tables
+                for unit in units([seat_set], deals.stop, 1, first=deals.start)
+            )
         t = self.tournament
         count = seat_set_count(
             len(self.players), t.players, t.candidate is not None, t.max_seat_sets
         )
         pieces = pieces_per_seat_set(t.deals, count, t.workers, t.players)
-        if self.opening:
-            return laps(list(self._seat_sets()), t.deals, self.opening, pieces)
         return units(self._seat_sets(), t.deals, pieces)
 
     async def run(self) -> RunReport:

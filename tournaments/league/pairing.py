@@ -1,0 +1,310 @@
+"""The ladder's choice of games: which seat-sets play next, and which of their deals.
+
+A round first plays again what an earlier one planned and did not store (handed back unplayed
+when a change ended it, voided, refused), then a lap of picks, as many as there are playing
+bots, each made when the runner takes it (a round ended by a change plans no more). Each pick
+is one seat-set and a block of its next deals, played in every seat rotation:
+
+- the bot it is about: a bot with no game yet first (a new version is placed at once); then
+  any bot below the floor (half the mean games of the playing bots); then a bot with a pair
+  that has something to teach first (below); then the bot furthest below its share, its games
+  divided by its rating's uncertainty (openskill's sigma, clamped between a quarter of the
+  starting sigma and the starting sigma): new and surprising bots play more, and none less
+  than a quarter of the most uncertain's rate;
+- its opponents: first those of a pair that has never met, or of a bot–benchmark pair whose
+  score's interval does not yet decide its side of each grade threshold (a benchmark with no
+  threshold has nothing to decide; house bots are not graded); then those it has met least
+  (deals); then the one furthest below its share;
+- the deals: from the seat-set's last deal onwards, as many again (deal 0, deal 1, deals 2-3,
+  4-7, …), at most the league's `batch` and what its games take in `UNIT_S`. A bot meets every
+  opponent at deal 0 before any at deal 1; a pair's units (one rotation of a block, on one set
+  of bot processes) grow as it is repeated, so repeated pairs amortise their bots' starts, yet
+  none holds a worker for long; and no pair soaks up the ladder, since the least met come
+  first.
+
+Counts include the deals planned and not yet stored, so overlapping rounds spread as well.
+Every deal of a seat-set is played in every rotation (the runner leaves out what is stored or
+in hand when a block is played again).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+
+import msgspec
+import numpy as np
+import numpy.typing as npt
+from openskill.models import PlackettLuce
+
+from tournaments.plan.config import LeagueSettings
+from tournaments.plan.schedule import lap
+from tournaments.rank.ratings import (
+    OnlinePlackettLuce,
+    estimate_score,
+    pair_outcomes,
+    score_from_elo,
+)
+from tournaments.store.results import FinishedGame
+
+SeatSet = tuple[int, ...]
+"""A seat-set by its bots' store ids, ascending (the runner's order, rotation 0)."""
+Table = tuple[SeatSet, range]
+"""A seat-set and the deals a round plays of it."""
+
+FLOOR = 0.5
+"""A playing bot with fewer games than this share of the mean is chosen before the others
+(a new version excepted)."""
+START_SIGMA = PlackettLuce().sigma
+"""openskill's sigma before any game: the largest weight of a bot's share."""
+LEAST_WEIGHT = START_SIGMA / 4
+"""The smallest weight of a bot's share, however certain its rating."""
+UNIT_S = 20.0
+"""A unit plays at most as many deals as its seat-set's games take about this long (and at
+most `batch`): long enough to amortise its bots' starts (a Python bot's start costs as much as
+some tens of quick games), short enough that slow bots do not keep a pair at one worker."""
+RESOLUTION = 5.0
+"""A benchmark score's interval this narrow (score points, 95%) counts as deciding: a bot
+this close to a threshold would need more games than a season holds to tell its side, and
+its pairs would soak up the ladder."""
+
+
+def thresholds(settings: LeagueSettings) -> dict[str, list[float]]:
+    """Each benchmark's grade thresholds (score %), from the organiser's grades."""
+    found: dict[str, list[float]] = {name: [] for name in settings.benchmarks}
+    for grade in settings.grades:
+        for name, least in grade.beats.items():
+            if name in found:
+                found[name].append(least)
+    return found
+
+
+def decides(low_pct: float, high_pct: float, thresholds: Iterable[float]) -> bool:
+    """Whether a score's interval puts it on one side of every threshold (`grades.grade_of`
+    reaches a threshold at a score equal to it)."""
+    return all(low_pct >= least or high_pct < least for least in thresholds)
+
+
+class Focus:
+    """What the ladder knows of every bot's games — how many, each seat-set's deals, each
+    pair's meetings, openskill's sigma, each benchmark pair's score deal by deal — by store id:
+    a new version takes over its bot's label (the old one's becomes `name@hash`) but never its
+    id, so it is placed afresh. From the store once, then from each game as it is stored and
+    each block as it is planned: a round's choice costs nothing however many games the league
+    holds. (Sigma is over every game a bot played, in the order seen: a scheduling hint, not
+    the tables' rating.)"""
+
+    def __init__(
+        self,
+        games: Iterable[FinishedGame] = (),
+        ids: Mapping[str, int] = {},
+        benchmarks: Iterable[str] = (),
+    ) -> None:
+        self.benchmarks = frozenset(benchmarks)
+        """The benchmarks' labels: their pairs' scores are kept deal by deal."""
+        self.played: Counter[int] = Counter()
+        """Games stored, by bot."""
+        self.games: Counter[int] = Counter()
+        """Games stored or planned, by bot (every rotation of every deal up to the next)."""
+        self.next: dict[SeatSet, int] = {}
+        """The deal after the last one stored or planned, by seat-set."""
+        self.low: dict[SeatSet, int] = {}
+        """The first deal that may lack a game, by seat-set (0 when unknown)."""
+        self.holes: set[SeatSet] = set()
+        """The seat-sets with a deal planned and not stored (`missed`)."""
+        self.met: defaultdict[int, Counter[int]] = defaultdict(Counter)
+        """Deals stored or planned of each pair, from either side."""
+        self.scores: defaultdict[tuple[int, int], dict[tuple[SeatSet, int], tuple[float, int]]]
+        self.scores = defaultdict(dict)
+        """(bot, benchmark) → the bot's points and games against it, by (seat-set, deal)."""
+        self.ratings = OnlinePlackettLuce()
+        self.wall_ms: defaultdict[SeatSet, list[float]] = defaultdict(lambda: [0.0, 0.0])
+        """The wall time and the number of the games stored, by seat-set (and all: `()`)."""
+        stored: Counter[SeatSet] = Counter()
+        for game in games:
+            stored[self.add(game, ids)] += 1
+        for seat_set, count in stored.items():  # complete up to its last deal: none to look for
+            if count == self.next[seat_set] * len(seat_set):
+                self.low[seat_set] = self.next[seat_set]
+
+    def add(self, game: FinishedGame, ids: Mapping[str, int]) -> SeatSet:
+        """Note `game`, its labels read as store ids by `ids` (those of the round that played
+        it: a label may name a newer version by the time it is stored); its seat-set."""
+        bots = tuple(ids[label] for label in game.bots)
+        seat_set = tuple(sorted(bots))
+        for bot in bots:
+            self.played[bot] += 1
+        self._advance(seat_set, game.deal + 1)
+        for timed in (self.wall_ms[seat_set], self.wall_ms[()]):
+            timed[0] += game.played.wall_ms
+            timed[1] += 1
+        by_id = msgspec.structs.replace(game, bots=tuple(map(str, bots)))
+        self.ratings.add(by_id)
+        marks = {str(ids[label]) for label in game.bots if label in self.benchmarks}
+        for (first, second), points in pair_outcomes(by_id) if marks else ():
+            if (first in marks) != (second in marks):
+                flip = first in marks  # the score is kept from the bot's side
+                pair = (int(second), int(first)) if flip else (int(first), int(second))
+                self._score(pair, (seat_set, game.deal), 1 - points if flip else points)
+        return seat_set
+
+    def _score(self, pair: tuple[int, int], deal: tuple[SeatSet, int], points: float) -> None:
+        deals = self.scores[pair]
+        total, count = deals.get(deal, (0.0, 0))
+        deals[deal] = (total + points, count + 1)
+
+    def missed(self, seat_set: SeatSet, deal: int) -> None:
+        """A game of `seat_set`'s `deal` was planned and not stored (handed back unplayed,
+        voided, refused, or never handed out): the next round plays it again first."""
+        self.low[seat_set] = min(self.low.get(seat_set, 0), deal)
+        self.holes.add(seat_set)
+
+    def block(self, seat_set: SeatSet, batch: int) -> range:
+        """`seat_set`'s next deals: as many again as it has (`schedule.lap`), at most `batch`
+        and what its games take in `UNIT_S` (timed by all games while it has none stored)."""
+        total, games = self.wall_ms[seat_set] if seat_set in self.wall_ms else self.wall_ms[()]
+        most = batch if not total else max(1, min(batch, int(UNIT_S * 1000 * games / total)))
+        return lap(self.next.get(seat_set, 0), most)
+
+    def _advance(self, seat_set: SeatSet, stop: int) -> None:
+        """Count `seat_set`'s deals up to `stop` as stored or planned."""
+        more = stop - self.next.get(seat_set, 0)
+        if more <= 0:
+            return
+        self.next[seat_set] = stop
+        for bot in seat_set:
+            self.games[bot] += more * len(seat_set)
+            for other in seat_set:
+                if other != bot:
+                    self.met[bot][other] += more
+
+    def decided(self, bot: int, benchmark: int, thresholds: Sequence[float]) -> bool:
+        """Whether `bot`'s score against `benchmark` is on a known side of every threshold
+        (its 95% interval, as the benchmarks page shows it), or known to `RESOLUTION`."""
+        if not thresholds:
+            return True
+        deals = self.scores.get((bot, benchmark))
+        if not deals:
+            return False
+        estimate = estimate_score(list(deals.values()))
+        low, high = 100 * score_from_elo(estimate.lo), 100 * score_from_elo(estimate.hi)
+        return high - low <= RESOLUTION or decides(round(low, 1), round(high, 1), thresholds)
+
+    def choose(
+        self,
+        bots: Mapping[int, str],
+        players: int,
+        batch: int,
+        benchmarks: Mapping[str, Sequence[float]] = {},
+        house: Collection[str] = (),
+    ) -> Iterator[Table]:
+        """A round of the playing bots (their store ids → names) at tables of `players`: the
+        deals `missed` first, then a lap of picks (the module docstring), each a seat-set and
+        its deals, made as they are taken (a round ended early plans no more) and counted as
+        planned. `benchmarks`: each benchmark's name → its grade thresholds, against which
+        every bot but the `house` bots is graded."""
+        if len(bots) < players:
+            return
+        yield from self._again(bots)
+        yield from Pick(self, bots, benchmarks, house).lap(players, batch)
+
+    def _again(self, bots: Mapping[int, str]) -> list[Table]:
+        """The deals `missed` of the seat-sets of playing bots, from the first missing."""
+        tables = []
+        for seat_set in sorted(self.holes):
+            if all(bot in bots for bot in seat_set):
+                self.holes.discard(seat_set)
+                tables.append((seat_set, range(self.low[seat_set], self.next[seat_set])))
+                self.low[seat_set] = self.next[seat_set]
+        return tables
+
+
+class Pick:
+    """One round's choice: `Focus`'s counts of the playing bots as arrays (index: the bots by
+    name), kept up to date as the lap plans its blocks."""
+
+    def __init__(
+        self,
+        focus: Focus,
+        bots: Mapping[int, str],
+        benchmarks: Mapping[str, Sequence[float]],
+        house: Collection[str],
+    ) -> None:
+        self.focus = focus
+        self.order = sorted(bots, key=lambda bot: (bots[bot], bot))
+        index = {bot: at for at, bot in enumerate(self.order)}
+        size = len(self.order)
+        self.games = np.array([focus.games[bot] for bot in self.order], dtype=float)
+        sigmas = [focus.ratings.sigma(str(bot)) for bot in self.order]
+        self.weight = np.clip(sigmas, LEAST_WEIGHT, START_SIGMA)
+        self.met = np.zeros((size, size))
+        """Deals stored or planned of each pair."""
+        for at, bot in enumerate(self.order):
+            for other, deals in focus.met[bot].items():
+                if other in index:
+                    self.met[at, index[other]] = deals
+        self.open = np.zeros((size, size), dtype=bool)
+        """The bot–benchmark pairs whose score does not yet decide a grade, both ways."""
+        for mark, name in bots.items():
+            if name in benchmarks:
+                for at, bot in enumerate(self.order):
+                    if bots[bot] not in benchmarks and bots[bot] not in house:
+                        undecided = not focus.decided(bot, mark, benchmarks[name])
+                        self.open[at, index[mark]] = self.open[index[mark], at] = undecided
+        self.fresh = (self.met == 0) | self.open
+        """The pairs with something to teach first: never met, or an undecided benchmark's."""
+        np.fill_diagonal(self.fresh, False)
+        self.teaching = self.fresh.sum(axis=1)
+        """Each bot's fresh pairs."""
+
+    def lap(self, players: int, batch: int) -> Iterator[Table]:
+        """As many picks as there are bots, each counted before the next is made."""
+        for _ in self.order:
+            seated = [self.about()]
+            while len(seated) < players:
+                seated.append(self.opponent(seated))
+            yield self.plan(sorted(seated), batch)
+
+    def about(self) -> int:
+        """The index of the bot the next pick is about."""
+        games = self.games
+        floor = FLOOR * games.mean()
+        return _first(
+            (games > 0).astype(int),
+            (games >= floor).astype(int),
+            (self.teaching == 0).astype(int),
+            games / self.weight,
+        )
+
+    def opponent(self, seated: Sequence[int]) -> int:
+        """The index of the next bot at the table of `seated`."""
+        stale = (~self.fresh[seated].any(axis=0)).astype(int)
+        met = self.met[seated].sum(axis=0)
+        taken = np.zeros(len(self.order), dtype=int)
+        taken[seated] = 1
+        return _first(taken, stale, met, self.games / self.weight)
+
+    def plan(self, seated: Sequence[int], batch: int) -> Table:
+        """The next block of the seat-set at `seated`, counted as planned."""
+        focus = self.focus
+        seat_set = tuple(sorted(self.order[at] for at in seated))
+        block = focus.block(seat_set, batch)
+        focus._advance(seat_set, block.stop)
+        deals = range(focus.low.get(seat_set, 0), block.stop)
+        focus.low[seat_set] = block.stop
+        table = np.ix_(seated, seated)
+        self.met[table] += len(block)
+        self.fresh[table] &= self.open[table]
+        self.teaching[seated] = self.fresh[seated].sum(axis=1)
+        self.games[seated] += len(block) * len(seated)
+        np.fill_diagonal(self.met, 0)
+        return seat_set, deals
+
+
+def _first(*keys: npt.NDArray[np.floating] | npt.NDArray[np.integer]) -> int:
+    """The index of the smallest of the keys compared in order (ties: the lowest index)."""
+    chosen = np.arange(len(keys[0]))
+    for key in keys:
+        values = key[chosen]
+        chosen = chosen[values == values.min()]
+    return int(chosen[0])
