@@ -153,8 +153,7 @@ class Running:
     ) -> None:
         self.store, self.hide, self.labels = store, hide, labels
         """The store's labels of its bots when its games were read (`Store.labels`): a new
-        version renames its bot's older one (`name@hash`) in every game, which starts a
-        `Running` anew."""
+        version renames its bot's older one (`name@hash`) in every game (`rename`)."""
         self.last = 0
         """The id of the last game read."""
         self.tables = RunningTables(schedule=schedule)
@@ -170,6 +169,21 @@ class Running:
         self.tables.add(shown)
         for bot in self._series.add(shown):
             self._histories.pop(bot, None)
+
+    def rename(self, labels: dict[int, str]) -> bool:
+        """Take the store's `labels` now, renaming the bots whose label changed; False if a
+        bot counted is gone (another store at this path: start anew)."""
+        names = {old: labels.get(bot) for bot, old in self.labels.items() if labels.get(bot) != old}
+        if not names:
+            return True
+        if None in names.values():
+            return False
+        renaming = {old: str(new) for old, new in names.items()}
+        self.tables.rename(renaming)
+        self._series.rename(renaming)
+        self.hide = {renaming.get(bot, bot) for bot in self.hide}
+        self.labels = labels
+        return True
 
     def board(self, budget_s: float) -> tuple[Board, bool]:
         """The board now, the bootstrap drawn for up to `budget_s` of CPU; and whether it
@@ -220,8 +234,8 @@ class Keeping:
         if not path.exists():
             self.running = None
             return Refreshed(EMPTY, False, time.thread_time() - began)
-        with Store(path, readonly=True) as store:
-            labels = store.labels()
+        with Store(path, readonly=True) as store, store.snapshot():
+            labels = store.labels()  # of the games read: in one snapshot with them
             running = self._running(path, hidden(store, []), labels)
             new = store.games_as_stored(running.last)
             if running.tables.schedule is None and running.tables.games and _seats_over_two(new):
@@ -236,15 +250,10 @@ class Keeping:
         return Refreshed(board, drawing, time.thread_time() - began)
 
     def _running(self, path: Path, hide: set[str], labels: dict[int, str]) -> Running:
-        """The running board of `path` with these bots hidden and labels: the one kept, or a
-        new one (another store, a bot removed, a bot's older version renamed)."""
+        """The running board of `path` with these bots hidden and labels: the one kept (its
+        bots renamed), or a new one (another store, a bot removed)."""
         kept = self.running
-        if (
-            kept is not None
-            and kept.store == path
-            and kept.hide == hide
-            and all(labels.get(bot) == label for bot, label in kept.labels.items())
-        ):
+        if kept is not None and kept.store == path and kept.rename(labels) and kept.hide == hide:
             return kept
         return Running(path, hide, labels)
 

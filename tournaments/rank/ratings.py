@@ -294,6 +294,22 @@ class DealTally:
         grown[:, 1] += np.bincount(added, minlength=size)
         self._sums = grown
 
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new names (`names`: old → new, every other bot as it was): in the
+        seat sets, in the pairs, and as a pair's first bot (if its new name orders it second,
+        its points become the other's)."""
+        self._deals = {renamed(key, names): deal for key, deal in self._deals.items()}
+        pairs, turned = {}, []
+        for (a, b), pair in self._pairs.items():
+            first, second = names.get(a, a), names.get(b, b)
+            if first > second:
+                first, second = second, first
+                turned.append(pair)
+            pairs[first, second] = pair
+        self._pairs = pairs
+        turn = np.isin(np.array(self._entry_pair, dtype=np.intp), turned)
+        self._sums[turn, 0] = self._sums[turn, 1] - self._sums[turn, 0]
+
     def deals(self) -> Deals:
         """The tallies so far, bots, pairs and deals in the order the fit reads them."""
         pairs = list(self._pairs)
@@ -320,6 +336,12 @@ class DealTally:
             counts=sums[:, 1].copy(),
             deals=len(keys),
         )
+
+
+def renamed(key: DealKey, names: Mapping[str, str]) -> DealKey:
+    """A deal's key with its seat set's bots called by their new `names`."""
+    seat_set, deal = key
+    return ",".join(names.get(bot, bot) for bot in seat_set.split(",")), deal
 
 
 def _places(order: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
@@ -495,6 +517,12 @@ class MuSeries:
         self.series: dict[str, list[float]] = {}
         self._online = OnlinePlackettLuce()
 
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new) in the games to come; `name` must give a
+        label's series to its new name too (the league's: a version renamed `name@hash` is
+        still its bot's)."""
+        self._online.rename(names)
+
     def add(self, games: Iterable[FinishedGame]) -> set[str]:
         """Rate `games`; the series they extended."""
         extended = set()
@@ -526,6 +554,10 @@ class OnlinePlackettLuce:
             ratings[bot] = rating
             after[bot] = (rating.mu, rating.sigma)
         return after
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new): their ratings go on under them."""
+        self._ratings = {names.get(bot, bot): rating for bot, rating in self._ratings.items()}
 
     def sigma(self, bot: str) -> float:
         """How uncertain `bot`'s rating is (infinite before its first game)."""

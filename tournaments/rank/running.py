@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from tournaments.rank.ratings import DealTally, Fitting, Rating
+from tournaments.rank.ratings import DealTally, Fitting, Rating, renamed
 from tournaments.rank.tables import BotSums, PairSums, Table, plackett_luce
 from tournaments.store.results import FinishedGame
 
@@ -48,20 +48,38 @@ class RunningTables:
         self._deals = DealTally()
         self._bots = BotSums()
         self._pairs = PairSums()
+        self._version = 0
+        """Counts the changes (games added, bots renamed): a bootstrap is of one version."""
         self._drawing: Fitting | None = None
-        """The bootstrap under way, and of how many games."""
-        self._drawing_games = 0
+        """The bootstrap under way, of how many games, of which version."""
+        self._drawing_games = self._drawing_version = 0
         self._intervals: dict[str, Rating] = {}
-        """The last finished bootstrap's ratings, and of how many games."""
-        self._intervals_games = 0
+        """The last finished bootstrap's ratings, of how many games, of which version."""
+        self._intervals_games, self._intervals_version = 0, -1
 
     def add(self, games: Sequence[FinishedGame]) -> None:
+        if not games:
+            return
+        self._version += 1
         self.games += len(games)
         self._deals.add(games)
         self._bots.add(games)
         self._pairs.add(games)
         if self.schedule is not None:
             self.schedule += games
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new): a bot's new version renames its older one.
+        The last intervals stay shown under the new names; the bootstrap starts again, since
+        names order the deals it draws."""
+        self._version += 1
+        self._deals.rename(names)
+        self._bots.rename(names)
+        self._pairs.rename(names)
+        if self.schedule is not None:
+            self.schedule = [_renamed_game(game, names) for game in self.schedule]
+        self._intervals = {names.get(bot, bot): rating for bot, rating in self._intervals.items()}
+        self._drawing = None
 
     def tables(self, budget_s: float = BUDGET_S) -> Tables:
         """The standings and head-to-head tables now (some games added), the bootstrap drawn
@@ -75,7 +93,7 @@ class RunningTables:
             ladder,
             self._pairs.table(order),
             self._intervals_games,
-            self._intervals_games != self.games,
+            self._intervals_version != self._version,
         )
 
     def _resample(self, current: Fitting, budget_s: float) -> None:
@@ -83,12 +101,14 @@ class RunningTables:
         began, drew = time.thread_time(), False
         while True:
             if self._drawing is None:
-                if self._intervals_games == self.games:
+                if self._intervals_version == self._version:
                     return
                 self._drawing, self._drawing_games = current, self.games
+                self._drawing_version = self._version
             if not self._drawing.left:
                 self._intervals = self._drawing.fitted().ratings()
-                self._intervals_games, self._drawing = self._drawing_games, None
+                self._intervals_games = self._drawing_games
+                self._intervals_version, self._drawing = self._drawing_version, None
                 continue
             if drew and time.thread_time() - began >= budget_s:
                 return
@@ -99,10 +119,16 @@ class RunningTables:
         """Every bot's Elo of all the games with the last bootstrap's interval around it (the
         bootstrap's own ratings when it is of all the games; no interval for a bot it did
         not rate)."""
-        if self._intervals_games == self.games:
+        if self._intervals_version == self._version:
             return self._intervals
         shifted = {}
         for bot, elo in current.fitted().point.items():
             old = self._intervals.get(bot, Rating(elo, -math.inf, math.inf))
             shifted[bot] = Rating(elo, elo - (old.elo - old.lo), elo + (old.hi - old.elo))
         return shifted
+
+
+def _renamed_game(game: FinishedGame, names: Mapping[str, str]) -> FinishedGame:
+    seat_set, _ = renamed(game.deal_key, names)
+    bots = tuple(names.get(bot, bot) for bot in game.bots)
+    return msgspec.structs.replace(game, seat_set=seat_set, bots=bots)

@@ -14,8 +14,8 @@ import itertools
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -23,6 +23,7 @@ from tournaments.rank.cycles import find_cycles
 from tournaments.rank.ratings import (
     BASE_ELO,
     DealKey,
+    DealTotals,
     EloFit,
     Pair,
     Rating,
@@ -32,6 +33,7 @@ from tournaments.rank.ratings import (
     pair_outcomes,
     pair_score,
     plackett_luce,
+    renamed,
     versus,
 )
 from tournaments.store.results import FinishedGame, GameKey
@@ -80,6 +82,16 @@ def _wins(ranks: Sequence[int], seat: int) -> float:
 
 WLD = dict[tuple[str, str], list[int]]
 """(bot, opponent) → [wins, losses, draws] of bot against opponent, pairwise from the ranks."""
+
+
+Key = TypeVar("Key")
+
+
+def _renamed_keys(counts: dict[Key, list[int]], name: Callable[[Key], Key]) -> dict[Key, list[int]]:
+    """W/L/D counts under their keys' new names (missing keys still start at zero)."""
+    renamed_counts: dict[Key, list[int]] = defaultdict(lambda: [0, 0, 0])
+    renamed_counts.update((name(key), value) for key, value in counts.items())
+    return renamed_counts
 
 
 def _outcome(score: float) -> int:
@@ -177,6 +189,11 @@ class BotSums:
         for (bot, _), counts in _wld(games).items():
             self.wld[bot] = [mine + more for mine, more in zip(self.wld[bot], counts, strict=True)]
         self.multi = self.multi or any(len(game.bots) > 2 for game in games)
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new)."""
+        self.totals = {names.get(bot, bot): sums for bot, sums in self.totals.items()}
+        self.wld = _renamed_keys(self.wld, lambda bot: names.get(bot, bot))
 
     def table(self, ratings: dict[str, Rating], luce: dict[str, tuple[float, float]]) -> Table:
         """The standings with these Elo ratings and (three or more seats) Plackett–Luce
@@ -320,6 +337,25 @@ class PairSums:
         for game in games:
             for a, b in itertools.permutations(game.bots, 2):
                 self._rows.pop((a, b), None)
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new): in the pairs, their deals' seat sets, and as
+        a pair's first bot (if its new name orders it second, its points become the other's)."""
+        totals: DealTotals = {}
+        for (a, b), deals in self.totals.items():
+            first, second = names.get(a, a), names.get(b, b)
+            moved = {renamed(key, names): value for key, value in deals.items()}
+            if first > second:
+                first, second = second, first
+                moved = {key: (count - points, count) for key, (points, count) in moved.items()}
+            totals[first, second] = moved
+        self.totals = totals
+        self.wld = _renamed_keys(
+            self.wld, lambda pair: (names.get(pair[0], pair[0]), names.get(pair[1], pair[1]))
+        )
+        self._rows = {
+            pair: row for pair, row in self._rows.items() if names.keys().isdisjoint(pair)
+        }
 
     def table(self, order: Sequence[str]) -> Table:
         """The rows of the pairs that met among `order`'s bots, the higher in `order` first."""
