@@ -53,10 +53,20 @@ def _without_time(board: Board) -> bytes:
     return msgspec.json.encode(msgspec.structs.replace(board, made=0.0))
 
 
+class _CountedStore(Store):
+    opened = 0
+
+    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
+        _CountedStore.opened += 1
+        super().__init__(path, readonly=readonly)
+
+
 @pytest.mark.parametrize("seats", [2, 3])
 def test_the_kept_board_equals_the_board_from_scratch_batch_after_batch(
-    tmp_path: Path, seats: int
+    tmp_path: Path, seats: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(board_module, "Store", _CountedStore)
+    monkeypatch.setattr(_CountedStore, "opened", 0)
     path = tmp_path / "league.sqlite"
     names = ["ann", "ann-x", "bob", "dee", "eve"]  # ann@… orders after ann-x, ann before
     rng = random.Random(seats)
@@ -83,6 +93,7 @@ def test_the_kept_board_equals_the_board_from_scratch_batch_after_batch(
     assert {"ann", "ann@ann-1"} <= {row["bot"] for row in scratch.standings}
     kept_on = [runnings[k] is runnings[k - 1] for k in range(1, 4)]
     assert kept_on == [True, False, True]  # anew at the removal; the version renamed in place
+    assert _CountedStore.opened == 4 + 1  # `compute` after each batch; the kept board once
 
 
 def _games(rng: random.Random, deals: range) -> list[tuple[int, FinishedGame]]:

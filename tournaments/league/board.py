@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 import msgspec
@@ -221,10 +222,15 @@ class Refreshed(msgspec.Struct, frozen=True, tag=True):
 
 
 class Keeping:
-    """The board's child's state: the `Running` board of the store last asked for."""
+    """The board's child's state: the `Running` board of the store last asked for, and that
+    store kept open (opening one checks all of it: a refresh must not cost the whole store)."""
 
     def __init__(self) -> None:
         self.running: Running | None = None
+        self._store: Store | None = None
+        self._thread = 0
+        """The thread that opened `_store`: an SQLite connection serves only it (outside the
+        child, each refresh may run in another thread)."""
 
     def refresh(self, request: Refresh) -> Refreshed:
         """Read the games stored since the last refresh and make the board (a store not yet
@@ -233,14 +239,24 @@ class Keeping:
         path = Path(request.store)
         if not path.exists():
             self.running = None
+            self._close()
             return Refreshed(EMPTY, False, time.thread_time() - began)
-        with Store(path, readonly=True) as store, store.snapshot():
-            labels = store.labels()  # of the games read: in one snapshot with them
-            running = self._running(path, hidden(store, []), labels)
-            new = store.games_as_stored(running.last)
-            if running.tables.schedule is None and running.tables.games and _seats_over_two(new):
-                running = Running(path, running.hide, labels, schedule=True)  # a mixed store
-                new = store.games_as_stored()
+        store = self._open(path)
+        try:
+            with store.snapshot():
+                labels = store.labels()  # of the games read: in one snapshot with them
+                running = self._running(path, hidden(store, []), labels)
+                new = store.games_as_stored(running.last)
+                if (
+                    running.tables.schedule is None
+                    and running.tables.games
+                    and _seats_over_two(new)
+                ):
+                    running = Running(path, running.hide, labels, schedule=True)  # a mixed store
+                    new = store.games_as_stored()
+        except BaseException:
+            self._close()
+            raise
         if running.tables.schedule is None and not running.tables.games and _seats_over_two(new):
             running.tables.schedule = []
         running.add(new)
@@ -248,6 +264,18 @@ class Keeping:
         self.running = running
         board, drawing = running.board(request.budget_s)
         return Refreshed(board, drawing, time.thread_time() - began)
+
+    def _open(self, path: Path) -> Store:
+        """The store at `path`, opened (and checked) once for this thread."""
+        if self._store is None or self._store.path != path or self._thread != get_ident():
+            self._close()
+            self._store, self._thread = Store(path, readonly=True), get_ident()
+        return self._store
+
+    def _close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
     def _running(self, path: Path, hide: set[str], labels: dict[int, str]) -> Running:
         """The running board of `path` with these bots hidden and labels: the one kept (its
