@@ -146,7 +146,7 @@ FULL = Sizes(
     ((100, 2), (300, 2), (1000, 2), (1000, 25)),
 )
 QUICK = Sizes(
-    20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2, QUICK_LEAGUE, ((10, 2), (70, 2))
+    20, 2, 200, 2, 2, 2, 2, 1, 10, 1_000, 10_000, 400, 2, QUICK_LEAGUE, ((10, 2), (70, 1))
 )
 STANDINGS_REFRESH_S = 5.0
 """The most CPU a refresh of the standings may take after new games, at any size."""
