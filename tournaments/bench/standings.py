@@ -1,19 +1,25 @@
-"""What the standings' Elo fit costs as a league grows: the point fit and its bootstrap on
-synthetic ladders of N bots that each met a few dozen opponents (a league's shape: pairs grow
-with the bots, not with their square), CPU time of the fitting process."""
+"""What the leaderboard's standings cost as a league grows, on synthetic ladders of N bots that
+each met a few dozen opponents (a league's shape: pairs grow with the bots, not with their
+square): CPU time of the kept tables' refresh after new games (`rank.running`), as the board's
+child makes it, and of the bootstrap spread over refreshes."""
 
 from __future__ import annotations
 
+import math
 import random
 import time
+from typing import NamedTuple
 
 from tournaments.rank.ratings import elo_fit
+from tournaments.rank.running import RunningTables
 from tournaments.store.results import FinishedGame, Played
 
 OPPONENTS = 20
 """Pairings each bot starts: a league's ladder meets a few dozen opponents per bot."""
 DEALS = 2
 """Deals of each pairing, each in both seat orders."""
+NEW_GAMES = 1_000
+"""Games stored between two refreshes: a busy ladder's output in one refresh's wait."""
 
 
 def ladder(bots: int, seed: int = 0, deals: int = DEALS) -> list[FinishedGame]:
@@ -45,7 +51,42 @@ def _game(
 
 
 def fit_seconds(games: list[FinishedGame], bootstrap: int) -> float:
-    """CPU seconds of one `elo_fit` with `bootstrap` resamples, as the leaderboard runs it."""
+    """CPU seconds of one `elo_fit` with `bootstrap` resamples, as `arena table` runs it."""
     started = time.process_time()
     elo_fit(games, bootstrap=bootstrap)
     return time.process_time() - started
+
+
+class Refreshes(NamedTuple):
+    """CPU seconds of the kept tables of a ladder."""
+
+    new: int
+    """The games that arrived last."""
+    first_s: float
+    """Counting every game but the last `new`, with the whole bootstrap: the first
+    board of a league, or a start anew."""
+    refresh_s: float
+    """Then the last games' refresh: their tallies, the Elo fit, a budget of resamples."""
+    bootstrap_s: float
+    """The refreshes after it until the intervals are of every game (no more new games)."""
+    refreshes: int
+    """How many refreshes that took."""
+
+
+def refresh_seconds(games: list[FinishedGame]) -> Refreshes:
+    """The kept tables' refreshes of `games`, the last `NEW_GAMES` of them (a tenth of a
+    smaller ladder) arriving after the others' board is made."""
+    new = min(NEW_GAMES, len(games) // 10)
+    tables = RunningTables()
+    started = time.process_time()
+    tables.add(games[:-new])
+    tables.tables(math.inf)
+    first = time.process_time() - started
+    started = time.process_time()
+    tables.add(games[-new:])
+    drawing = tables.tables().drawing
+    refresh = time.process_time() - started
+    started, refreshes = time.process_time(), 0
+    while drawing:
+        drawing, refreshes = tables.tables().drawing, refreshes + 1
+    return Refreshes(new, first, refresh, time.process_time() - started, refreshes)

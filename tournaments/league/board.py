@@ -1,11 +1,15 @@
-"""The leaderboard and every bot's rating over time, computed from the whole store in a child
-process (`python -m tournaments.league.board STORE`) and kept by the server between refreshes.
+"""The leaderboard and every bot's rating over time, kept up to date in a child process
+(`python -m tournaments.league.board`, a `child.Kept`) that holds the league's tallies between
+refreshes and reads only the games stored since the last one.
 
-Why a child: the standings go over every game (a 10,000-game store takes about 1.5 s with its
-bootstrap intervals), and done in the server's own process they would hold the trio thread —
-or, in a thread, the GIL — while pages wait, and leave the games' memory behind. In a child,
-pages are answered from the last board at once, the server's memory stays flat however many
-games the league holds, and the numbers are `arena table`'s own (`tables.standings`).
+Why a child: pages are answered from the last board at once while the next is made, the
+server's memory stays flat however many games the league holds, and the fit's CPU is another
+interpreter's, not the trio thread's (nor, in a thread, the GIL's). Why kept: a refresh costs
+the new games and one fit, not every game again. The Elo is of every game at each refresh; its
+± intervals come from a bootstrap drawn a budget at a time (`running.BUDGET_S`), so on a
+large league a board may show the intervals of the last finished bootstrap (`Board.resampled`
+says of how many games) while the next is drawn. Otherwise the numbers are `arena table`'s own
+(`tables.standings`, `tables.pairs`), as `compute` makes them from scratch.
 """
 
 from __future__ import annotations
@@ -14,13 +18,17 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 import msgspec
 import trio
 
+from protocol.errors import ArenaError
+from tournaments.league.child import Kept, serve
 from tournaments.league.files import bot_of
-from tournaments.rank.ratings import mu_series
+from tournaments.rank.ratings import MuSeries, mu_series
+from tournaments.rank.running import BUDGET_S, RunningTables
 from tournaments.rank.tables import pairs, standings
 from tournaments.report.page import thinned
 from tournaments.store.exclusion import hidden, visible
@@ -28,11 +36,14 @@ from tournaments.store.results import FinishedGame
 from tournaments.store.store import Store
 
 MIN_REFRESH_S = 5.0
-"""The board is computed again at most this often, and at most a tenth of the time
+"""The board is made again at most this often, and its child busy at most a tenth of the time
 (`IDLE_FACTOR`): a league that stores games all the time must not spend its cores on its own
-leaderboard (at 10,000 games a board takes about 0.9 s of CPU, so it comes every 9 s or so)."""
+leaderboard."""
 IDLE_FACTOR = 9
-"""After a refresh, the board waits at least this many times as long as the refresh took."""
+"""After a refresh, the board waits at least this many times the CPU the refresh took."""
+BOARD_NICE = 0
+"""The board's child runs at the server's priority: below the ladder's bots it would fall
+behind a busy ladder."""
 
 
 class History(msgspec.Struct, frozen=True):
@@ -53,13 +64,17 @@ class Board(msgspec.Struct, frozen=True):
     """`arena table`'s head-to-head rows, each pair once (the higher ranked as `bot`)."""
     made: float = 0.0
     """When it was computed (time.time())."""
+    resampled: int = 0
+    """Of how many of the games the ± intervals are: `games` when they are this board's own,
+    fewer while the next bootstrap is drawn (the Elo is always of every game)."""
 
 
 EMPTY = Board(0, [], {})
 
 
 def compute(store_path: Path) -> Board:
-    """The board of the store at `store_path` (empty before the first game)."""
+    """The board of the store at `store_path` from scratch (empty before the first game): what
+    the kept board (`Running`) equals once its bootstrap is drawn."""
     if not store_path.exists():
         return EMPTY
     with Store(store_path, readonly=True) as store:
@@ -73,6 +88,7 @@ def compute(store_path: Path) -> Board:
         history={bot: history(mus) for bot, mus in rating_histories(shown).items()},
         pairs=pairs(shown, order).records() if shown else [],
         made=time.time(),
+        resampled=len(shown),
     )
 
 
@@ -128,8 +144,155 @@ def history(values: list[float]) -> History:
     return History(len(values), [mu for _, mu in thinned(values)])
 
 
+class Running:
+    """A store's board kept up to date: its tables (`RunningTables`) and its bots' ratings
+    over time, added to with each batch of newly stored games that no hidden bot sat in
+    (`hide`: a removal starts a `Running` anew)."""
+
+    def __init__(
+        self, store: Path, hide: set[str], labels: dict[int, str], *, schedule: bool = False
+    ) -> None:
+        self.store, self.hide, self.labels = store, hide, labels
+        """The store's labels of its bots when its games were read (`Store.labels`): a new
+        version renames its bot's older one (`name@hash`) in every game (`rename`)."""
+        self.last = 0
+        """The id of the last game read."""
+        self.tables = RunningTables(schedule=schedule)
+        self._series = MuSeries(bot_of)
+        self._histories: dict[str, History] = {}
+
+    def add(self, games: list[tuple[int, FinishedGame]]) -> None:
+        """Count these games (newly stored, in the order stored)."""
+        if not games:
+            return
+        self.last = games[-1][0]
+        shown = visible([game for _, game in games], self.hide)
+        self.tables.add(shown)
+        for bot in self._series.add(shown):
+            self._histories.pop(bot, None)
+
+    def rename(self, labels: dict[int, str]) -> bool:
+        """Take the store's `labels` now, renaming the bots whose label changed; False if a
+        bot counted is gone (another store at this path: start anew)."""
+        names = {old: labels.get(bot) for bot, old in self.labels.items() if labels.get(bot) != old}
+        if not names:
+            return True
+        if None in names.values():
+            return False
+        renaming = {old: str(new) for old, new in names.items()}
+        self.tables.rename(renaming)
+        self._series.rename(renaming)
+        self.hide = {renaming.get(bot, bot) for bot in self.hide}
+        self.labels = labels
+        return True
+
+    def board(self, budget_s: float) -> tuple[Board, bool]:
+        """The board now, the bootstrap drawn for up to `budget_s` of CPU; and whether it
+        still has resamples to draw (the intervals are not yet this board's own)."""
+        if not self.tables.games:
+            return msgspec.structs.replace(EMPTY, made=time.time()), False
+        tables = self.tables.tables(budget_s)
+        for bot, mus in self._series.series.items():
+            if bot not in self._histories:
+                self._histories[bot] = history(mus)
+        board = Board(
+            games=self.tables.games,
+            standings=tables.standings.records(),
+            history={bot: self._histories[bot] for bot in self._series.series},
+            pairs=tables.pairs.records(),
+            made=time.time(),
+            resampled=tables.resampled,
+        )
+        return board, tables.drawing
+
+
+class Refresh(msgspec.Struct, frozen=True):
+    """Asks the board's child for the board of `store` now."""
+
+    store: str
+    budget_s: float = BUDGET_S
+
+
+class Refreshed(msgspec.Struct, frozen=True, tag=True):
+    board: Board
+    drawing: bool
+    """The bootstrap has resamples left: refresh again even without new games."""
+    cpu_s: float
+    """The refresh's CPU time."""
+
+
+class Keeping:
+    """The board's child's state: the `Running` board of the store last asked for, and that
+    store kept open (opening one checks all of it: a refresh must not cost the whole store)."""
+
+    def __init__(self) -> None:
+        self.running: Running | None = None
+        self._store: Store | None = None
+        self._thread = 0
+        """The thread that opened `_store`: an SQLite connection serves only it (outside the
+        child, each refresh may run in another thread)."""
+
+    def refresh(self, request: Refresh) -> Refreshed:
+        """Read the games stored since the last refresh and make the board (a store not yet
+        made: the empty board)."""
+        began = time.thread_time()
+        path = Path(request.store)
+        if not path.exists():
+            self.running = None
+            self._close()
+            return Refreshed(EMPTY, False, time.thread_time() - began)
+        store = self._open(path)
+        try:
+            with store.snapshot():
+                labels = store.labels()  # of the games read: in one snapshot with them
+                running = self._running(path, hidden(store, []), labels)
+                new = store.games_as_stored(running.last)
+                if (
+                    running.tables.schedule is None
+                    and running.tables.games
+                    and _seats_over_two(new)
+                ):
+                    running = Running(path, running.hide, labels, schedule=True)  # a mixed store
+                    new = store.games_as_stored()
+        except BaseException:
+            self._close()
+            raise
+        if running.tables.schedule is None and not running.tables.games and _seats_over_two(new):
+            running.tables.schedule = []
+        running.add(new)
+        running.labels = labels
+        self.running = running
+        board, drawing = running.board(request.budget_s)
+        return Refreshed(board, drawing, time.thread_time() - began)
+
+    def _open(self, path: Path) -> Store:
+        """The store at `path`, opened (and checked) once for this thread."""
+        if self._store is None or self._store.path != path or self._thread != get_ident():
+            self._close()
+            self._store, self._thread = Store(path, readonly=True), get_ident()
+        return self._store
+
+    def _close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def _running(self, path: Path, hide: set[str], labels: dict[int, str]) -> Running:
+        """The running board of `path` with these bots hidden and labels: the one kept (its
+        bots renamed), or a new one (another store, a bot removed)."""
+        kept = self.running
+        if kept is not None and kept.store == path and kept.rename(labels) and kept.hide == hide:
+            return kept
+        return Running(path, hide, labels)
+
+
+def _seats_over_two(games: Sequence[tuple[int, FinishedGame]]) -> bool:
+    return any(len(game.bots) > 2 for _, game in games)
+
+
 class BoardKeeper:
-    """The last board, and the task that computes the next one after new games."""
+    """The last board, and the task that asks the board's child for the next one after new
+    games (or while its bootstrap is drawn)."""
 
     def __init__(self, store_path: Path) -> None:
         self.store_path = store_path
@@ -141,6 +304,7 @@ class BoardKeeper:
         self._stored = trio.Event()
         self.refreshed = trio.Event()
         """Set (and replaced) each time a new board is in."""
+        self._child: Kept[Refresh, Refreshed] = Kept(__name__, Refreshed, Keeping().refresh)
 
     def on_game(self) -> None:
         """A game was stored: the board is out of date."""
@@ -154,45 +318,41 @@ class BoardKeeper:
         self.generation += 1
         self._stored.set()
 
-    async def refresh(self) -> None:
-        """Compute the board now, in a child process."""
-        result = await trio.run_process(
-            [sys.executable, "-m", "tournaments.league.board", str(self.store_path)],
-            capture_stdout=True,
-            capture_stderr=True,
-            check=False,
-        )
-        if result.returncode != 0:
-            detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
+    async def refresh(self) -> Refreshed | None:
+        """Bring the board up to date now (None: it could not be, the log says why)."""
+        asked = self.store_path
+        try:
+            refreshed = await self._child.ask(Refresh(str(asked)))
+        except ArenaError as exc:
             print(
-                f"arena serve: the leaderboard could not be computed: {detail[-1:] or '?'}",
+                f"arena serve: the leaderboard could not be computed: {exc}",
                 file=sys.stderr,
                 flush=True,
             )
-            return
-        board = msgspec.json.decode(result.stdout, type=Board)
+            return None
+        if asked != self.store_path:  # a new season began meanwhile: its board comes next
+            return refreshed
         self.previous = {str(row["bot"]): float(row["elo"]) for row in self.board.standings}
-        self.board = board
+        self.board = refreshed.board
         self.generation += 1
         self.refreshed.set()
         self.refreshed = trio.Event()
+        return refreshed
 
     async def run(self) -> None:
-        """Refresh after new games, until cancelled: at most every `MIN_REFRESH_S`, and idle
-        at least `IDLE_FACTOR` times as long as a refresh took."""
-        while True:
-            began = time.monotonic()
-            self._stored = trio.Event()
-            await self.refresh()
-            took = time.monotonic() - began
-            await trio.sleep(max(MIN_REFRESH_S - took, IDLE_FACTOR * took))
-            await self._stored.wait()
-
-
-def main(argv: list[str]) -> int:
-    sys.stdout.buffer.write(msgspec.json.encode(compute(Path(argv[0]))))
-    return 0
+        """Refresh after new games (or while the bootstrap is drawn), until cancelled: at most
+        every `MIN_REFRESH_S`, and idle at least `IDLE_FACTOR` times the CPU a refresh took."""
+        async with self._child.open():
+            while True:
+                began = time.monotonic()
+                self._stored = trio.Event()
+                refreshed = await self.refresh()
+                cpu = refreshed.cpu_s if refreshed else time.monotonic() - began
+                took = time.monotonic() - began
+                await trio.sleep(max(MIN_REFRESH_S - took, IDLE_FACTOR * cpu))
+                if refreshed is None or not refreshed.drawing:
+                    await self._stored.wait()
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(serve(Keeping().refresh, Refresh, BOARD_NICE))

@@ -49,6 +49,7 @@ _TIE_ELO = 1e-6
 """Elo ratings closer than this are equal: bots tied in a resample share its places."""
 
 Pair = tuple[str, str]
+DealKey = tuple[str, int]
 Tally = dict[Pair, list[float]]
 """(a, b) with a < b → [score of a, games]."""
 
@@ -240,6 +241,182 @@ class EloFit(msgspec.Struct, frozen=True):
         return shares if complete else {}
 
 
+class Deals(NamedTuple):
+    """Every deal's pair tallies as the fit and its bootstrap read them: the rated bots (in
+    name order), the pairs that met (in name order, as indices of their two bots), and one
+    entry per deal and pair: its deal's place among the deals in key order (the order the
+    bootstrap draws them in), its pair's place, the first bot's points and the games."""
+
+    bots: list[str]
+    ends: npt.NDArray[np.intp]
+    deal_of: npt.NDArray[np.intp]
+    pair_of: npt.NDArray[np.intp]
+    scores: npt.NDArray[np.float64]
+    counts: npt.NDArray[np.float64]
+    deals: int
+
+
+class DealTally:
+    """Pair tallies deal by deal, added to a batch of games at a time: the fit's input kept up
+    to date as games are stored, so a refit costs the new games, not all of them again. Sums
+    of points (halves) and games stay exact in any order, so the fit is the same however the
+    games were batched."""
+
+    def __init__(self) -> None:
+        self._deals: dict[DealKey, int] = {}
+        self._pairs: dict[Pair, int] = {}
+        self._entries: dict[tuple[int, int], int] = {}
+        self._sums = np.zeros((0, 2))
+        """Per entry: the first bot's points and the games."""
+        self._entry_deal: list[int] = []
+        self._entry_pair: list[int] = []
+
+    def add(self, games: Iterable[FinishedGame]) -> None:
+        deals, pairs, entries = self._deals, self._pairs, self._entries
+        which: list[int] = []
+        scores: list[float] = []
+        for game in games:
+            deal = deals.setdefault(game.deal_key, len(deals))
+            for pair, score in pair_outcomes(game):
+                key = (deal, pairs.setdefault(pair, len(pairs)))
+                entry = entries.get(key)
+                if entry is None:
+                    entry = entries[key] = len(entries)
+                    self._entry_deal.append(key[0])
+                    self._entry_pair.append(key[1])
+                which.append(entry)
+                scores.append(score)
+        added = np.array(which, dtype=np.intp)
+        size = len(entries)
+        grown = np.zeros((size, 2))
+        grown[: len(self._sums)] = self._sums
+        grown[:, 0] += np.bincount(added, np.array(scores, dtype=np.float64), size)
+        grown[:, 1] += np.bincount(added, minlength=size)
+        self._sums = grown
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new names (`names`: old → new, every other bot as it was): in the
+        seat sets, in the pairs, and as a pair's first bot (if its new name orders it second,
+        its points become the other's)."""
+        self._deals = {renamed(key, names): deal for key, deal in self._deals.items()}
+        pairs, turned = {}, []
+        for (a, b), pair in self._pairs.items():
+            first, second = names.get(a, a), names.get(b, b)
+            if first > second:
+                first, second = second, first
+                turned.append(pair)
+            pairs[first, second] = pair
+        self._pairs = pairs
+        turn = np.isin(np.array(self._entry_pair, dtype=np.intp), turned)
+        self._sums[turn, 0] = self._sums[turn, 1] - self._sums[turn, 0]
+
+    def deals(self) -> Deals:
+        """The tallies so far, bots, pairs and deals in the order the fit reads them."""
+        pairs = list(self._pairs)
+        bots = sorted({bot for pair in pairs for bot in pair})
+        index = {bot: i for i, bot in enumerate(bots)}
+        ends = np.array([(index[a], index[b]) for a, b in pairs], dtype=np.intp).reshape(-1, 2)
+        pair_order = np.lexsort((ends[:, 1], ends[:, 0]))
+        keys = list(self._deals)
+        seat_sets = sorted({seat_set for seat_set, _ in keys})
+        seat_set_place = {seat_set: i for i, seat_set in enumerate(seat_sets)}
+        deal_order = np.lexsort(
+            (
+                np.array([deal for _, deal in keys], dtype=np.int64),
+                np.array([seat_set_place[seat_set] for seat_set, _ in keys], dtype=np.intp),
+            )
+        )
+        sums = self._sums
+        return Deals(
+            bots=bots,
+            ends=ends[pair_order],
+            deal_of=_places(deal_order)[np.array(self._entry_deal, dtype=np.intp)],
+            pair_of=_places(pair_order)[np.array(self._entry_pair, dtype=np.intp)],
+            scores=sums[:, 0].copy(),
+            counts=sums[:, 1].copy(),
+            deals=len(keys),
+        )
+
+
+def renamed(key: DealKey, names: Mapping[str, str]) -> DealKey:
+    """A deal's key with its seat set's bots called by their new `names`."""
+    seat_set, deal = key
+    return ",".join(names.get(bot, bot) for bot in seat_set.split(",")), deal
+
+
+def _places(order: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """Where each item goes in `order` (the inverse permutation)."""
+    places = np.empty_like(order)
+    places[order] = np.arange(len(order))
+    return places
+
+
+class Fitting:
+    """An Elo fit of `deals`: the point estimate at once, the bootstrap's refits drawn one at a
+    time (`draw`), so whoever must answer quickly can show the point estimate and spread the
+    resamples over its time; drawn to the end, `fitted()` is `elo_fit`'s."""
+
+    def __init__(
+        self,
+        deals: Deals,
+        *,
+        anchor: str | None = None,
+        anchor_elo: float = BASE_ELO,
+        prior: float = 1.0,
+        bootstrap: int = 200,
+        seed: int = 0,
+    ) -> None:
+        if anchor is not None and anchor not in deals.bots:
+            raise RequestError(f"anchor {anchor!r} has no games; bots: {', '.join(deals.bots)}")
+        self.deals, self.prior, self.anchor_elo = deals, prior, anchor_elo
+        self._anchor = None if anchor is None else deals.bots.index(anchor)
+        size = len(deals.bots)
+        self.point = self._refit(np.ones(deals.deals), np.zeros(size))
+        """Every rated bot's Elo (by its index in `deals.bots`) from all the games."""
+        self._start = (np.array([self.point[i] for i in range(size)]) - anchor_elo) / ELO_PER_NAT
+        self._rng = _python_random(seed)
+        self.left = bootstrap if deals.deals > 1 else 0
+        """Resamples still to draw."""
+        self.resamples: list[dict[str, float]] = []
+
+    def draw(self) -> None:
+        """One more bootstrap resample (deals drawn with replacement, in key order)."""
+        count = self.deals.deals
+        # What `random.Random(seed).choices(range(count), k=count)` draws, in C.
+        picks = np.floor(self._rng.random_sample(count) * count).astype(np.intp)
+        drawn = np.bincount(picks, minlength=count).astype(np.float64)
+        bots = self.deals.bots
+        self.resamples.append({bots[i]: elo for i, elo in self._refit(drawn, self._start).items()})
+        self.left -= 1
+
+    def fitted(self) -> EloFit:
+        """The point estimates and the resamples drawn so far."""
+        bots = self.deals.bots
+        return EloFit({bot: self.point[i] for i, bot in enumerate(bots)}, self.resamples)
+
+    def _refit(
+        self, weights: npt.NDArray[np.float64], start: npt.NDArray[np.float64]
+    ) -> dict[int, float]:
+        """Elo of the bots present in the deals drawn with these weights (one per deal): a
+        resample's totals are two weighted bincounts over the entries."""
+        deals, pairs = self.deals, len(self.deals.ends)
+        drawn = weights[deals.deal_of]
+        points = np.bincount(deals.pair_of, drawn * deals.scores, pairs).astype(np.float64)
+        count = np.bincount(deals.pair_of, drawn * deals.counts, pairs).astype(np.float64)
+        met = count > 0
+        rows = Rows(deals.ends[met, 0], deals.ends[met, 1], points[met], count[met])
+        present = np.unique(np.concatenate([rows.a, rows.b]))
+        strength = _solve(rows, len(deals.bots), self.prior, start)
+        if self._anchor is None:
+            zero = float(strength[present].mean())
+        elif self._anchor in present:
+            zero = float(strength[self._anchor])
+        else:
+            return {}
+        elo = self.anchor_elo + (strength[present] - zero) * ELO_PER_NAT
+        return dict(zip(present.tolist(), elo.tolist(), strict=True))
+
+
 def elo_fit(
     games: Sequence[FinishedGame],
     *,
@@ -252,56 +429,19 @@ def elo_fit(
     """Elo of every bot that played, anchored so the mean (or `anchor`) is `anchor_elo`, and
     `bootstrap` refits on deals drawn with replacement (a seeded RNG over deals in a fixed
     order: the same games always give the same resamples, whatever order they come in)."""
-    by_deal: dict[tuple[str, int], list[FinishedGame]] = defaultdict(list)
-    for game in games:
-        by_deal[game.deal_key].append(game)
-    deals = [tally(by_deal[key]) for key in sorted(by_deal)]
-    pairs = sorted({pair for deal in deals for pair in deal})
-    bots = sorted({bot for pair in pairs for bot in pair})
-    if anchor is not None and anchor not in bots:
-        raise RequestError(f"anchor {anchor!r} has no games; bots: {', '.join(bots)}")
-    index = {bot: i for i, bot in enumerate(bots)}
-    ends = np.array([(index[a], index[b]) for a, b in pairs], dtype=np.intp).reshape(-1, 2)
-    position = {pair: k for k, pair in enumerate(pairs)}
-    # Every deal's pair entries flattened: its deal, the pair's position, points and games,
-    # so a resample's totals are two weighted bincounts.
-    entries = np.array(
-        [(d, position[p], *totals) for d, deal in enumerate(deals) for p, totals in deal.items()],
-        dtype=np.float64,
-    ).reshape(-1, 4)
-    deal_of, pair_of = entries[:, 0].astype(np.intp), entries[:, 1].astype(np.intp)
-    scores, counts = entries[:, 2], entries[:, 3]
-
-    def refit(weights: npt.NDArray[np.float64], start: npt.NDArray[np.float64]) -> dict[int, float]:
-        """Elo of the bots present in the deals drawn with these weights (one per deal)."""
-        drawn = weights[deal_of]
-        points = np.bincount(pair_of, drawn * scores, len(pairs)).astype(np.float64)
-        count = np.bincount(pair_of, drawn * counts, len(pairs)).astype(np.float64)
-        met = count > 0
-        rows = Rows(ends[met, 0], ends[met, 1], points[met], count[met])
-        present = np.unique(np.concatenate([rows.a, rows.b]))
-        strength = _solve(rows, len(bots), prior, start)
-        if anchor is None:
-            zero = float(strength[present].mean())
-        elif index[anchor] in present:
-            zero = float(strength[index[anchor]])
-        else:
-            return {}
-        elo = anchor_elo + (strength[present] - zero) * ELO_PER_NAT
-        return dict(zip(present.tolist(), elo.tolist(), strict=True))
-
-    point = refit(np.ones(len(deals)), np.zeros(len(bots)))
-    start = (np.array([point[i] for i in range(len(bots))]) - anchor_elo) / ELO_PER_NAT
-    resamples = []
-    rng = _python_random(seed)
-    for _ in range(bootstrap if len(deals) > 1 else 0):
-        # What `random.Random(seed).choices(range(len(deals)), k=len(deals))` draws, in C.
-        picks = np.floor(rng.random_sample(len(deals)) * len(deals)).astype(np.intp)
-        drawn = np.bincount(picks, minlength=len(deals))
-        resamples.append(
-            {bots[i]: elo for i, elo in refit(drawn.astype(np.float64), start).items()}
-        )
-    return EloFit({bot: point[i] for i, bot in enumerate(bots)}, resamples)
+    tally = DealTally()
+    tally.add(games)
+    fitting = Fitting(
+        tally.deals(),
+        anchor=anchor,
+        anchor_elo=anchor_elo,
+        prior=prior,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
+    while fitting.left:
+        fitting.draw()
+    return fitting.fitted()
 
 
 def _python_random(seed: int) -> np.random.RandomState:
@@ -363,11 +503,34 @@ def mu_series(
     """Each bot's openskill mu after each game it sat in (`games` in the order given: a
     rating over time); `name` maps a seat's label to its series (a league counts every
     version, `name@hash`, as its bot)."""
-    series: dict[str, list[float]] = defaultdict(list)
-    for _, after in plackett_luce_steps(games):
-        for label, (mu, _sigma) in after.items():
-            series[name(label)].append(mu)
-    return dict(series)
+    series = MuSeries(name)
+    series.add(games)
+    return series.series
+
+
+class MuSeries:
+    """`mu_series` extended a batch of games at a time (the games in the order stored), for
+    whoever keeps ratings over time as games come and must not go over them all again."""
+
+    def __init__(self, name: Callable[[str], str] = str) -> None:
+        self.name = name
+        self.series: dict[str, list[float]] = {}
+        self._online = OnlinePlackettLuce()
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new) in the games to come; `name` must give a
+        label's series to its new name too (the league's: a version renamed `name@hash` is
+        still its bot's)."""
+        self._online.rename(names)
+
+    def add(self, games: Iterable[FinishedGame]) -> set[str]:
+        """Rate `games`; the series they extended."""
+        extended = set()
+        for game in games:
+            for label, (mu, _sigma) in self._online.add(game).items():
+                extended.add(bot := self.name(label))
+                self.series.setdefault(bot, []).append(mu)
+        return extended
 
 
 class OnlinePlackettLuce:
@@ -391,6 +554,10 @@ class OnlinePlackettLuce:
             ratings[bot] = rating
             after[bot] = (rating.mu, rating.sigma)
         return after
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new): their ratings go on under them."""
+        self._ratings = {names.get(bot, bot): rating for bot, rating in self._ratings.items()}
 
     def sigma(self, bot: str) -> float:
         """How uncertain `bot`'s rating is (infinite before its first game)."""
@@ -449,17 +616,20 @@ def _los(mean: float, error: float) -> float:
     return 1 - statistics.NormalDist(mean, error).cdf(0.5)
 
 
-DealKey = tuple[str, int]
+DealTotals = dict[Pair, dict[DealKey, tuple[float, int]]]
+"""(a, b) with a < b → deal → a's points and the games."""
 
 
-def deal_totals(games: Iterable[FinishedGame]) -> dict[Pair, dict[DealKey, tuple[float, int]]]:
-    """For every pair (a < b) that met: a's points and the games, deal by deal (one pass)."""
-    totals: dict[Pair, dict[DealKey, tuple[float, int]]] = defaultdict(dict)
+def deal_totals(games: Iterable[FinishedGame], into: DealTotals | None = None) -> DealTotals:
+    """For every pair (a < b) that met: a's points and the games, deal by deal (one pass),
+    added to `into` when given (a running tally)."""
+    totals: DealTotals = {} if into is None else into
     for game in games:
         for pair, score in pair_outcomes(game):
-            points, count = totals[pair].get(game.deal_key, (0.0, 0))
-            totals[pair][game.deal_key] = (points + score, count + 1)
-    return dict(totals)
+            deals = totals.setdefault(pair, {})
+            points, count = deals.get(game.deal_key, (0.0, 0))
+            deals[game.deal_key] = (points + score, count + 1)
+    return totals
 
 
 def versus(

@@ -14,15 +14,18 @@ import itertools
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import msgspec
 
 from tournaments.rank.cycles import find_cycles
 from tournaments.rank.ratings import (
     BASE_ELO,
+    DealKey,
+    DealTotals,
     EloFit,
+    Pair,
     Rating,
     deal_totals,
     elo_fit,
@@ -30,6 +33,7 @@ from tournaments.rank.ratings import (
     pair_outcomes,
     pair_score,
     plackett_luce,
+    renamed,
     versus,
 )
 from tournaments.store.results import FinishedGame, GameKey
@@ -80,14 +84,30 @@ WLD = dict[tuple[str, str], list[int]]
 """(bot, opponent) → [wins, losses, draws] of bot against opponent, pairwise from the ranks."""
 
 
-def _wld(games: Sequence[FinishedGame]) -> WLD:
-    counts: WLD = defaultdict(lambda: [0, 0, 0])
+Key = TypeVar("Key")
+
+
+def _renamed_keys(counts: dict[Key, list[int]], name: Callable[[Key], Key]) -> dict[Key, list[int]]:
+    """W/L/D counts under their keys' new names (missing keys still start at zero)."""
+    renamed_counts: dict[Key, list[int]] = defaultdict(lambda: [0, 0, 0])
+    renamed_counts.update((name(key), value) for key, value in counts.items())
+    return renamed_counts
+
+
+def _outcome(score: float) -> int:
+    """A pair's score as an index of [wins, losses, draws]."""
+    return 0 if score == 1 else 1 if score == 0 else 2
+
+
+def _wld(games: Sequence[FinishedGame], into: WLD | None = None) -> WLD:
+    """The pairs' W/L/D in `games`, added to `into` when given (a running count)."""
+    counts: WLD = defaultdict(lambda: [0, 0, 0]) if into is None else into
     for game in games:
         for (a, b), score in pair_outcomes(game):
-            outcome = 0 if score == 1 else 1 if score == 0 else 2
+            outcome = _outcome(score)
             counts[a, b][outcome] += 1
             counts[b, a][(1, 0, 2)[outcome]] += 1
-    return dict(counts)
+    return counts
 
 
 class _Totals:
@@ -120,12 +140,15 @@ class _Totals:
         return self.think_ms / self.moves if self.moves else None
 
 
-def _totals(games: Sequence[FinishedGame]) -> dict[str, _Totals]:
-    totals: dict[str, _Totals] = defaultdict(_Totals)
+def _totals(
+    games: Sequence[FinishedGame], into: dict[str, _Totals] | None = None
+) -> dict[str, _Totals]:
+    """Every bot's sums over `games`, added to `into` when given (a running sum)."""
+    totals: dict[str, _Totals] = {} if into is None else into
     for game in games:
         for seat, bot in enumerate(game.bots):
-            totals[bot].add(game, seat)
-    return dict(totals)
+            totals.setdefault(bot, _Totals()).add(game, seat)
+    return totals
 
 
 def standings(
@@ -146,52 +169,76 @@ def standings(
 
 
 def _ladder(games: Sequence[FinishedGame], ratings: dict[str, Rating]) -> Table:
-    totals = _totals(games)
-    wld: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for (bot, _), counts in _wld(games).items():
-        wld[bot] = [mine + more for mine, more in zip(wld[bot], counts, strict=True)]
-    multi = any(len(game.bots) > 2 for game in games)
-    luce = plackett_luce(games) if multi else {}
-    columns = [
-        ("rank", "#"),
-        ("bot", "bot"),
-        ("elo", "Elo"),
-        ("ci", "±"),
-        ("games", "games"),
-        ("wins", "W"),
-        ("losses", "L"),
-        ("draws", "D"),
-        ("win_pct", "win %"),
-        ("mean_score", "score"),
-        ("mean_rank", "rank"),
-        ("ms_per_decision", "ms/decision"),
-        ("faults", "faults"),
-    ]
-    if multi:
-        columns += [("pl_mu", "PL μ"), ("pl_sigma", "PL σ")]
-    rows = []
-    order = sorted(totals, key=lambda bot: (-ratings[bot].elo if bot in ratings else 0, bot))
-    for place, bot in enumerate(order, 1):
-        total = totals[bot]
-        rating = ratings.get(bot)
-        row: list[Any] = [
-            place,
-            bot,
-            _round(rating.elo) if rating else None,
-            _round(rating.margin) if rating else None,
-            total.games,
-            *wld[bot],
-            round(100 * total.wins / total.games, 1),
-            round(total.score / total.games, 1),
-            round(total.rank / total.games, 2),
-            _round(total.ms_per_decision, 1),
-            total.faults,
+    sums = BotSums()
+    sums.add(games)
+    return sums.table(ratings, plackett_luce(games) if sums.multi else {})
+
+
+class BotSums:
+    """The standings' per-bot sums (`_Totals`, pairwise W/L/D), added to game by game: the
+    ladder of a league kept up to date without going over its games again."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, _Totals] = {}
+        self.wld: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        self.multi = False
+        """Whether a game had three or more seats (the table then has Plackett–Luce columns)."""
+
+    def add(self, games: Sequence[FinishedGame]) -> None:
+        _totals(games, self.totals)
+        for (bot, _), counts in _wld(games).items():
+            self.wld[bot] = [mine + more for mine, more in zip(self.wld[bot], counts, strict=True)]
+        self.multi = self.multi or any(len(game.bots) > 2 for game in games)
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new)."""
+        self.totals = {names.get(bot, bot): sums for bot, sums in self.totals.items()}
+        self.wld = _renamed_keys(self.wld, lambda bot: names.get(bot, bot))
+
+    def table(self, ratings: dict[str, Rating], luce: dict[str, tuple[float, float]]) -> Table:
+        """The standings with these Elo ratings and (three or more seats) Plackett–Luce
+        (mu, sigma), strongest first."""
+        totals, multi = self.totals, self.multi
+        columns = [
+            ("rank", "#"),
+            ("bot", "bot"),
+            ("elo", "Elo"),
+            ("ci", "±"),
+            ("games", "games"),
+            ("wins", "W"),
+            ("losses", "L"),
+            ("draws", "D"),
+            ("win_pct", "win %"),
+            ("mean_score", "score"),
+            ("mean_rank", "rank"),
+            ("ms_per_decision", "ms/decision"),
+            ("faults", "faults"),
         ]
         if multi:
-            mu, sigma = luce.get(bot, (math.nan, math.nan))
-            row += [_round(mu, 1), _round(sigma, 1)]
-        rows.append(row)
-    return _table("standings", "Standings", columns, rows)
+            columns += [("pl_mu", "PL μ"), ("pl_sigma", "PL σ")]
+        rows = []
+        order = sorted(totals, key=lambda bot: (-ratings[bot].elo if bot in ratings else 0, bot))
+        for place, bot in enumerate(order, 1):
+            total = totals[bot]
+            rating = ratings.get(bot)
+            row: list[Any] = [
+                place,
+                bot,
+                _round(rating.elo) if rating else None,
+                _round(rating.margin) if rating else None,
+                total.games,
+                *self.wld[bot],
+                round(100 * total.wins / total.games, 1),
+                round(total.score / total.games, 1),
+                round(total.rank / total.games, 2),
+                _round(total.ms_per_decision, 1),
+                total.faults,
+            ]
+            if multi:
+                mu, sigma = luce.get(bot, (math.nan, math.nan))
+                row += [_round(mu, 1), _round(sigma, 1)]
+            rows.append(row)
+        return _table("standings", "Standings", columns, rows)
 
 
 def ranking(table: Table) -> list[str]:
@@ -264,53 +311,109 @@ def pentanomial(deals: Sequence[tuple[float, int]]) -> list[int]:
 def pairs(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
     """Head-to-head for every pair that met: W/L/D, score, Elo difference ± 95%, LOS; for
     two-player games also the pentanomial counts of the deals (see `pentanomial`)."""
-    two_player = all(len(game.bots) == 2 for game in games)
-    columns = [
-        ("bot", "bot"),
-        ("opponent", "opponent"),
-        ("games", "games"),
-        ("wins", "W"),
-        ("losses", "L"),
-        ("draws", "D"),
-        ("score_pct", "score %"),
-        ("elo", "Elo diff"),
-        ("elo_lo", "low"),
-        ("elo_hi", "high"),
-        ("los_pct", "LOS %"),
-    ]
-    if two_player:
-        columns += [
-            ("deals_0", "deals 0"),
-            ("deals_0_5", "½"),
-            ("deals_1", "1"),
-            ("deals_1_5", "1½"),
-            ("deals_2", "2"),
+    sums = PairSums()
+    sums.add(games)
+    return sums.table(order)
+
+
+class PairSums:
+    """The head-to-head table's sums (each pair's totals deal by deal, its W/L/D), added to
+    game by game; a pair's row is made again only once it has new games, so a league's table
+    costs its new games rather than all of them."""
+
+    def __init__(self) -> None:
+        self.totals: dict[Pair, dict[DealKey, tuple[float, int]]] = {}
+        self.wld: WLD = defaultdict(lambda: [0, 0, 0])
+        self.two_player = True
+        self._rows: dict[Pair, list[Any]] = {}
+        """Rows made, by (bot, opponent) as the table ordered them."""
+
+    def add(self, games: Sequence[FinishedGame]) -> None:
+        deal_totals(games, self.totals)
+        _wld(games, self.wld)
+        if self.two_player and any(len(game.bots) != 2 for game in games):
+            self.two_player = False
+            self._rows.clear()
+        for game in games:
+            for a, b in itertools.permutations(game.bots, 2):
+                self._rows.pop((a, b), None)
+
+    def rename(self, names: Mapping[str, str]) -> None:
+        """Call bots by new `names` (old → new): in the pairs, their deals' seat sets, and as
+        a pair's first bot (if its new name orders it second, its points become the other's)."""
+        totals: DealTotals = {}
+        for (a, b), deals in self.totals.items():
+            first, second = names.get(a, a), names.get(b, b)
+            moved = {renamed(key, names): value for key, value in deals.items()}
+            if first > second:
+                first, second = second, first
+                moved = {key: (count - points, count) for key, (points, count) in moved.items()}
+            totals[first, second] = moved
+        self.totals = totals
+        self.wld = _renamed_keys(
+            self.wld, lambda pair: (names.get(pair[0], pair[0]), names.get(pair[1], pair[1]))
+        )
+        self._rows = {
+            pair: row for pair, row in self._rows.items() if names.keys().isdisjoint(pair)
+        }
+
+    def table(self, order: Sequence[str]) -> Table:
+        """The rows of the pairs that met among `order`'s bots, the higher in `order` first."""
+        columns = [
+            ("bot", "bot"),
+            ("opponent", "opponent"),
+            ("games", "games"),
+            ("wins", "W"),
+            ("losses", "L"),
+            ("draws", "D"),
+            ("score_pct", "score %"),
+            ("elo", "Elo diff"),
+            ("elo_lo", "low"),
+            ("elo_hi", "high"),
+            ("los_pct", "LOS %"),
         ]
-    rows = []
-    totals = deal_totals(games)
-    wld = _wld(games)
-    for a, b in itertools.combinations(order, 2):
-        match = versus(totals, a, b)
-        if match.games:
-            row = [
-                a,
-                b,
-                match.games,
-                *wld[a, b],
-                round(100 * match.score, 1),
-                _round(match.elo),
-                _round(match.lo),
-                _round(match.hi),
-                round(100 * match.los, 1),
+        if self.two_player:
+            columns += [
+                ("deals_0", "deals 0"),
+                ("deals_0_5", "½"),
+                ("deals_1", "1"),
+                ("deals_1_5", "1½"),
+                ("deals_2", "2"),
             ]
-            if two_player:
-                first, second = sorted((a, b))
-                deals = list(totals[first, second].values())
-                if a != first:
-                    deals = [(count - points, count) for points, count in deals]
-                row += pentanomial(deals)
-            rows.append(row)
-    return _table("pairs", "Head to head", columns, rows)
+        place = {bot: i for i, bot in enumerate(order)}
+        met = sorted(
+            (place[a], place[b]) if place[a] < place[b] else (place[b], place[a])
+            for a, b in self.totals
+            if a in place and b in place
+        )
+        rows = []
+        for first, second in met:
+            pair = (order[first], order[second])
+            if pair not in self._rows:
+                self._rows[pair] = self._row(*pair)
+            rows.append(self._rows[pair])
+        return _table("pairs", "Head to head", columns, rows)
+
+    def _row(self, a: str, b: str) -> list[Any]:
+        match = versus(self.totals, a, b)
+        row = [
+            a,
+            b,
+            match.games,
+            *self.wld[a, b],
+            round(100 * match.score, 1),
+            _round(match.elo),
+            _round(match.lo),
+            _round(match.hi),
+            round(100 * match.los, 1),
+        ]
+        if self.two_player:
+            first, second = sorted((a, b))
+            deals = list(self.totals[first, second].values())
+            if a != first:
+                deals = [(count - points, count) for points, count in deals]
+            row += pentanomial(deals)
+        return row
 
 
 CYCLE_LOS = 0.95

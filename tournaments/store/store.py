@@ -742,9 +742,10 @@ class Store(SqliteFile):
         return [game for _, game in self._games("", (), "seat_set, deal, rotation")]
 
     @_read_back
-    def games_as_stored(self) -> list[tuple[int, FinishedGame]]:
-        """Every stored game with its id, in the order they were stored (a rating over time)."""
-        return self._games("", (), "id")
+    def games_as_stored(self, after: int = 0) -> list[tuple[int, FinishedGame]]:
+        """Every game stored after the game `after` (ids grow as games are stored) with its
+        id, in the order they were stored: a rating over time, kept up to date."""
+        return self._games("WHERE id > ?", (after,), "id")
 
     @_read_back
     def recent_games(self, name: str, count: int) -> list[tuple[int, FinishedGame]]:
