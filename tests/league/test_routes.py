@@ -328,7 +328,13 @@ async def test_cookies_are_secure_when_a_tls_proxy_says_the_browser_came_over_tl
 async def test_the_remaining_routes_answer_and_the_pages_run_no_script(front: Front) -> None:
     client = front.client
     board = await client.get("/api/leaderboard")
-    assert board.status_code == 200 and board.json() == {"games": 0, "made": 0.0, "standings": []}
+    assert board.status_code == 200 and board.json() == {
+        "games": 0,
+        "made": 0.0,
+        "standings": [],
+        "page": 1,
+        "pages": 1,
+    }
     assert (await client.get("/favicon.ico")).status_code == 204
     for path in ("/", "/league", "/docs/rules", "/docs/protocol", "/signin", "/submit"):
         page = await client.get(path)

@@ -1,10 +1,20 @@
 """A bot's games read from a store for its page and its listings, in the league's kept child
 (`child.Kept`: `python -m tournaments.league.reads`, below the server's priority): decoding
-hundreds of games is tens of milliseconds of Python that the pages must not wait for."""
+hundreds of games is tens of milliseconds of Python that the pages must not wait for.
+
+A page's read must cost what the page shows, however large the store: the stores' connections
+are kept (`KeptStores`), opened without `PRAGMA quick_check` (a pass over the whole file) once
+the store has been checked. The server checks its stores when it opens them; the child checks
+the ones it reads in a thread of its own, at the lowest priority, again every `RECHECK_S`
+(`Rechecks`): a store found damaged is refused with its damage from then on.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import msgspec
@@ -12,10 +22,16 @@ import msgspec
 from tournaments.league.child import Kept, serve
 from tournaments.store.exclusion import hidden
 from tournaments.store.results import FinishedGame
+from tournaments.store.sqlitefile import StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
 
 READS_NICE = 5
 """How far below the server's priority the child reads: the pages come first."""
+RECHECK_S = 600.0
+"""How often the child checks again each store it reads (`PRAGMA quick_check`)."""
+CHECK_NICE = 19
+"""The priority of the child's checks: below everything (a check of a large store is seconds
+of CPU)."""
 
 
 class GamesOf(msgspec.Struct, frozen=True, tag=True):
@@ -27,13 +43,14 @@ class GamesOf(msgspec.Struct, frozen=True, tag=True):
 
 
 class Recent(msgspec.Struct, frozen=True, tag=True):
-    """The newest `count` games any version of `bot` sat in, and its `logs` newest stderr
-    logs (`Store.recent_games`, `Store.logs_of`)."""
+    """The newest `count` games any version of `bot` sat in (older than `before`, if given),
+    and its `logs` newest stderr logs (`Store.games_of`, `Store.logs_of`)."""
 
     store: str
     bot: str
     count: int
     logs: int
+    before: int | None = None
 
 
 Request = GamesOf | Recent
@@ -47,23 +64,113 @@ class Found(msgspec.Struct, frozen=True, tag=True):
     logs: list[tuple[int, str, LogRow]] = []
 
 
-def answer(request: Request) -> Found:
-    """Read what `request` asks for (nothing before the store exists)."""
-    path = Path(request.store)
-    if not path.exists():
-        return Found([], [])
-    with Store(path, readonly=True) as store:
-        if isinstance(request, GamesOf):
-            games = store.games_of(request.bot, request.choice)
-            return Found(games, sorted(hidden(store, [])))
-        games = store.recent_games(request.bot, request.count)
-        return Found(games, sorted(hidden(store, [])), store.logs_of(request.bot, request.logs))
+class KeptStores:
+    """One read-only connection per store, kept open (used by one thread at a time).
+
+    `check`: the first opening of each store runs `PRAGMA quick_check`; later ones never do.
+    A store file replaced (another inode at its path) is opened again."""
+
+    def __init__(self, *, check: bool) -> None:
+        self.check = check
+        self._kept: dict[Path, tuple[tuple[int, int], Store]] = {}
+        self._lock = threading.Lock()
+        self.damaged: dict[Path, StoreError] = {}
+        """Stores a later check found damaged (`Rechecks`): refused with their error."""
+
+    def get(self, path: Path) -> Store | None:
+        """The store at `path` (None if there is none yet)."""
+        try:
+            found = path.stat()
+        except FileNotFoundError:
+            return None
+        if path in self.damaged:
+            raise self.damaged[path]
+        identity = (found.st_dev, found.st_ino)
+        with self._lock:
+            kept = self._kept.get(path)
+            if kept is not None and kept[0] == identity:
+                return kept[1]
+            if kept is not None:
+                kept[1].close()
+            store = Store(path, readonly=True, check=self.check)
+            self._kept[path] = (identity, store)
+            return store
+
+    def paths(self) -> list[Path]:
+        with self._lock:
+            return list(self._kept)
+
+    def close(self) -> None:
+        with self._lock:
+            for _, store in self._kept.values():
+                store.close()
+            self._kept.clear()
 
 
-def reader() -> Kept[Request, Found]:
-    """The league's reads (`Kept.open` while it runs)."""
-    return Kept(__name__, Found, answer)
+class Reads:
+    """The reads of the league's pages, on stores kept open."""
+
+    def __init__(self, stores: KeptStores) -> None:
+        self.stores = stores
+
+    def answer(self, request: Request) -> Found:
+        """Read what `request` asks for (nothing before the store exists)."""
+        store = self.stores.get(Path(request.store))
+        if store is None:
+            return Found([], [])
+        with store.snapshot():
+            hide = sorted(hidden(store, []))
+            if isinstance(request, GamesOf):
+                return Found(store.games_of(request.bot, request.choice), hide)
+            choice = GameChoice(count=request.count, before=request.before)
+            games = store.games_of(request.bot, choice)
+            return Found(games, hide, store.logs_of(request.bot, request.logs))
+
+
+class Rechecks:
+    """Checks again, in a thread at `CHECK_NICE`, every store `stores` reads: the first soon
+    after it is first read, then every `RECHECK_S`."""
+
+    PAUSE_S = 5.0
+
+    def __init__(self, stores: KeptStores) -> None:
+        self.stores = stores
+        self._checked: dict[Path, float] = {}
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="rechecks", daemon=True).start()
+
+    def _run(self) -> None:
+        os.nice(CHECK_NICE)  # on Linux, this thread's priority alone
+        while True:
+            time.sleep(self.PAUSE_S)
+            self.due()
+
+    def due(self) -> None:
+        """Check the stores not checked for `RECHECK_S` (or never)."""
+        now = time.monotonic()
+        for path in self.stores.paths():
+            if now - self._checked.get(path, -RECHECK_S) < RECHECK_S:
+                continue
+            self._checked[path] = now
+            try:
+                Store(path, readonly=True).close()
+            except StoreError as exc:
+                self.stores.damaged[path] = exc
+
+
+def reader(stores: KeptStores) -> Kept[Request, Found]:
+    """The league's reads (`Kept.open` while it runs; outside, in a thread, on `stores`)."""
+    return Kept(__name__, Found, Reads(stores).answer)
+
+
+def main() -> int:
+    """The child: stores opened unchecked (the server checked them when it opened them), and
+    checked again here in the background."""
+    stores = KeptStores(check=False)
+    Rechecks(stores).start()
+    return serve(Reads(stores).answer, Request, READS_NICE)
 
 
 if __name__ == "__main__":
-    sys.exit(serve(answer, Request, READS_NICE))
+    sys.exit(main())

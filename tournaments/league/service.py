@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -36,7 +36,7 @@ from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import LADDER_NICE, run_ladder
-from tournaments.league.reads import GamesOf, Recent, reader
+from tournaments.league.reads import GamesOf, KeptStores, Recent, reader
 from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import play_scrimmage
@@ -49,6 +49,7 @@ from tournaments.report.page import write_report
 from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
 from tournaments.store.results import FinishedGame
+from tournaments.store.sqlitefile import StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
 
 LOG_TAIL_BYTES = 8192
@@ -91,6 +92,8 @@ class BotView(msgspec.Struct, frozen=True):
     author: str | None
     versions: list[Version]
     games: list[tuple[int, FinishedGame]]
+    more: int | None
+    """The id to pass as `before` for its older games (None: these were the oldest)."""
     history: History | None
     private: Private | None
     """None unless the viewer is the bot's author or an organiser."""
@@ -197,14 +200,25 @@ class LeagueService:
         """The league of `file`, held by this process alone (`ServeLock`) until the block
         ends."""
         with League(file) as league, ServeLock(league):
-            yield cls(league)
+            service = cls(league)
+            try:
+                yield service
+            finally:
+                service.close()
 
     def __init__(self, league: League) -> None:
         self.league = league
-        for store in (league.store_path, league.scrimmage_store):
-            _made(store)
+        self.stores = KeptStores(check=True)
+        """The stores' connections of the game pages, each checked at its first opening."""
+        stores = [league.store_path, league.scrimmage_store]
         if league.season.frozen is not None:
-            _made(league.final_store(league.season.number))
+            stores.append(league.final_store(league.season.number))
+        for store in stores:
+            _made(store)
+            try:
+                self.stores.get(store)  # checked now, before the pages: never at a page's read
+            except StoreError as exc:  # the pages go on; each one that reads it says so
+                print(f"arena serve: {exc}", file=sys.stderr, flush=True)
         self.board = BoardKeeper(league.store_path)
         self._change = trio.Event()
         self._runtimes: list[Runtime] | None = None
@@ -221,7 +235,8 @@ class LeagueService:
         self._staging = stager()
         """Unpacks and hashes the uploads, one at a time, out of this process while the league
         runs."""
-        self._reader = reader()
+        self._read_stores = KeptStores(check=True)
+        self._reader = reader(self._read_stores)
         """Reads and decodes a bot's games for its page and its listings, out of this process
         while the league runs."""
         self.final: FinalProgress | None = None
@@ -229,6 +244,11 @@ class LeagueService:
         self._leaderboard: Leaderboard | None = None
         self._results: dict[int, SeasonResult] = {}
         self._leaderboard_shows: object = None
+
+    def close(self) -> None:
+        """Close the stores kept open for the pages."""
+        self.stores.close()
+        self._read_stores.close()
 
     async def runtimes(self) -> list[Runtime]:
         """The runtimes uploads can use here, found once (in a thread: it runs each)."""
@@ -610,10 +630,9 @@ class LeagueService:
         organiser (scrimmages are their authors' alone: others learn nothing, not even that
         the game exists)."""
         record = None
-        path = self.store_of(where)
-        if 0 <= game_id <= MAX_GAME_ID and path.exists():
-            with Store(path, readonly=True) as store:
-                record = store.game_record(game_id)
+        store = self.stores.get(self.store_of(where))
+        if 0 <= game_id <= MAX_GAME_ID and store is not None:
+            record = store.game_record(game_id)
         if record is None:
             raise NotFound(f"the league has no game {game_id}")
         names = msgspec.json.decode(record.split(b"\n", 1)[0], type=_Names).names
@@ -624,9 +643,17 @@ class LeagueService:
     def own_seats(self, names: Sequence[str], viewer: Author | None) -> list[int]:
         """The seats of a game of `names` whose logs `viewer` may see (their own bots'; an
         organiser's: every seat)."""
-        return [
-            seat for seat, label in enumerate(names) if self.may_see_private(viewer, bot_of(label))
-        ]
+        return _seen(names, functools.partial(self.may_see_private, viewer))
+
+    def _private_to(self, viewer: Author | None) -> Callable[[str], bool]:
+        """Whether `viewer` may see a bot's logs (`may_see_private`), for the many bots of a
+        list: the bots they own are read once, not once a seat."""
+        if viewer is None or viewer.organiser:
+            return lambda bot: viewer is not None
+        owned = {
+            name for name, bot in self.league.registry.bots().items() if bot.author == viewer.id
+        }
+        return owned.__contains__
 
     async def games_of(
         self,
@@ -649,25 +676,24 @@ class LeagueService:
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
         read = await self._reader.ask(GamesOf(str(self.store_of(where)), bot, choice))
         found, hide = read.games, set(read.hidden)
+        sees = self._private_to(viewer)
         rows = [
-            self._game_row(game_id, game, bot, viewer, where.pages)
+            self._game_row(game_id, game, bot, sees, where.pages)
             for game_id, game in found
             if hide.isdisjoint(game.bots)
         ]
         more = found[-1][0] if len(found) == choice.count else None
         return GamesAnswer(bot, rows, more)
 
+    @staticmethod
     def _game_row(
-        self, game_id: int, game: FinishedGame, bot: str, viewer: Author | None, pages: str
+        game_id: int, game: FinishedGame, bot: str, sees: Callable[[str], bool], pages: str
     ) -> GameRow:
         ranks = game.played.ranks
         mine = next(seat for seat, label in enumerate(game.bots) if bot_of(label) == bot)
         firsts = ranks.count(1)
         result = "loss" if ranks[mine] != 1 else "win" if firsts == 1 else "draw"
-        downloads = {
-            seat: f"{pages}/{game_id}/seat{seat}.jsonl"
-            for seat in self.own_seats(game.bots, viewer)
-        }
+        downloads = {seat: f"{pages}/{game_id}/seat{seat}.jsonl" for seat in _seen(game.bots, sees)}
         return GameRow(
             id=game_id,
             seats=list(game.bots),
@@ -706,16 +732,19 @@ class LeagueService:
             return False
         return viewer.organiser or self.league.registry.owner(bot) == viewer.id
 
-    async def bot_view(self, bot: str, viewer: Author | None, games: int = 50) -> BotView:
-        """The bot `bot` as `viewer` (None: signed out) may see it; `NotFound` if no such. (Its
-        games and logs are read by `reads`.)"""
+    async def bot_view(
+        self, bot: str, viewer: Author | None, games: int = 50, before: int | None = None
+    ) -> BotView:
+        """The bot `bot` as `viewer` (None: signed out) may see it, with its newest `games`
+        games (older than the game `before`, if given: the next page); `NotFound` if no such.
+        (Its games and logs are read by `reads`.)"""
         registry = self.league.registry
         house = bot in self.league.tournament.participants
         found = registry.bot(bot)
         if found is None and not house:
             raise NotFound(f"the league has no bot named {bot!r}")
         owner = None if found is None else registry.author_by_id(found.author)
-        recent, logs = await self._stored(bot, games)
+        recent, logs, more = await self._stored(bot, games, before)
         versions = registry.versions(bot)
         private = None
         if self.may_see_private(viewer, bot):
@@ -727,23 +756,33 @@ class LeagueService:
             author=None if owner is None else owner.name,
             versions=versions,
             games=recent,
+            more=more,
             history=self.board.board.history.get(bot),
             private=private,
         )
 
     async def _stored(
-        self, bot: str, count: int
-    ) -> tuple[list[tuple[int, FinishedGame]], list[StderrLog]]:
-        """The newest games any version of `bot` sat in (removed bots' games left out), and
-        its newest stderr logs, from the store's record of them."""
-        found = await self._reader.ask(Recent(str(self.league.store_path), bot, count, 5))
+        self, bot: str, count: int, before: int | None
+    ) -> tuple[list[tuple[int, FinishedGame]], list[StderrLog], int | None]:
+        """The newest games any version of `bot` sat in (older than `before`; removed bots'
+        games left out), its newest stderr logs, from the store's record of them, and the
+        `before` of the next page (None: no more)."""
+        asked = Recent(str(self.league.store_path), bot, count, 5, before)
+        found = await self._reader.ask(asked)
         hide = set(found.hidden)
         games = [(game_id, game) for game_id, game in found.games if hide.isdisjoint(game.bots)]
-        return games, [self._log(game, label, row) for game, label, row in found.logs]
+        more = found.games[-1][0] if count and len(found.games) == count else None
+        return games, [self._log(game, label, row) for game, label, row in found.logs], more
 
     def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
         tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)
         return StderrLog(game, row.seat, label, row.bytes, row.dropped, tail)
+
+
+def _seen(names: Sequence[str], sees: Callable[[str], bool]) -> list[int]:
+    """The seats of a game of `names` (store labels) whose bot `sees` says the viewer may see
+    the logs of."""
+    return [seat for seat, label in enumerate(names) if sees(bot_of(label))]
 
 
 def _made(store: Path) -> None:

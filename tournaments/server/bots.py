@@ -15,6 +15,7 @@ from tournaments.league.answers import BotAnswer, VersionRow
 from tournaments.league.files import bot_of
 from tournaments.league.registry import Author, NotFound
 from tournaments.league.service import MAX_GAME_ID, BotView, Where
+from tournaments.server.fields import whole_number
 from tournaments.server.front import Front, api, front, html, with_csrf
 from tournaments.server.history import svg_line
 from tournaments.store.store import GameChoice
@@ -32,8 +33,10 @@ async def bot_page(request: Request) -> Response:
     f = front(request)
     await f.spend(request)
     viewer = f.signed_in(request)
+    before = request.query_params.get("before")
+    older = None if before is None else whole_number(before, "before", least=0, most=MAX_GAME_ID)
     try:
-        view = await f.service.bot_view(request.path_params["bot"], viewer)
+        view = await f.service.bot_view(request.path_params["bot"], viewer, before=older)
     except NotFound:
         return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
     history = view.history
@@ -51,6 +54,7 @@ async def bot_page(request: Request) -> Response:
             versions=view.versions,
             history=Markup(svg_line(history.points, history.games)) if history else "",
             games=_games(view),
+            older=older,
             organiser=viewer is not None and viewer.organiser,
             standing=standing,
             ranked=len(board.standings),

@@ -96,8 +96,9 @@ class Front:
         self.signins_by_address = Buckets(SIGNINS_PER_ADDRESS, SIGNINS_PER_ADDRESS)
         self.signins_by_author = Buckets(SIGNINS_PER_AUTHOR, SIGNINS_PER_AUTHOR)
         self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
-        self.leaderboard_shown = Kept()
-        self.leaderboard_sent = Kept()
+        self.leaderboard_shown: dict[int, Kept] = {}
+        """The leaderboard's pages by number (`server.leaderboard.ROWS` rows each)."""
+        self.leaderboard_sent: dict[int, Kept] = {}
 
     def rendered(self, template: str, request: Request, **values: Any) -> str:
         viewer = self.signed_in(request)

@@ -11,11 +11,14 @@ from starlette.responses import HTMLResponse, Response
 
 from tournaments.league.board import MIN_REFRESH_S
 from tournaments.league.grades import as_table
+from tournaments.league.registry import NotFound
 from tournaments.league.service import Leaderboard, Standing
 from tournaments.output import render_csv
+from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     SAFE_HEADERS,
     Front,
+    Kept,
     api,
     csrf_value,
     front,
@@ -26,26 +29,51 @@ from tournaments.server.front import (
 
 REFRESH_S = 2 * int(MIN_REFRESH_S)
 """The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
+ROWS = 100
+"""The standings a page of the leaderboard shows (its HTML and its JSON): a league of a
+thousand bots is ten pages, and the first, which every browser polls, costs what it shows."""
+
+
+def _page(request: Request, rows: int) -> int:
+    """The page of the leaderboard the request asks for (`?page=N`, from 1): `NotFound` past
+    the last (a board of no rows has one page, empty)."""
+    asked = request.query_params.get("page")
+    page = 1 if asked is None else whole_number(asked, "page")
+    pages = _pages(rows)
+    if page > pages:
+        raise NotFound(f"the leaderboard has {pages} page{'s' if pages > 1 else ''}")
+    return page
+
+
+def _pages(rows: int) -> int:
+    return max(1, -(-rows // ROWS))
 
 
 @html
 async def leaderboard_page(request: Request) -> Response:
     f = front(request)
     board = f.service.leaderboard()
+    page = _page(request, len(board.standings))
     viewer = f.signed_in(request)
     # What the page shows of its browser: its sign-out form, or the note that it was signed out.
     browser = was_signed_out(request, viewer) if viewer is None else (viewer, csrf_value(request))
     final = f.service.final
     shows = (board.generation, browser, f.league.season, final and final.games)
-    body = f.leaderboard_shown.get(shows, lambda: _leaderboard(f, request, board).encode())
+    kept = f.leaderboard_shown.setdefault(page, Kept())
+    body = kept.get(shows, lambda: _leaderboard(f, request, board, page).encode())
     return with_csrf(HTMLResponse(body, headers=SAFE_HEADERS), request)
 
 
-def _leaderboard(f: Front, request: Request, board: Leaderboard) -> str:
+def _leaderboard(f: Front, request: Request, board: Leaderboard, page: int) -> str:
+    first = (page - 1) * ROWS
+    shown = board.standings[first : first + ROWS]
     return f.rendered(
         "leaderboard.html",
         request,
-        rows=[(standing, _change(standing, board.first)) for standing in board.standings],
+        rows=[(standing, _change(standing, board.first)) for standing in shown],
+        first=first,
+        page=page,
+        pages=_pages(len(board.standings)),
         unplaced=board.unplaced,
         games=board.games,
         made=_clock(board.made),
@@ -72,16 +100,25 @@ def _clock(made: float) -> str:
 
 @api
 async def leaderboard_api(request: Request) -> Response:
+    """The standings as JSON, `ROWS` a page (`?page=N`; `pages` says how many)."""
     f = front(request)
     board = f.service.board
+    shown = board.board
+    page = _page(request, len(shown.standings))
 
     def encoded() -> bytes:
-        shown = board.board
+        first = (page - 1) * ROWS
         return msgspec.json.encode(
-            {"games": shown.games, "made": shown.made, "standings": shown.standings}
+            {
+                "games": shown.games,
+                "made": shown.made,
+                "standings": shown.standings[first : first + ROWS],
+                "page": page,
+                "pages": _pages(len(shown.standings)),
+            }
         )
 
-    body = f.leaderboard_sent.get(board.generation, encoded)
+    body = f.leaderboard_sent.setdefault(page, Kept()).get(board.generation, encoded)
     return Response(body, media_type="application/json")
 
 

@@ -82,8 +82,11 @@ class SqliteFile:
     SCHEMA: ClassVar[str]
     SCHEMA_VERSION: ClassVar[str]
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, check: bool = True) -> None:
         self.path = Path(path)
+        self.check = check
+        """Run `PRAGMA quick_check` at the opening: off for a file this process checked when it
+        first opened it (a page's read must not cost a pass over the whole file)."""
         self._db = self._connect()
         try:
             self._setup()
@@ -156,10 +159,12 @@ class SqliteFile:
         missing = sorted(tables - objects.keys())
         if missing:
             raise self._damaged(f"its table {missing[0]!r} is missing")
-        self._check_integrity()
+        if self.check:
+            self._check_integrity()
 
     def _check_integrity(self) -> None:
-        """Refuse a damaged file before using it (SQLite would fail later, on some page)."""
+        """Refuse a damaged file before using it (SQLite would fail later, on some page): a
+        pass over the whole file, so done when a process opens it, not at each read."""
         problems = [str(row[0]) for row in self._db.execute("PRAGMA quick_check")]
         if problems != ["ok"]:
             detail = "; ".join(line for problem in problems for line in problem.splitlines())

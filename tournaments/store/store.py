@@ -13,9 +13,10 @@ not. `Store(path, readonly=True)` (what `arena table` uses) never writes into th
 refuses one that is missing, empty or not a tournament store.
 
 Every failure of SQLite (a full disk, an I/O error, a damaged file) surfaces as one `StoreError`
-whose message says what happened, to which file, and what to do; a store opened for writing is
-first checked with `PRAGMA quick_check`. A failed write loses its game (or its batch's) only: the
-games committed before stay, and the next run plays the missing ones.
+whose message says what happened, to which file, and what to do; a store is first checked with
+`PRAGMA quick_check` (unless opened with `check=False` by a process that checked it already: the
+league's pages). A failed write loses its game (or its batch's) only: the games committed before
+stay, and the next run plays the missing ones.
 
 Schema (version 1)::
 
@@ -31,6 +32,9 @@ Schema (version 1)::
                                           -- seat_set: bot ids of rotation 0, comma-separated;
                                           --   record: zlib-compressed game record
     seats(game, seat, bot, score, rank, moves, think_ms, PRIMARY KEY(game, seat))
+                                          -- indexed by (bot, game): a bot's newest games
+                                          --   read without its older ones (made when a
+                                          --   store is opened for writing)
     faults(game, seat, kind, reason, decision)
     excluded(bot PRIMARY KEY, since)      -- made at the first `arena remove`
     logs(game, seat, file, bytes, dropped, PRIMARY KEY(game, seat))
@@ -101,7 +105,8 @@ CREATE TABLE IF NOT EXISTS seats (
     think_ms REAL NOT NULL,
     PRIMARY KEY (game, seat)
 );
-CREATE INDEX IF NOT EXISTS seats_bot ON seats (bot);
+DROP INDEX IF EXISTS seats_bot;
+CREATE INDEX IF NOT EXISTS seats_bot_game ON seats (bot, game);
 CREATE TABLE IF NOT EXISTS faults (
     game INTEGER NOT NULL REFERENCES games(id),
     seat INTEGER NOT NULL,
@@ -238,6 +243,7 @@ class Store(SqliteFile):
     """A tournament's SQLite file. Not thread-safe: use it from one thread (trio's is fine).
 
     `readonly`: read an existing store without ever writing into it (no schema, no secret).
+    `check=False`: no `PRAGMA quick_check` at the opening (a store this process has checked).
     """
 
     KIND = "tournament store"
@@ -255,14 +261,14 @@ class Store(SqliteFile):
     SCHEMA = _SCHEMA
     SCHEMA_VERSION = SCHEMA_VERSION
 
-    def __init__(self, path: Path | str, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path | str, *, readonly: bool = False, check: bool = True) -> None:
         self.readonly = readonly
         self._batching = False
         self._batch_began: float | None = None
         """When the open batch began (`batched`); None: no batch open."""
         self.uncommitted = 0
         """Games in the open batch: stored as far as this connection sees, not yet durable."""
-        super().__init__(path)
+        super().__init__(path, check=check)
 
     def _connect(self) -> sqlite3.Connection:
         if not self.readonly:
@@ -271,7 +277,12 @@ class Store(SqliteFile):
             if not self.path.is_file():
                 raise StoreError(f"no store at {self.path} (run the tournament first)")
             uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-            return untrusting(sqlite3.connect(uri, uri=True, isolation_level=None))
+            # A reader kept open for the pages is used by one thread at a time, not always the
+            # same one (trio's worker threads).
+            connection = sqlite3.connect(
+                uri, uri=True, isolation_level=None, check_same_thread=False
+            )
+            return untrusting(connection)
         except (sqlite3.Error, OSError) as exc:
             raise self._unopenable(exc) from None
 
@@ -720,20 +731,24 @@ class Store(SqliteFile):
     @_read_back
     def logs_of(self, name: str, count: int) -> list[tuple[int, str, LogRow]]:
         """The newest `count` logs of any version of the bot `name` (game id, label, row),
-        newest first: the record made with each game, whatever the files are called."""
+        newest first: the record made with each game, whatever the files are called. Each
+        version's seats are walked newest first (the (bot, game) index) until `count` have a
+        log, never every log of the store."""
         if not self._has_logs():
             return []
         labels = self.labels()
-        rows = self._db.execute(
-            "SELECT logs.game, seats.bot, logs.seat, logs.file, logs.bytes, logs.dropped "
-            "FROM logs JOIN seats ON seats.game = logs.game AND seats.seat = logs.seat "
-            "WHERE seats.bot IN (SELECT id FROM bots WHERE name = ?) "
-            "ORDER BY logs.game DESC, logs.seat LIMIT ?",
-            (name, count),
-        )
+        found = []
+        for (bot,) in self._db.execute("SELECT id FROM bots WHERE name = ?", (name,)).fetchall():
+            found += self._db.execute(
+                "SELECT logs.game, seats.bot, logs.seat, logs.file, logs.bytes, logs.dropped "
+                "FROM seats JOIN logs ON logs.game = seats.game AND logs.seat = seats.seat "
+                "WHERE seats.bot = ? ORDER BY seats.game DESC, seats.seat LIMIT ?",
+                (bot, count),
+            ).fetchall()
+        found.sort(key=lambda row: (-row[0], row[2]))
         return [
             (int(game), labels[int(bot)], LogRow(int(seat), str(file), int(size), bool(dropped)))
-            for game, bot, seat, file, size, dropped in rows
+            for game, bot, seat, file, size, dropped in found[:count]
         ]
 
     @_read_back
@@ -748,47 +763,63 @@ class Store(SqliteFile):
         return self._games("WHERE id > ?", (after,), "id")
 
     @_read_back
-    def recent_games(self, name: str, count: int) -> list[tuple[int, FinishedGame]]:
-        """The newest `count` games (by id, newest first) any version of the bot `name` sat
-        in, with their ids: a league's bot page, read without going over every game."""
-        where = (
-            "WHERE id IN (SELECT DISTINCT game FROM seats WHERE bot IN "
-            "(SELECT id FROM bots WHERE name = ?) ORDER BY game DESC LIMIT ?)"
-        )
-        return self._games(where, (name, count), "id DESC")
-
-    @_read_back
     def games_of(self, name: str, chosen: GameChoice) -> list[tuple[int, FinishedGame]]:
-        """The newest games (by id, newest first) the bot `name` sat in that `chosen` keeps:
-        a league's list of a bot's games, filtered in SQL however many the store holds."""
-        seat = "SELECT s.game FROM seats s JOIN bots b ON b.id = s.bot WHERE b.name = ?"
-        params: list[Any] = [name]
-        if chosen.content_hash is not None:
-            seat += " AND b.hash = ?"
-            params.append(chosen.content_hash)
+        """The newest games (by id, newest first) the bot `name` (any of its versions) sat in
+        that `chosen` keeps: a league's list of a bot's games, filtered in SQL.
+
+        Each version's seats are walked newest first on the (bot, game) index and stop at
+        `count` kept: the cost of a page grows with the page, not with the store (a filter
+        that keeps few games walks further)."""
+        with self.snapshot():
+            versions = "SELECT id FROM bots WHERE name = ?"
+            params: list[Any] = [name]
+            if chosen.content_hash is not None:
+                versions += " AND hash = ?"
+                params.append(chosen.content_hash)
+            ids = [int(row[0]) for row in self._db.execute(versions, params)]
+            found: set[int] = set()
+            seats, extra = self._seat_filter(chosen)
+            for bot in ids:
+                rows = self._db.execute(
+                    f"SELECT s.game FROM seats s WHERE s.bot = ?{seats} "
+                    "ORDER BY s.game DESC LIMIT ?",
+                    (bot, *extra, chosen.count),
+                )
+                found.update(int(row[0]) for row in rows)
+            newest = sorted(found, reverse=True)[: chosen.count]
+            marks = ",".join("?" * len(newest))
+            return self._games_now(f"WHERE id IN ({marks})", tuple(newest), "id DESC")
+
+    @staticmethod
+    def _seat_filter(chosen: GameChoice) -> tuple[str, list[Any]]:
+        """The conditions on a seat `s` of the bot that `chosen` keeps, and their values."""
+        sql, params = "", list[Any]()
         if chosen.opponent is not None:
-            seat += (
+            sql += (
                 " AND EXISTS (SELECT 1 FROM seats o JOIN bots ob ON ob.id = o.bot "
                 "WHERE o.game = s.game AND o.seat != s.seat AND ob.name = ?)"
             )
             params.append(chosen.opponent)
         if chosen.faulted:
-            seat += " AND EXISTS (SELECT 1 FROM faults f WHERE f.game = s.game AND f.seat = s.seat)"
+            sql += " AND EXISTS (SELECT 1 FROM faults f WHERE f.game = s.game AND f.seat = s.seat)"
         if chosen.result is not None:
             firsts = "(SELECT count(*) FROM seats w WHERE w.game = s.game AND w.rank = 1)"
-            seat += {
+            sql += {
                 "win": f" AND s.rank = 1 AND {firsts} = 1",
                 "draw": f" AND s.rank = 1 AND {firsts} > 1",
                 "loss": " AND s.rank > 1",
             }[chosen.result]
         if chosen.deals is not None:
-            seat += " AND s.game IN (SELECT id FROM games WHERE deal >= ? AND deal < ?)"
+            # Correlated: the game's own row, not a pass over every game's deal.
+            sql += (
+                " AND EXISTS (SELECT 1 FROM games g WHERE g.id = s.game "
+                "AND g.deal >= ? AND g.deal < ?)"
+            )
             params += [chosen.deals[0], chosen.deals[0] + chosen.deals[1]]
         if chosen.before is not None:
-            seat += " AND s.game < ?"
+            sql += " AND s.game < ?"
             params.append(chosen.before)
-        where = f"WHERE id IN ({seat} ORDER BY s.game DESC LIMIT ?)"
-        return self._games(where, (*params, chosen.count), "id DESC")
+        return sql, params
 
     def _games(
         self, where: str, params: tuple[Any, ...], order: str
