@@ -9,6 +9,10 @@ its authors drive it: `arena serve` in a process of its own, HTTP clients on loo
   would leave them), and its ladder from the start: when every bot has played, and after ten
   times as many games as bots, how many opponents each met and the largest share of the games
   one pair holds.
+- `pages`: a league of playing bots over a store of many games written by
+  `tournaments.bench.synthetic` (one bot seated five times as often as the others: a bot page
+  of many games), served while its ladder plays; readers poll the leaderboard's page and JSON,
+  that bot's page and a game's page, and the server's resident memory is sampled.
 """
 
 from __future__ import annotations
@@ -29,12 +33,16 @@ from typing import NamedTuple
 from tournaments.bench.clockcheck import THINKER
 from tournaments.bench.league_server import (
     ARENA,
+    Readers,
     connect,
+    percentile,
     request,
+    rss_mb,
     serving,
     upload,
     write_files,
 )
+from tournaments.bench.synthetic import synthetic_store
 from tournaments.league.files import League
 from tournaments.league.folders import identity
 
@@ -258,3 +266,91 @@ def seated(db: Path) -> dict[int, list[str]]:
     for game, name in rows:
         games[int(game)].append(str(name))
     return games
+
+
+HEAVY = 5.0
+"""The first bot of a synthetic store takes a seat this many times as often as any other."""
+
+
+class Pages(NamedTuple):
+    bots: int
+    games: int
+    heavy_games: int
+    """The games of the bot whose page is read."""
+    fill_s: float
+    """Writing the synthetic store."""
+    p99_ms: dict[str, float]
+    """By page: the leaderboard, its JSON, the bot's page, a game's page."""
+    answers: int
+    errors: list[str]
+    rss_mb: float
+    """The server's resident memory, the most sampled."""
+
+
+def pages(
+    folder: Path,
+    bots: int,
+    games: int,
+    *,
+    readers: int,
+    seconds: float,
+    concurrency: int,
+    progress: Progress,
+) -> Pages:
+    """`readers` polling four pages for `seconds` of a league of `bots` playing bots over a
+    store of `games` synthetic games, its ladder playing."""
+    write_files(folder, concurrency=concurrency, house={})
+    names = playing_bots(folder, bots)
+    db = folder / "league.sqlite"
+    progress(f"league-scale: a store of {games:,} games among {bots:,} bots")
+    began = time.perf_counter()
+    synthetic_store(db, names, games, weights=[HEAVY, *[1.0] * (bots - 1)])
+    fill_s = time.perf_counter() - began
+    adopt(db, folder)
+    heavy_games = _count(db, "SELECT count(*) FROM seats WHERE bot = 1")
+    kinds = {
+        "leaderboard": "/",
+        "leaderboard JSON": "/api/leaderboard",
+        f"a bot page ({heavy_games:,} games)": f"/bots/{names[0]}",
+        "a game page": f"/games/{games // 2}",
+    }
+    peak = 0.0
+    with serving(folder) as server:
+        while _count(db, "SELECT max(id) FROM games") <= games:  # the ladder plays
+            if server.process.poll() is not None:
+                raise RuntimeError(f"arena serve ended: {server.exited()}")
+            time.sleep(0.2)
+        progress(f"league-scale: {readers} readers on four pages, {seconds:g} s")
+        with Readers(server.url, readers, 0.5, tuple(kinds.values()), apart=True) as reading:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                peak = max(peak, rss_mb(server.process.pid))
+                time.sleep(1.0)
+    p99 = {kind: percentile(reading.by_path[path], 0.99) * 1000 for kind, path in kinds.items()}
+    return Pages(
+        bots,
+        games,
+        heavy_games,
+        fill_s,
+        p99,
+        len(reading.latencies),
+        reading.errors,
+        peak,
+    )
+
+
+def adopt(db: Path, folder: Path) -> None:
+    """The synthetic store's bots made the league's playing versions: each bot's content hash
+    set to its version's identity, as the league registers a version it plays."""
+    with League(folder / "league.toml") as league:
+        identities = {v.bot: v.identity for v in league.registry.playing()}
+    with contextlib.closing(sqlite3.connect(db)) as con, con:
+        con.executemany(
+            "UPDATE bots SET hash = ? WHERE name = ?",
+            [(identity, bot) for bot, identity in identities.items()],
+        )
+
+
+def _count(db: Path, query: str) -> int:
+    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
+        return int(con.execute(query).fetchone()[0] or 0)

@@ -469,17 +469,25 @@ LEADERBOARD = ("/", "/api/leaderboard")
 class Readers:
     """`count` threads, each asking for `paths` in turn (the leaderboard's page and JSON unless
     told) every `period_s`, keeping each answer's latency; a failed or non-200 answer is an
-    error."""
+    error. With `apart`, each reader is a client at an address of its own (as a proxy on this
+    machine names them), with its own budget of expensive reads."""
 
     def __init__(
-        self, url: str, count: int, period_s: float, paths: tuple[str, ...] = LEADERBOARD
+        self,
+        url: str,
+        count: int,
+        period_s: float,
+        paths: tuple[str, ...] = LEADERBOARD,
+        apart: bool = False,
     ) -> None:
-        self.url, self.period_s, self.paths = url, period_s, paths
+        self.url, self.period_s, self.paths, self.apart = url, period_s, paths, apart
         self.latencies: list[float] = []
         self.by_path: dict[str, list[float]] = {path: [] for path in paths}
         self.errors: list[str] = []
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._read, daemon=True) for _ in range(count)]
+        self._threads = [
+            threading.Thread(target=self._read, args=(n,), daemon=True) for n in range(count)
+        ]
 
     def __enter__(self) -> Readers:
         for thread in self._threads:
@@ -491,14 +499,15 @@ class Readers:
         for thread in self._threads:
             thread.join()
 
-    def _read(self) -> None:
+    def _read(self, reader: int) -> None:
         connection = connect(self.url)
+        headers = {"X-Forwarded-For": f"198.51.100.{reader + 1}"} if self.apart else {}
         n = 0
         while not self._stop.is_set():
             began = time.perf_counter()
             path = self.paths[n % len(self.paths)]
             try:
-                status, _ = request(connection, "GET", path)
+                status, _ = request(connection, "GET", path, headers=headers)
             except (OSError, http.client.HTTPException) as exc:
                 self.errors.append(repr(exc))
                 connection.close()

@@ -115,6 +115,10 @@ class ScaleSizes(msgspec.Struct, frozen=True):
     uploads: int
     clients: int
     coverage_bots: tuple[int, ...]
+    pages: tuple[tuple[int, int], ...]
+    """Leagues whose pages are read: bots, games in the store."""
+    readers: int
+    pages_s: float
 
 
 class LeagueSizes(msgspec.Struct, frozen=True):
@@ -156,7 +160,9 @@ FULL = Sizes(
     21,
     FULL_LEAGUE,
     ((100, 2), (300, 2), (1000, 2), (1000, 25)),
-    ScaleSizes(300, 200, 20, (10, 100, 200)),
+    ScaleSizes(
+        300, 200, 20, (10, 100, 200), ((10, 10_000), (100, 100_000), (1000, 1_000_000)), 20, 30.0
+    ),
 )
 QUICK = Sizes(
     20,
@@ -174,7 +180,7 @@ QUICK = Sizes(
     2,
     QUICK_LEAGUE,
     ((10, 2), (70, 1)),
-    ScaleSizes(20, 6, 3, (6,)),
+    ScaleSizes(20, 6, 3, (6,), ((10, 1000),), 4, 3.0),
 )
 ROSTER_S = 5.0
 """A class's tokens from one command, at most this long."""
@@ -193,6 +199,10 @@ PAIR_SHARE = 0.02
 """… and no pair of bots holds more than this share of the games (or twice an even share)."""
 STANDINGS_REFRESH_S = 5.0
 """The most CPU a refresh of the standings may take after new games, at any size."""
+PAGE_P99_MS = 100.0
+"""Each page's p99 at most this, at any size of the league and its store."""
+SERVER_MB = 300.0
+"""The server's resident memory at most this, at any size."""
 
 Progress = Callable[[str], None]
 
@@ -807,6 +817,42 @@ class Bench:
                 first.behind_s <= BEHIND_S,
             ),
         )
+        for bots, games in s.pages:
+            with tempfile.TemporaryDirectory(prefix="arena-bench-scale-") as tmp:
+                read = league_scale.pages(
+                    Path(tmp),
+                    bots,
+                    games,
+                    readers=s.readers,
+                    seconds=s.pages_s,
+                    concurrency=self.cores,
+                    progress=self.progress,
+                )
+            at = f"{bots:,} bots, {games:,} games"
+            self.add(
+                Figure("league-scale", f"{at}: the synthetic store written", read.fill_s, "s"),
+                *(
+                    Figure(
+                        "league-scale",
+                        f"… {kind}, p99 of {s.readers} readers, the ladder playing",
+                        ms,
+                        "ms",
+                        f"≤ {PAGE_P99_MS:.0f} ms",
+                        ms <= PAGE_P99_MS and not read.errors,
+                    )
+                    for kind, ms in read.p99_ms.items()
+                ),
+                Figure(
+                    "league-scale",
+                    "… the server's resident memory, most",
+                    read.rss_mb,
+                    "MiB",
+                    f"≤ {SERVER_MB:.0f} MiB",
+                    read.rss_mb <= SERVER_MB,
+                ),
+            )
+            for error in sorted(set(read.errors)):
+                self.progress(f"league-scale: a reader's error at {at}: {error}")
         for bots in s.coverage_bots:
             with tempfile.TemporaryDirectory(prefix="arena-bench-scale-") as tmp:
                 self.progress(f"league-scale: the ladder of {bots} playing bots")

@@ -66,9 +66,15 @@ class _Template(msgspec.Struct, frozen=True):
 
 
 def synthetic_store(
-    path: Path, bots: Sequence[str], games: int, players: int = 2, seed: int = 0
+    path: Path,
+    bots: Sequence[str],
+    games: int,
+    players: int = 2,
+    seed: int = 0,
+    weights: Sequence[float] | None = None,
 ) -> None:
-    """Write `games` games among `bots` (`players` a game) into a new store at `path`."""
+    """Write `games` games among `bots` (`players` a game) into a new store at `path`; a bot
+    takes a seat as often as its weight says, if given (else all alike)."""
     if len(set(bots)) < players:
         raise ValueError(f"{players} players a game need {players} distinct bots")
     if path.exists():
@@ -86,7 +92,7 @@ def synthetic_store(
         for first in range(0, games, ROWS_PER_COMMIT):
             count = min(games, first + ROWS_PER_COMMIT) - first
             chosen = rng.integers(len(templates), size=count)
-            seated = _seated(rng, strength, count, players)
+            seated = _seated(rng, strength, count, players, weights)
             db.execute("BEGIN")
             game_rows, seat_rows = [], []
             for n in range(count):
@@ -118,16 +124,29 @@ def synthetic_store(
     Store(path).close()  # its indexes made again, WAL mode again, and checked
 
 
-def _seated(rng: np.random.Generator, strength: np.ndarray, games: int, players: int) -> np.ndarray:
-    """For each game, its bots (indices into `strength`, distinct) from the best performance
-    to the worst, a performance being strength plus Gumbel noise."""
-    drawn = rng.integers(len(strength), size=(games, players))
+def _seated(
+    rng: np.random.Generator,
+    strength: np.ndarray,
+    games: int,
+    players: int,
+    weights: Sequence[float] | None = None,
+) -> np.ndarray:
+    """For each game, its bots (indices into `strength`, distinct, drawn by `weights`) from
+    the best performance to the worst, a performance being strength plus Gumbel noise."""
+    chances = None if weights is None else np.asarray(weights, dtype=float) / sum(weights)
+
+    def draw(count: int) -> np.ndarray:
+        if chances is None:  # the draws of stores made before weights, unchanged
+            return rng.integers(len(strength), size=(count, players))
+        return rng.choice(len(strength), size=(count, players), p=chances)
+
+    drawn = draw(games)
     while True:  # draw again the games that drew a bot twice
         ordered = np.sort(drawn, axis=1)
         twice = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
         if not twice.any():
             break
-        drawn[twice] = rng.integers(len(strength), size=(int(twice.sum()), players))
+        drawn[twice] = draw(int(twice.sum()))
     performance = strength[drawn] + rng.gumbel(size=drawn.shape)
     return np.take_along_axis(drawn, np.argsort(-performance, axis=1), axis=1)
 
