@@ -265,6 +265,8 @@ class Store(SqliteFile):
         self.readonly = readonly
         self._batching = False
         self._batch_began: float | None = None
+        self._labels: tuple[object, dict[int, str]] | None = None
+        """The labels (`labels`) and the newest bot row (id, name, hash) they were made with."""
         """When the open batch began (`batched`); None: no batch open."""
         self.uncommitted = 0
         """Games in the open batch: stored as far as this connection sees, not yet durable."""
@@ -462,14 +464,23 @@ class Store(SqliteFile):
         """Display name of every bot: its name, or name@hash for a superseded version.
 
         The newest entry of a name is "the" bot; older versions keep their games (and appear
-        in tables) under a label that cannot be confused with it.
+        in tables) under a label that cannot be confused with it. Bots are only ever added,
+        so the labels are made again only when the newest bot row changed (a page's read of a
+        store kept open does not read a thousand bots each time).
         """
+        newest_id = self._db.execute(
+            "SELECT id, name, hash FROM bots ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if self._labels is not None and self._labels[0] == newest_id:
+            return dict(self._labels[1])
         rows = self.bots()
         newest = {row.name: row.id for row in rows}
-        return {
+        labels = {
             row.id: row.name if newest[row.name] == row.id else f"{row.name}@{row.hash[:7]}"
             for row in rows
         }
+        self._labels = (newest_id, labels)
+        return dict(labels)
 
     # ---- games ------------------------------------------------------------------------------
 
