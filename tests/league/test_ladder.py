@@ -78,7 +78,7 @@ def test_games_noted_as_they_are_stored_count_as_the_stores_do() -> None:
         noted.add(game, IDS)
     whole = Focus(games, IDS)
     assert noted.played == whole.played and noted.next == whole.next
-    assert noted.games == whole.games and noted.met == whole.met
+    assert noted.games == whole.games and noted.low == whole.low
     assert noted.ratings.sigma("1") == whole.ratings.sigma("1") < Focus().ratings.sigma("1")
 
 

@@ -86,8 +86,8 @@ def decides(low_pct: float, high_pct: float, thresholds: Iterable[float]) -> boo
 
 
 class Focus:
-    """What the ladder knows of every bot's games — how many, each seat-set's deals, each
-    pair's meetings, openskill's sigma, each benchmark pair's score deal by deal — by store id:
+    """What the ladder knows of every bot's games — how many, each seat-set's deals, openskill's
+    sigma, each benchmark pair's score deal by deal, each seat-set's time a game — by store id:
     a new version takes over its bot's label (the old one's becomes `name@hash`) but never its
     id, so it is placed afresh. From the store once, then from each game as it is stored and
     each block as it is planned: a round's choice costs nothing however many games the league
@@ -112,8 +112,6 @@ class Focus:
         """The first deal that may lack a game, by seat-set (0 when unknown)."""
         self.holes: set[SeatSet] = set()
         """The seat-sets with a deal planned and not stored (`missed`)."""
-        self.met: defaultdict[int, Counter[int]] = defaultdict(Counter)
-        """Deals stored or planned of each pair, from either side."""
         self.scores: defaultdict[tuple[int, int], dict[tuple[SeatSet, int], tuple[float, int]]]
         self.scores = defaultdict(dict)
         """(bot, benchmark) → the bot's points and games against it, by (seat-set, deal)."""
@@ -174,9 +172,6 @@ class Focus:
         self.next[seat_set] = stop
         for bot in seat_set:
             self.games[bot] += more * len(seat_set)
-            for other in seat_set:
-                if other != bot:
-                    self.met[bot][other] += more
 
     def decided(self, bot: int, benchmark: int, thresholds: Sequence[float]) -> bool:
         """Whether `bot`'s score against `benchmark` is on a known side of every threshold
@@ -238,11 +233,12 @@ class Pick:
         sigmas = [focus.ratings.sigma(str(bot)) for bot in self.order]
         self.weight = np.clip(sigmas, LEAST_WEIGHT, START_SIGMA)
         self.met = np.zeros((size, size))
-        """Deals stored or planned of each pair."""
-        for at, bot in enumerate(self.order):
-            for other, deals in focus.met[bot].items():
-                if other in index:
-                    self.met[at, index[other]] = deals
+        """Deals stored or planned of each pair (over every seat-set holding both)."""
+        for seat_set, deals in focus.next.items():
+            if all(bot in index for bot in seat_set):
+                seats = [index[bot] for bot in seat_set]
+                self.met[np.ix_(seats, seats)] += deals
+        np.fill_diagonal(self.met, 0)
         self.open = np.zeros((size, size), dtype=bool)
         """The bot–benchmark pairs whose score does not yet decide a grade, both ways."""
         for mark, name in bots.items():
