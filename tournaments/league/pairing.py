@@ -59,7 +59,7 @@ START_SIGMA = PlackettLuce().sigma
 """openskill's sigma before any game: the largest weight of a bot's share."""
 LEAST_WEIGHT = START_SIGMA / 4
 """The smallest weight of a bot's share, however certain its rating."""
-UNIT_S = 20.0
+UNIT_S = 60.0
 """A unit plays at most as many deals as its seat-set's games take about this long (and at
 most `batch`): long enough to amortise its bots' starts (a Python bot's start costs as much as
 some tens of quick games), short enough that slow bots do not keep a pair at one worker."""
