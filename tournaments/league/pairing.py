@@ -1,9 +1,10 @@
 """The ladder's choice of games: which seat-sets play next, and which of their deals.
 
-A round first plays again what an earlier one planned and did not store (handed back unplayed
-when a change ended it, voided, refused), then a lap of picks, as many as there are playing
-bots, each made when the runner takes it (a round ended by a change plans no more). Each pick
-is one seat-set and a block of its next deals, played in every seat rotation:
+A round first places the bots with no game yet, then plays again what an earlier round planned
+and did not store (handed back unplayed when a change ended it, voided, refused), then a lap of
+picks, as many as there are playing bots, each made when the runner takes it (a round ended by
+a change plans no more). Each pick is one seat-set and a block of its next deals, played in
+every seat rotation:
 
 - the bot it is about: a bot with no game yet first (a new version is placed at once); then
   any bot below the floor (half the mean games of the playing bots); then a bot with a pair
@@ -194,14 +195,18 @@ class Focus:
         house: Collection[str] = (),
     ) -> Iterator[Table]:
         """A round of the playing bots (their store ids → names) at tables of `players`: the
-        deals `missed` first, then a lap of picks (the module docstring), each a seat-set and
-        its deals, made as they are taken (a round ended early plans no more) and counted as
-        planned. `benchmarks`: each benchmark's name → its grade thresholds, against which
-        every bot but the `house` bots is graded."""
+        picks of bots with no game yet, the deals `missed`, then a lap of picks (the module
+        docstring), each a seat-set and its deals, made as they are taken (a round ended early
+        plans no more) and counted as planned. `benchmarks`: each benchmark's name → its grade
+        thresholds, against which every bot but the `house` bots is graded."""
         if len(bots) < players:
             return
+        pick = Pick(self, bots, benchmarks, house)
+        while pick.placing():  # a new version plays first, before what is played again
+            yield pick.next(players, batch)
         yield from self._again(bots)
-        yield from Pick(self, bots, benchmarks, house).lap(players, batch)
+        for _ in bots:
+            yield pick.next(players, batch)
 
     def _again(self, bots: Mapping[int, str]) -> list[Table]:
         """The deals `missed` of the seat-sets of playing bots, from the first missing."""
@@ -253,13 +258,16 @@ class Pick:
         self.teaching = self.fresh.sum(axis=1)
         """Each bot's fresh pairs."""
 
-    def lap(self, players: int, batch: int) -> Iterator[Table]:
-        """As many picks as there are bots, each counted before the next is made."""
-        for _ in self.order:
-            seated = [self.about()]
-            while len(seated) < players:
-                seated.append(self.opponent(seated))
-            yield self.plan(sorted(seated), batch)
+    def placing(self) -> bool:
+        """Whether a playing bot has no game yet."""
+        return bool((self.games == 0).any())
+
+    def next(self, players: int, batch: int) -> Table:
+        """The next pick, counted before the one after is made."""
+        seated = [self.about()]
+        while len(seated) < players:
+            seated.append(self.opponent(seated))
+        return self.plan(sorted(seated), batch)
 
     def about(self) -> int:
         """The index of the bot the next pick is about."""
