@@ -6,9 +6,9 @@ Each round is a lap of small blocks of games over the seat-sets that teach the s
 then the pairs never met and the bot–benchmark pairs whose score does not yet decide a grade,
 then the bots furthest below a share weighted by their rating's uncertainty, each against the
 opponents it has met least. A block is a seat-set's next deals, as many again as it has played
-(at most `batch`), each unit one rotation of them on one set of bot processes: every deal in
-every seat rotation, dealt and stored exactly as a tournament's (the same runner, store and
-deal seeds), so no deal is played twice.
+(at most `batch` and what its games take in `pairing.UNIT_S`), each unit one rotation of them
+on one set of bot processes: every deal in every seat rotation, dealt and stored exactly as a
+tournament's (the same runner, store and deal seeds), so no deal is played twice.
 """
 
 from __future__ import annotations

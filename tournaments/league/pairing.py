@@ -1,9 +1,10 @@
 """The ladder's choice of games: which seat-sets play next, and which of their deals.
 
-A round first plays again what an earlier one planned and did not store (handed back unplayed
-when a change ended it, voided, refused), then a lap of picks, as many as there are playing
-bots, each made when the runner takes it (a round ended by a change plans no more). Each pick
-is one seat-set and a block of its next deals, played in every seat rotation:
+A round first places the bots with no game yet, then plays again what an earlier round planned
+and did not store (handed back unplayed when a change ended it, voided, refused), then a lap of
+picks, as many as there are playing bots, each made when the runner takes it (a round ended by
+a change plans no more). Each pick is one seat-set and a block of its next deals, played in
+every seat rotation:
 
 - the bot it is about: a bot with no game yet first (a new version is placed at once); then
   any bot below the floor (half the mean games of the playing bots); then a bot with a pair
@@ -59,7 +60,7 @@ START_SIGMA = PlackettLuce().sigma
 """openskill's sigma before any game: the largest weight of a bot's share."""
 LEAST_WEIGHT = START_SIGMA / 4
 """The smallest weight of a bot's share, however certain its rating."""
-UNIT_S = 20.0
+UNIT_S = 60.0
 """A unit plays at most as many deals as its seat-set's games take about this long (and at
 most `batch`): long enough to amortise its bots' starts (a Python bot's start costs as much as
 some tens of quick games), short enough that slow bots do not keep a pair at one worker."""
@@ -86,8 +87,8 @@ def decides(low_pct: float, high_pct: float, thresholds: Iterable[float]) -> boo
 
 
 class Focus:
-    """What the ladder knows of every bot's games — how many, each seat-set's deals, each
-    pair's meetings, openskill's sigma, each benchmark pair's score deal by deal — by store id:
+    """What the ladder knows of every bot's games — how many, each seat-set's deals, openskill's
+    sigma, each benchmark pair's score deal by deal, each seat-set's time a game — by store id:
     a new version takes over its bot's label (the old one's becomes `name@hash`) but never its
     id, so it is placed afresh. From the store once, then from each game as it is stored and
     each block as it is planned: a round's choice costs nothing however many games the league
@@ -112,8 +113,6 @@ class Focus:
         """The first deal that may lack a game, by seat-set (0 when unknown)."""
         self.holes: set[SeatSet] = set()
         """The seat-sets with a deal planned and not stored (`missed`)."""
-        self.met: defaultdict[int, Counter[int]] = defaultdict(Counter)
-        """Deals stored or planned of each pair, from either side."""
         self.scores: defaultdict[tuple[int, int], dict[tuple[SeatSet, int], tuple[float, int]]]
         self.scores = defaultdict(dict)
         """(bot, benchmark) → the bot's points and games against it, by (seat-set, deal)."""
@@ -174,9 +173,6 @@ class Focus:
         self.next[seat_set] = stop
         for bot in seat_set:
             self.games[bot] += more * len(seat_set)
-            for other in seat_set:
-                if other != bot:
-                    self.met[bot][other] += more
 
     def decided(self, bot: int, benchmark: int, thresholds: Sequence[float]) -> bool:
         """Whether `bot`'s score against `benchmark` is on a known side of every threshold
@@ -199,14 +195,18 @@ class Focus:
         house: Collection[str] = (),
     ) -> Iterator[Table]:
         """A round of the playing bots (their store ids → names) at tables of `players`: the
-        deals `missed` first, then a lap of picks (the module docstring), each a seat-set and
-        its deals, made as they are taken (a round ended early plans no more) and counted as
-        planned. `benchmarks`: each benchmark's name → its grade thresholds, against which
-        every bot but the `house` bots is graded."""
+        picks of bots with no game yet, the deals `missed`, then a lap of picks (the module
+        docstring), each a seat-set and its deals, made as they are taken (a round ended early
+        plans no more) and counted as planned. `benchmarks`: each benchmark's name → its grade
+        thresholds, against which every bot but the `house` bots is graded."""
         if len(bots) < players:
             return
+        pick = Pick(self, bots, benchmarks, house)
+        while pick.placing():  # a new version plays first, before what is played again
+            yield pick.next(players, batch)
         yield from self._again(bots)
-        yield from Pick(self, bots, benchmarks, house).lap(players, batch)
+        for _ in bots:
+            yield pick.next(players, batch)
 
     def _again(self, bots: Mapping[int, str]) -> list[Table]:
         """The deals `missed` of the seat-sets of playing bots, from the first missing."""
@@ -238,11 +238,12 @@ class Pick:
         sigmas = [focus.ratings.sigma(str(bot)) for bot in self.order]
         self.weight = np.clip(sigmas, LEAST_WEIGHT, START_SIGMA)
         self.met = np.zeros((size, size))
-        """Deals stored or planned of each pair."""
-        for at, bot in enumerate(self.order):
-            for other, deals in focus.met[bot].items():
-                if other in index:
-                    self.met[at, index[other]] = deals
+        """Deals stored or planned of each pair (over every seat-set holding both)."""
+        for seat_set, deals in focus.next.items():
+            if all(bot in index for bot in seat_set):
+                seats = [index[bot] for bot in seat_set]
+                self.met[np.ix_(seats, seats)] += deals
+        np.fill_diagonal(self.met, 0)
         self.open = np.zeros((size, size), dtype=bool)
         """The bot–benchmark pairs whose score does not yet decide a grade, both ways."""
         for mark, name in bots.items():
@@ -257,13 +258,16 @@ class Pick:
         self.teaching = self.fresh.sum(axis=1)
         """Each bot's fresh pairs."""
 
-    def lap(self, players: int, batch: int) -> Iterator[Table]:
-        """As many picks as there are bots, each counted before the next is made."""
-        for _ in self.order:
-            seated = [self.about()]
-            while len(seated) < players:
-                seated.append(self.opponent(seated))
-            yield self.plan(sorted(seated), batch)
+    def placing(self) -> bool:
+        """Whether a playing bot has no game yet."""
+        return bool((self.games == 0).any())
+
+    def next(self, players: int, batch: int) -> Table:
+        """The next pick, counted before the one after is made."""
+        seated = [self.about()]
+        while len(seated) < players:
+            seated.append(self.opponent(seated))
+        return self.plan(sorted(seated), batch)
 
     def about(self) -> int:
         """The index of the bot the next pick is about."""
