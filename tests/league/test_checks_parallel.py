@@ -136,6 +136,17 @@ async def test_an_authors_one_version_is_checked_among_the_first_behind_anothers
     assert "late-1" in order[: league.tournament.workers + 1]
 
 
+def test_a_version_uploaded_behind_a_class_of_first_uploads_is_checked_among_the_first(
+    league: League,
+) -> None:
+    students = [queued(league, f"student{n}", f"bot{n}", 1)[0] for n in range(20)]
+    (late,) = queued(league, "late", "late", 1)
+    queue = CheckQueue(league, lambda: Limits(), Budget(2).share(first=True), lambda: None)
+    assert queue.next() == [students[0], late]  # the oldest, then the newest
+    # (those two being checked) the next two, from both ends again
+    assert queue.next() == [students[1], students[-1]]
+
+
 async def test_a_check_that_raises_rejects_its_version_and_the_others_go_on(
     league: League, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

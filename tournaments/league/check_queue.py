@@ -2,7 +2,9 @@
 once, up to the league's concurrency, each holding a slot of the machine's games at once like a
 ladder game (ahead of the ladder's: an author waits for their check, the ladder never ends),
 the authors taking turns (`Turns`): a new version waits behind at most one check of each other
-author's, however many versions they queued.
+author's, however many versions they queued, and among authors who wait alike (a class's first
+uploads) every other check goes to the newest version, so that one uploaded behind them is
+checked among the next few.
 
 A check that fails is the version's rejection, with its reason (`check_version`); one that
 raises — the league's fault, not the version's — is told in the organiser's log and rejects its
@@ -41,7 +43,7 @@ class CheckQueue:
         on_checked: Callable[[], None],
     ) -> None:
         self.league, self.limits, self.share, self.on_checked = league, limits, share, on_checked
-        self.turns: Turns[Version] = Turns()
+        self.turns: Turns[Version] = Turns(newest_too=True)
         self.checking: set[int] = set()
         """The ids of the versions being checked."""
         self.given_up: set[int] = set()
@@ -75,22 +77,24 @@ class CheckQueue:
         return chosen
 
     async def _check(self, version: Version) -> None:
+        await self.share.acquire()
         try:
-            await self.share.acquire()
-            try:
-                await check_version(self.league, self.limits(), version)
-            finally:
-                self.share.release()
+            await check_version(self.league, self.limits(), version)
         except Exception as exc:  # the league's own failure: the other checks go on
             await self._failed(version, exc)
         finally:
+            # told before its slot is let go: the ladder's unit that takes the slot next is
+            # planned with the version in
             self.checking.discard(version.id)
             self.on_checked()
+            self.share.release()
 
     async def _failed(self, version: Version, exc: Exception) -> None:
         """Tell the organiser's log why `version`'s check raised, and reject it saying so."""
         told = "".join(traceback.format_exception(exc))
-        print(f"arena serve: the check of {version.bot} failed:\n{told}", file=sys.stderr)
+        print(
+            f"arena serve: the check of {version.bot} failed:\n{told}", file=sys.stderr, flush=True
+        )
         try:
             await reject(self.league, version, COULD_NOT_CHECK)
         except Exception as again:
