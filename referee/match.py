@@ -499,6 +499,7 @@ class _Match:
             match=self.match_id,
             seed=self.bot_seeds[seat],
         )
+        self.writer.start(message)
         fault: BotFault | None = None  # what a wait cut by its deadline leaves
         with trio.move_on_at(began + limit_ms / 1000) as scope:
             line, fault = await channel.ask(
