@@ -31,8 +31,9 @@ examples:
 exit codes:
   {EXIT_OK}    the bot answered every request as the recorded bot did, and neither faulted
   {EXIT_ERROR}    it diverges: another answer, or a fault the recorded bot did not make (or
-       none where it did); the decision is named. Also: the record cannot be read
-  {EXIT_USAGE}    a mistake in the command line (a bot command that cannot run, no such seat)
+       none where it did); the decision is named. Also: the record cannot be read, or
+       holds no `start` of the seat
+  {EXIT_USAGE}    a mistake in the command line (a missing file, a bot command that cannot run)
   {EXIT_FAULT}    it faulted just as in the game: the same kind of fault at the same decision"""
 
 
