@@ -49,6 +49,10 @@ from .record import (
     replay_states as replay_states,
     with_commands as with_commands,
 )
+from .rerun import (
+    RerunReport as RerunReport,
+    rerun_seat as rerun_seat,
+)
 from .sandbox import (
     SandboxChoice as SandboxChoice,
     SandboxKind as SandboxKind,

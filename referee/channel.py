@@ -67,6 +67,11 @@ class BotChannel(Protocol):
     def cpu_s(self) -> float:
         """CPU seconds the bot has used so far (the charge in cpu time mode)."""
 
+    def runnable(self) -> bool:
+        """Whether a thread of the bot is running or waiting for a CPU: one that the machine's
+        load keeps waiting, rather than one that sleeps or waits for input (cpu time mode's
+        backstop asks)."""
+
     async def kill(self) -> None:
         """End the bot and all it started, shielded from cancellation; again is a no-op."""
 

@@ -20,12 +20,13 @@ from its secret, independently of the deal seed) or drawn at random.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from operator import attrgetter
 from typing import Any
 
@@ -42,6 +43,7 @@ from protocol.messages import (
 )
 from referee import process
 from referee.answers import decode_answer, decode_ready
+from referee.backstop import Backstop
 from referee.channel import BotChannel, OpenChannel
 from referee.clock import SeatClock
 from referee.faults import BotFault, Fault, describe_exit, excerpt, forfeit_result
@@ -59,10 +61,6 @@ work, and within this slack one deadline serves the next requests for as long as
 10 ms together (about 70 decisions of fast bots; at 1 ms, one in five decisions moved it). No
 verdict depends on it (the time charged is measured, and an answer after the limit is a timeout
 however late it is read): a hung bot is only cut at most 10 ms later."""
-
-CPU_MODE_WALL_FACTOR = 3
-"""In cpu time mode, the wall-clock backstop is this many times the decision's limit: a bot that
-sleeps or blocks uses no CPU and would otherwise never time out."""
 
 
 class MatchOutcome(msgspec.Struct):
@@ -100,6 +98,7 @@ class _Seat:
     __slots__ = (
         "answer",
         "answered_at",
+        "backstop",
         "began",
         "began_cpu_s",
         "channel",
@@ -132,6 +131,8 @@ class _Seat:
         self.began = 0.0
         self.began_cpu_s: float | None = None
         """The bot's CPU seconds when asked, in cpu time mode; None in wall time mode."""
+        self.backstop: Backstop | None = None
+        """What ends the wait in cpu time mode (`deadline` is then never reached)."""
         self.deadline = 0.0
         self.answered_at = 0.0
         self.used_ms = 0.0
@@ -147,6 +148,19 @@ class _Seat:
         await self.handle.kill()
         if channel is not None:
             await channel.kill()
+
+
+@contextlib.asynccontextmanager
+async def watched(backstop: Backstop | None, scope: trio.CancelScope) -> AsyncIterator[None]:
+    """The block, while `backstop` (if any: cpu time mode) watches the bot and cancels `scope`
+    when the wait is over."""
+    if backstop is None:
+        yield
+        return
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(backstop.watch, scope)
+        yield
+        nursery.cancel_scope.cancel()
 
 
 class _Guard:
@@ -499,14 +513,19 @@ class _Match:
             match=self.match_id,
             seed=self.bot_seeds[seat],
         )
+        self.writer.start(message)
         fault: BotFault | None = None  # what a wait cut by its deadline leaves
-        with trio.move_on_at(began + limit_ms / 1000) as scope:
-            line, fault = await channel.ask(
-                encode_line(message),
-                scope,
-                sending="being sent `start`",
-                waiting="the referee waited for `ready`",
-            )
+        backstop = None  # in cpu time mode, the startup limit is the bot's CPU time too
+        if self.cpu_mode:
+            backstop = Backstop(channel, limit_ms, began, channel.cpu_s())
+        with trio.move_on_at(math.inf if backstop else began + limit_ms / 1000) as scope:
+            async with watched(backstop, scope):
+                line, fault = await channel.ask(
+                    encode_line(message),
+                    scope,
+                    sending="being sent `start`",
+                    waiting="the referee waited for `ready`",
+                )
             if fault is None:
                 try:
                     ready = decode_ready(line)
@@ -518,13 +537,15 @@ class _Match:
         if (now := self.now()) >= state.next_look:  # a slow start (a process's, say)
             fault = self.look(state, now, "starting") or fault
         if scope.cancelled_caught:
+            grace = f" (+{self.limits.grace_ms} ms grace)" if self.limits.grace_ms else ""
+            deadline, reason = scope.deadline, f"no `ready` within {time.startup_ms} ms"
+            if backstop is None:
+                reason += f" of {since}{grace}"
+            else:
+                deadline = backstop.next_look
+                reason += f" of CPU time after {since}{grace}: {backstop.verdict}"
             fault = await self.late(
-                scope.deadline,
-                "startup_timeout",
-                f"no `ready` within {time.startup_ms} ms of {since}"
-                + (f" (+{self.limits.grace_ms} ms grace)" if self.limits.grace_ms else ""),
-                "the referee waited for `ready`",
-                channel,
+                deadline, "startup_timeout", reason, "the referee waited for `ready`", channel
             )
         if fault is not None:
             await self.forfeit(seat, fault)
@@ -594,7 +615,8 @@ class _Match:
         """Ask for the decision, judge the answers, apply and record it; True when the guard
         was certainly not spent meanwhile (see `decisions`)."""
         game, state, seats = self.game, self.state, self.seats
-        if len(to_act) == 1 and (channel := (seat := seats[to_act[0]]).channel) is not None:
+        one = len(to_act) == 1 and not self.cpu_mode  # cpu time mode's backstop is a task
+        if one and (channel := (seat := seats[to_act[0]]).channel) is not None:
             # One seat asked (every turn of a sequential game): no task to spawn, no nursery to
             # open and join, no cancel scope of its own (see `decisions`).
             index = seat.index
@@ -649,8 +671,9 @@ class _Match:
         seat.began = began = self.now()
         if self.cpu_mode:
             assert seat.channel is not None, "a healthy seat has a live channel"
-            seat.began_cpu_s = seat.channel.cpu_s()
-            seat.deadline = began + limit_ms * CPU_MODE_WALL_FACTOR / 1000
+            seat.began_cpu_s = cpu_s = seat.channel.cpu_s()
+            seat.backstop = Backstop(seat.channel, limit_ms, began, cpu_s)
+            seat.deadline = math.inf
         else:
             seat.deadline = began + limit_ms / 1000
 
@@ -659,9 +682,10 @@ class _Match:
         assert seat.channel is not None, "a healthy seat has a live channel"
         reply, fault = b"", None  # what a request cut by its deadline leaves
         with trio.move_on_at(seat.deadline) as scope:
-            reply, fault = await seat.channel.ask(
-                line, scope, sending=SENDING, waiting=WAITING, decision=self.decision
-            )
+            async with watched(seat.backstop, scope):
+                reply, fault = await seat.channel.ask(
+                    line, scope, sending=SENDING, waiting=WAITING, decision=self.decision
+                )
         await self.answered(seat, reply, fault, scope.cancelled_caught)
 
     async def answered(
@@ -684,18 +708,18 @@ class _Match:
         limit_ms = seat.limit_ms
         in_time = clock.charge(used_ms)
         if cut_short:
-            cpu_mode = seat.began_cpu_s is not None
-            wall_limit_ms = limit_ms * CPU_MODE_WALL_FACTOR if cpu_mode else limit_ms
-            fault = await self.late(
-                seat.deadline,
-                "timeout",
-                f"no answer to decision {decision} within {wall_limit_ms:.0f} ms "
-                f"({_allowance(clock, limit_ms)}"
-                + (f", times {CPU_MODE_WALL_FACTOR} in cpu time mode" if cpu_mode else "")
-                + f"); waited {used_ms:.0f} ms",
-                f"{WAITING} {decision}",
-                channel,
-            )
+            backstop, allowance = seat.backstop, _allowance(clock, limit_ms)
+            if backstop is None:
+                deadline = seat.deadline
+                reason = f"no answer to decision {decision} within {limit_ms:.0f} ms ({allowance})"
+            else:
+                deadline = backstop.next_look
+                reason = (
+                    f"no answer to decision {decision} within its {limit_ms:.0f} ms of CPU "
+                    f"time ({allowance}): {backstop.verdict}"
+                )
+            reason += f"; waited {used_ms:.0f} ms"
+            fault = await self.late(deadline, "timeout", reason, f"{WAITING} {decision}", channel)
         elif fault is None and not in_time:
             fault = BotFault(
                 "timeout",

@@ -208,6 +208,23 @@ def _group_members(pgid: int) -> list[tuple[int, int, str]]:
     return members
 
 
+def _runnable(pid: int) -> bool:
+    """Whether a thread of process `pid` is running or waiting for a CPU (False once gone)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/stat", "rb") as file:
+                stat = file.read()
+        except OSError:
+            continue
+        if stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"R":
+            return True
+    return False
+
+
 def _kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
@@ -292,6 +309,11 @@ class BotProcess:
         if self._cgroup is not None and self._cgroup.counts_cpu:
             return self._cgroup.cpu_s()
         return group_cpu_s(self.members())
+
+    def runnable(self) -> bool:
+        """Whether a thread of one of the bot's processes is running or waiting for a CPU
+        (state R in /proc)."""
+        return any(_runnable(pid) for pid in self.members())
 
     def start_game(self) -> None:
         """Start counting this game's CPU time (the process may have played games before), and

@@ -7,12 +7,15 @@ checks that the engine arrives at the same result; the first divergence is repor
 
 Format (one JSON object per line, `type` first):
     {"type":"header","record":1,"protocol":1,"game":"azul","options":{...},"seed":7,
-     "match":"m1","names":["a","b"],"commands":[[...],[...]],"time":{...},"rules":1}
+     "match":"m1","names":["a","b"],"commands":[[...],[...]],"time":{...},"rules":1,
+     "starts":[{"type":"start",...,"seat":0,"seed":...},...]}
     {"type":"decision","n":1,"actions":{"0":{...}},"ms":{"0":12.5},"fallback":[]}
     {"type":"fault","seat":1,"kind":"timeout","reason":"...","decision":5}
     {"type":"result","scores":[12,9],"ranks":[1,2],"tiebreak":"","decisions":40}
 Actions are keyed by seat (JSON object keys are strings); `ms` holds the time charged to the
 seats that were asked; `fallback` lists the seats whose action the fallback policy chose.
+`starts` holds the `start` message each seat was sent, as sent (its own seed): a record shown to
+anyone but the referee keeps only the viewer's own seats' (`tournaments.report.public`).
 `rules` is the engine's rules `version` (records written before it existed say nothing and were
 played under version 1); a record of other rules is refused rather than replayed wrongly.
 """
@@ -21,12 +24,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from operator import attrgetter
 from typing import Any
 
 import msgspec
 
 from protocol.errors import ArenaError
-from protocol.messages import TimeControl
+from protocol.messages import Start, TimeControl
 from referee.faults import Fault, forfeit_result
 from referee.games import (
     BadOptions,
@@ -64,6 +68,9 @@ class Header(msgspec.Struct, tag="header", tag_field="type"):
     """The game's rules `version` the record was played under (1 before it was recorded)."""
     seat_times: list[TimeControl] | None = None
     """Each seat's time control when they differ (time odds); `time` is then seat 0's."""
+    starts: list[Start] = []
+    """The `start` message sent to each seat that was sent one, as sent (absent from records
+    written before it was kept, and in a record shown to others than a seat's author)."""
 
 
 class DecisionLine(msgspec.Struct, tag="decision", tag_field="type"):
@@ -153,6 +160,13 @@ class RecordWriter:
         answer played."""
         [seat] = actions
         self._lines.append(_DecisionOut(n, actions, {seat: round(ms, 3)}, []))
+
+    def start(self, message: Start) -> None:
+        """The `start` message as it was sent to its seat (kept in the header)."""
+        header = self._lines[0]
+        assert isinstance(header, Header)
+        header.starts.append(message)
+        header.starts.sort(key=attrgetter("seat"))  # the seats start at once, in any order
 
     def fault(self, fault: Fault) -> None:
         self._lines.append(FaultLine(fault.seat, fault.kind, fault.reason, fault.decision))

@@ -223,6 +223,10 @@ class FakeBot:
         """A fake's time is all waiting: it uses no CPU."""
         return 0.0
 
+    def runnable(self) -> bool:
+        """A fake waits on trio's clock, as a sleeping process does."""
+        return False
+
     async def kill(self) -> None:
         """Stop the bot's task; one still running ends killed by SIGKILL, as a process would."""
         self._scope.cancel()

@@ -21,6 +21,7 @@ COMMANDS = (
     "games",
     "match",
     "replay",
+    "rerun",
     "export",
     "report",
     "run",

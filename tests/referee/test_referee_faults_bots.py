@@ -15,6 +15,20 @@ from protocol.messages import TimeControl
 from referee import Limits, replay, run_match
 
 TIME = TimeControl(move_ms=300, startup_ms=1000)
+UNHURRIED = TimeControl(move_ms=60_000, startup_ms=60_000)
+"""A seat's time where the case is not about it: its limits are for a hung bot, not for a
+loaded machine (where a healthy bot may take seconds to start)."""
+
+
+def times(mode: str, broken_seat: int) -> list[TimeControl]:
+    """The seats' time controls: `TIME`'s limits only where the case is about them (a slow
+    start, a hang) and only for the broken seat."""
+    broken = TimeControl(
+        move_ms=TIME.move_ms if mode == "hang" else UNHURRIED.move_ms,
+        startup_ms=TIME.startup_ms if mode == "slow_start" else UNHURRIED.startup_ms,
+    )
+    return [broken if seat == broken_seat else UNHURRIED for seat in range(2)]
+
 
 CASES = [
     # mode, options, kind, phrases of the reason, decision (None: the bot's first decision)
@@ -104,7 +118,7 @@ async def test_broken_bot(
     specs = [bots.healthy(), bots.healthy()]
     specs[broken_seat] = bots.broken(mode, *options)
     limits = Limits(log_dir=str(tmp_path), exit_wait_ms=200)
-    outcome = await run_match("azul", {}, 5, specs, TIME, limits=limits)
+    outcome = await run_match("azul", {}, 5, specs, times(mode, broken_seat), limits=limits)
 
     [fault] = outcome.faults
     assert fault.seat == broken_seat

@@ -3,11 +3,16 @@ matrix in tests/tournaments/test_broken_matrix.py covers each limit inside a tou
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import trio
 from refhelp import BOTS, Bots
 
 from protocol.messages import TimeControl
@@ -16,6 +21,8 @@ from referee.limits import ResourceLimits, limit_hit
 from tournaments.plan.botcommands import parse_bot
 
 SLOW_SLEEPER = TimeControl(move_ms=100, startup_ms=5000)
+UNHURRIED = TimeControl(move_ms=60_000, startup_ms=60_000)
+"""For a test of what is not about time: its limits are for a hung bot, not a loaded machine."""
 
 
 async def test_cpu_time_mode_charges_cpu_not_waiting(bots: Bots, tmp_path: Path) -> None:
@@ -36,8 +43,76 @@ async def test_cpu_time_mode_charges_cpu_not_waiting(bots: Bots, tmp_path: Path)
 async def test_built_in_bots_play_in_the_sandbox(tmp_path: Path) -> None:
     limits = Limits(log_dir=str(tmp_path), sandbox="bwrap")
     specs = [parse_bot("greedy"), parse_bot("random")]
-    outcome = await run_match("5211", {}, 3, specs, TimeControl(), limits=limits)
+    outcome = await run_match("5211", {}, 3, specs, UNHURRIED, limits=limits)
     assert outcome.faults == []
+
+
+def pinned(spec: BotSpec, cpu: int) -> BotSpec:
+    """`spec`'s bot on CPU `cpu` alone (its command starts with the interpreter)."""
+    wrapper = (
+        f"import os, sys\nos.sched_setaffinity(0, {{{cpu}}})\n"
+        "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    )
+    return BotSpec(spec.name, [sys.executable, "-c", wrapper, *spec.command[1:]], files=spec.files)
+
+
+@contextlib.contextmanager
+def busy(cpu: int, loops: int) -> Iterator[Callable[[], None]]:
+    """`loops` busy loops pinned to CPU `cpu` while the block runs, or until it calls what it
+    is given; each in a session of its own, as a bot is (where the kernel schedules sessions
+    as groups, each loop then takes as large a share as the bot)."""
+    loop = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass"
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", loop], start_new_session=True) for _ in range(loops)
+    ]
+
+    def stop() -> None:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+    try:
+        yield stop
+    finally:
+        stop()
+
+
+async def stop_once_written(path: Path, text: str, stop: Callable[[], None]) -> None:
+    """Call `stop` once the file at `path` holds `text`."""
+    while not path.exists() or text not in path.read_text():
+        await trio.sleep(0.05)
+    stop()
+
+
+async def test_cpu_time_mode_waits_for_a_bot_that_the_load_keeps_from_running(
+    bots: Bots, tmp_path: Path
+) -> None:
+    """A bot that spins 100 ms of CPU time of its 200 ms, on a CPU it shares with nine busy
+    loops (a tenth of it at most), takes far longer than three times its limit by the wall
+    clock (the backstop's first look): it is not faulted, since it kept running. A bot that
+    sleeps under the same load still is, at a look. (The loops stop once the first bot's slow
+    decision is over: the rest of its game is not the test's.)"""
+    cpu = min(os.sched_getaffinity(0))
+    time = TimeControl(move_ms=200, startup_ms=10_000)
+    limits = Limits(sandbox="none", log_dir=str(tmp_path), time_mode="cpu")
+    spinner = pinned(bots.healthy("spin_ms=100", "slow_decisions=1", name="spinner"), cpu)
+    sleeper = pinned(bots.broken("hang"), cpu)
+    spun = tmp_path / "spun-seat0-spinner.log"
+    with busy(cpu, 9) as stop:
+        slept = await run_match("azul", {}, 1, [sleeper, bots.healthy()], time, limits=limits)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stop_once_written, spun, "spun for", stop)
+            specs = [spinner, bots.healthy()]
+            outcome = await run_match("azul", {}, 1, specs, time, limits=limits, match_id="spun")
+    assert outcome.faults == []
+    assert outcome.logs[0] == str(spun)
+    spun_ms = int(spun.read_text().split("spun for ")[1].split(" ms")[0])
+    assert spun_ms > 3 * time.move_ms, "the load did not keep the bot from running"
+    assert outcome.think_ms[0] >= 100
+    [fault] = slept.faults
+    assert (fault.seat, fault.kind, fault.decision) == (0, "timeout", 1)
+    assert "it used no CPU time in 600 ms of wall-clock time and was not running" in fault.reason
+    bots.assert_none_left()
 
 
 async def test_a_process_that_left_the_group_is_killed_through_the_cgroup(

@@ -58,7 +58,14 @@ def test_the_record_format(outcome: MatchOutcome) -> None:
         },
         "rules": find_game("azul").version,
         "seat_times": None,
+        "starts": header["starts"],
     }
+    # Each seat's `start` as it was sent (its own seed): what a re-run of one seat sends again.
+    assert [start["seat"] for start in header["starts"]] == [0, 1]
+    for start in header["starts"]:
+        assert start["type"] == "start" and start["match"] == outcome.match_id
+        assert start["options"] == header["options"] and start["time"] == header["time"]
+        assert 0 <= start["seed"] < 2**63
     assert header["commands"][0][0] == sys.executable
     assert [line["n"] for line in middle] == list(range(1, outcome.decisions + 1))
     first = middle[0]

@@ -22,9 +22,11 @@ from tournaments.store.store import Store, seat_set_key
 
 
 def real_record(directory: Path, game: str, bots: Sequence[str], seed: int) -> bytes:
-    """A whole game played by `arena match` (built-in bots): its record."""
+    """A whole game played by `arena match` (built-in bots): its record. In cpu time mode: a
+    loaded machine must not fault a bot of it."""
     path = directory / f"{game}-{seed}.jsonl"
     argv = ["match", "--game", game, *bots, "--seed", str(seed), "--sandbox", "none"]
+    argv += ["--time-mode", "cpu"]
     assert main([*argv, "--record", str(path)]) == 0
     return path.read_bytes()
 

@@ -10,13 +10,22 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import trio
 
 from protocol import TimeControl
 from protocol.errors import ArenaError, RequestError
+from referee import (
+    MAX_RECORD_BYTES,
+    SandboxKind,
+    SandboxRequest,
+    SandboxUnavailable,
+    choose,
+)
 from tournaments.errors import UsageError
 from tournaments.plan.config import TIME_RANGES, time_error
 
@@ -77,6 +86,17 @@ def add_time_options(
         )
 
 
+def read_record_file(path: Path) -> bytes:
+    """The bytes of the game record file at `path` (`UsageError` if it cannot be read)."""
+    try:
+        with path.open("rb") as file:
+            # One byte over the bound is enough for `parse_record` to refuse the file: a record
+            # file is read no further (it may be huge, or endless as /dev/zero is).
+            return file.read(MAX_RECORD_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
 SANDBOXES = ("auto", "bwrap", "none")
 
 
@@ -91,6 +111,18 @@ def add_sandbox_option(
         help="auto (the default): bubblewrap where it works here, else unsandboxed with a "
         "warning; bwrap: bubblewrap or refuse to start; none: unsandboxed, without a warning",
     )
+
+
+def chosen_sandbox(requested: SandboxRequest) -> SandboxKind:
+    """The sandbox `--sandbox` resolves to here, its warning (if any) printed on stderr;
+    `UsageError` for "bwrap" where it does not work."""
+    try:
+        sandbox = choose(requested)
+    except SandboxUnavailable as exc:
+        raise UsageError(f"--sandbox bwrap: {exc}") from None
+    if sandbox.warning:
+        print(f"arena: {sandbox.warning}", file=sys.stderr)
+    return sandbox.kind
 
 
 def positive(text: str) -> int:

@@ -13,13 +13,14 @@ from rich.console import Console
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from protocol import TimeControl
-from referee import Limits, SandboxUnavailable, choose
+from referee import Limits
 from tournaments.commands.common import (
     EXIT_CODES,
     EXIT_FAULT,
     EXIT_OK,
     add_sandbox_option,
     add_time_options,
+    chosen_sandbox,
     parse_option_pairs,
     run_trio,
 )
@@ -166,13 +167,7 @@ def handle(args: argparse.Namespace) -> int:
     task = progress.add_task(
         f"{a.name} vs {b.name}", total=None, llr=0.0, lower=bounds.lower, upper=bounds.upper
     )
-    try:
-        sandbox = choose(args.sandbox)
-    except SandboxUnavailable as exc:
-        raise UsageError(f"--sandbox bwrap: {exc}") from None
-    if sandbox.warning:
-        print(f"arena: {sandbox.warning}", file=sys.stderr)
-    limits = Limits(sandbox=sandbox.kind)
+    limits = Limits(sandbox=chosen_sandbox(args.sandbox))
 
     def on_deal(deals: int, value: float) -> None:
         progress.update(task, completed=deals, llr=value)

@@ -9,13 +9,13 @@ from pathlib import Path
 import msgspec
 
 from referee import (
-    MAX_RECORD_BYTES,
     BadRecord,
     parse_record,
     printable,
     replay,
     replay_states,
 )
+from tournaments.commands.common import read_record_file
 from tournaments.errors import InputError, UsageError
 from tournaments.output import render_json
 from tournaments.report.stored import is_store, stored_record
@@ -104,10 +104,4 @@ def read(path: Path, game: int | None) -> bytes:
             return stored_record(store, game)
     if game is not None:
         raise UsageError(f"GAME {game}: {path} is a record file, not a store")
-    try:
-        with path.open("rb") as file:
-            # One byte over the bound is enough for `parse_record` to refuse the file: a record
-            # file is read no further (it may be huge, or endless as /dev/zero is).
-            return file.read(MAX_RECORD_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return read_record_file(path)

@@ -3,7 +3,8 @@ game pages and downloads and a published final's report (`write_report(..., publ
 
 A fault keeps its seat, kind and decision; its reason (which quotes the bot's stderr) becomes
 the kind's description. A seat's command becomes its name (a house bot's command names the
-server's interpreter and files).
+server's interpreter and files). A seat's `start` (its seed) is kept for the viewer's own seats
+only: a bot must learn nothing of another seat's randomness.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ def public_reason(kind: str) -> str:
 
 def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
     """A game's record as everyone may see it: each fault's reason is its kind's description
-    unless its seat is one of `own` (the viewer's), and each seat's command is its name."""
+    unless its seat is one of `own` (the viewer's), each seat's command is its name, and only
+    the `start` messages of `own` seats are kept."""
     lines = []
     for line in record.splitlines():
         item = msgspec.json.decode(line)
@@ -31,6 +33,7 @@ def public_record(record: bytes, own: Collection[int] = ()) -> bytes:
             item["reason"] = public_reason(str(item.get("kind")))
         elif isinstance(item, dict) and item.get("type") == "header":
             item["commands"] = [[str(name)] for name in item.get("names", [])]
+            item["starts"] = [one for one in item.get("starts", []) if one.get("seat") in own]
         lines.append(msgspec.json.encode(item))
     return b"\n".join(lines) + b"\n"
 
