@@ -17,6 +17,7 @@ from referee import Limits, run_match
 from tournaments.cli import main
 from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
+from tournaments.league.season import OpenSeason
 from tournaments.league.service import LeagueService
 from tournaments.plan.botcommands import parse_bot
 from tournaments.report.public import public_record
@@ -72,9 +73,9 @@ async def fetched_seat_record(tmp_path: Path) -> tuple[bytes, bytes, int]:
             assert answer.status_code == 201, answer.text
             for status in ("checking", "playing"):
                 league.registry.set_status(answer.json()["version"], status)
-            with trio.fail_after(300):  # a hung ladder, not a slow machine
+            with trio.fail_after(300), OpenSeason(league) as season:  # a hung ladder
                 async with trio.open_nursery() as nursery:
-                    nursery.start_soon(run_ladder, league, service, service.changes)
+                    nursery.start_soon(run_ladder, season, service, service.changes)
                     while not league.store_path.exists() or not stored(league.store_path):
                         await trio.sleep(0.05)
                     nursery.cancel_scope.cancel()
