@@ -177,10 +177,23 @@ def noted(league: League) -> tuple[Focus, LogBudget]:
     budget = league.settings.logs_mb * 1024 * 1024
     if not league.store_path.exists():
         return Focus(), LogBudget(budget, {})
-    with Store(league.store_path, readonly=True) as store, store.snapshot():
+    # checked when the season opened it; read a slice at a time, never held whole
+    with Store(league.store_path, readonly=True, check=False) as store, store.snapshot():
         ids = {label: bot for bot, label in store.labels().items()}
-        focus = Focus(store.games(), ids, league.settings.benchmarks)
+        focus = Focus(_stored(store), ids, league.settings.benchmarks)
         return focus, LogBudget(budget, store.log_bytes())
+
+
+NOTED_SLICE = 50_000
+"""Games read at once when the ladder notes a store's games."""
+
+
+def _stored(store: Store) -> Iterator[FinishedGame]:
+    """Every game of `store` in the order stored, `NOTED_SLICE` ids at a time."""
+    last = store.last_game()
+    for after in range(0, last, NOTED_SLICE):
+        for _, game in store.games_as_stored(after, after + NOTED_SLICE):
+            yield game
 
 
 async def run_ladder(

@@ -768,10 +768,20 @@ class Store(SqliteFile):
         return [game for _, game in self._games("", (), "seat_set, deal, rotation")]
 
     @_read_back
-    def games_as_stored(self, after: int = 0) -> list[tuple[int, FinishedGame]]:
-        """Every game stored after the game `after` (ids grow as games are stored) with its
-        id, in the order they were stored: a rating over time, kept up to date."""
-        return self._games("WHERE id > ?", (after,), "id")
+    def games_as_stored(
+        self, after: int = 0, through: int | None = None
+    ) -> list[tuple[int, FinishedGame]]:
+        """Every game stored after the game `after` (ids grow as games are stored), up to the
+        game `through` if given, with its id, in the order they were stored: a rating over
+        time, kept up to date, or a long store read a slice at a time."""
+        if through is None:
+            return self._games("WHERE id > ?", (after,), "id")
+        return self._games("WHERE id > ? AND id <= ?", (after, through), "id")
+
+    @guarded
+    def last_game(self) -> int:
+        """The id of the newest game (0 before the first)."""
+        return int(self._db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
 
     @_read_back
     def games_of(self, name: str, chosen: GameChoice) -> list[tuple[int, FinishedGame]]:
