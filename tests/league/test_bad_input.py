@@ -158,6 +158,26 @@ async def test_a_games_listings_numbers_must_be_plain_whole_numbers(
     assert "the query is wrong" in answer.json()["error"]
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/?page=²",
+        "/?page=-1",
+        "/?page=" + "9" * 30,
+        "/api/leaderboard?page=①",
+        "/api/leaderboard?page=" + "9" * 30,
+        "/bots/mine?before=²",
+        "/bots/mine?before=" + "9" * 30,
+    ],
+)
+async def test_a_pages_page_number_must_be_a_plain_whole_number_in_range(
+    served: Served, path: str
+) -> None:
+    await served.playing_bot()
+    answer = await served.client.get(path)
+    assert answer.status_code in (400, 404), (path, answer.status_code, answer.text)
+
+
 async def test_a_disabled_bot_plays_no_scrimmage(served: Served) -> None:
     await served.playing_bot()
     fields = {"version": "1", "games": "1", "opponent": "house"}
