@@ -35,6 +35,8 @@ from tournaments.bench.league_server import (
     ARENA,
     Readers,
     connect,
+    newest,
+    number,
     percentile,
     request,
     rss_mb,
@@ -307,7 +309,7 @@ def pages(
     synthetic_store(db, names, games, weights=[HEAVY, *[1.0] * (bots - 1)])
     fill_s = time.perf_counter() - began
     adopt(db, folder)
-    heavy_games = _count(db, "SELECT count(*) FROM seats WHERE bot = 1")
+    heavy_games = number(db, "SELECT count(*) FROM seats WHERE bot = 1")
     kinds = {
         "leaderboard": "/",
         "leaderboard JSON": "/api/leaderboard",
@@ -316,7 +318,7 @@ def pages(
     }
     peak = 0.0
     with serving(folder) as server:
-        while _count(db, "SELECT max(id) FROM games") <= games:  # the ladder plays
+        while newest(db) <= games:  # the ladder plays
             if server.process.poll() is not None:
                 raise RuntimeError(f"arena serve ended: {server.exited()}")
             time.sleep(0.2)
@@ -349,8 +351,3 @@ def adopt(db: Path, folder: Path) -> None:
             "UPDATE bots SET hash = ? WHERE name = ?",
             [(identity, bot) for bot, identity in identities.items()],
         )
-
-
-def _count(db: Path, query: str) -> int:
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
-        return int(con.execute(query).fetchone()[0] or 0)

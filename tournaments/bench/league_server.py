@@ -127,15 +127,15 @@ def copy_store(base: Path, db: Path) -> None:
 
 def stored(db: Path) -> int:
     """Games in the store `db` now (0 before it exists)."""
-    return _number(db, "SELECT count(*) FROM games")
+    return number(db, "SELECT count(*) FROM games")
 
 
 def newest(db: Path) -> int:
     """The id of the newest game in the store `db` (0 before there is one)."""
-    return _number(db, "SELECT coalesce(max(id), 0) FROM games")
+    return number(db, "SELECT coalesce(max(id), 0) FROM games")
 
 
-def _number(db: Path, query: str) -> int:
+def number(db: Path, query: str) -> int:
     """The number `query` gives on the store `db`, read-only; 0 before the store has games."""
     if not db.exists():
         return 0
