@@ -15,8 +15,21 @@ import pytest
 import trio
 
 from tournaments.league import board as board_module
-from tournaments.league.board import Board, BoardKeeper, Keeping, Refresh, Running, compute
-from tournaments.rank.tables import standings
+from tournaments.league.board import (
+    Board,
+    BoardKeeper,
+    Keeping,
+    Refresh,
+    Running,
+    compute,
+    head_to_head,
+    history,
+)
+from tournaments.league.files import bot_of
+from tournaments.league.shelf import Shelf, shelf_path
+from tournaments.rank.ratings import mu_series
+from tournaments.rank.tables import pairs, standings
+from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame, Played
 from tournaments.store.store import Store, seat_set_key
 
@@ -53,6 +66,26 @@ def _without_time(board: Board) -> bytes:
     return msgspec.json.encode(msgspec.structs.replace(board, made=0.0))
 
 
+def _assert_shelf_from_scratch(path: Path) -> None:
+    """The shelf holds every bot's head-to-head rows, from its side, its opponents by their
+    place, and its rating over time, as made from scratch from the store."""
+    with Store(path, readonly=True) as store:
+        shown = visible([game for _, game in store.games_as_stored()], hidden(store, []))
+    order = [str(row["bot"]) for row in standings(shown).records()]
+    everything = Board(len(shown), [], pairs(shown, order).records())
+    place = {bot: n for n, bot in enumerate(order)}
+    with Shelf(shelf_path(path)) as shelf:
+        for bot in order:
+            rows = sorted(head_to_head(everything, bot), key=lambda row: place[row["opponent"]])
+            assert rows and shelf.opponents(bot, 0, len(order)).rows == rows
+            middle = shelf.opponents(bot, 1, 2)
+            assert middle.rows == rows[1:3] and middle.more == (len(rows) > 3)
+        series = mu_series(shown, bot_of)
+        assert {bot: shelf.history(bot) for bot in series} == {
+            bot: history(values) for bot, values in series.items()
+        }
+
+
 class _CountedStore(Store):
     opened = 0
 
@@ -83,17 +116,23 @@ def test_the_kept_board_equals_the_board_from_scratch_batch_after_batch(
             if batch == 3:
                 store.bot("ann", "ann", "ann-2")  # a new version: the older one is ann@ann-1
             _add_games(store, names, seats, range(10 * batch, 10 * batch + 7), rng)
-        refreshed = keeping.refresh(Refresh(str(path), budget_s=math.inf))
+        refreshed = keeping.refresh(Refresh(str(path), budget_s=math.inf, keep=["bob"]))
         runnings.append(keeping.running)
-        scratch = compute(path)
+        scratch = compute(path, keep=["bob"])
         assert not refreshed.drawing and refreshed.board.resampled == refreshed.board.games
         assert _without_time(refreshed.board) == _without_time(scratch)
+        assert scratch.pairs and all(
+            "bob" in (row["bot"], row["opponent"]) for row in scratch.pairs
+        )
+        _assert_shelf_from_scratch(path)
         assert scratch.games > 0 and all(row["elo"] is not None for row in scratch.standings)
     assert "dee" not in {row["bot"] for row in scratch.standings}
     assert {"ann", "ann@ann-1"} <= {row["bot"] for row in scratch.standings}
     kept_on = [runnings[k] is runnings[k - 1] for k in range(1, 4)]
     assert kept_on == [True, False, True]  # anew at the removal; the version renamed in place
     assert _CountedStore.opened == 4 + 1  # `compute` after each batch; the kept board once
+    keeping.refresh(Refresh(str(path), budget_s=math.inf))  # nothing new: the shelf is the same
+    _assert_shelf_from_scratch(path)
 
 
 def _games(rng: random.Random, deals: range) -> list[tuple[int, FinishedGame]]:

@@ -50,7 +50,7 @@ def test_marks_are_the_head_to_head_against_each_benchmark() -> None:
         finished(["alice", "medium"], [1, 2]),
         finished(["bob", "easy"], [1, 1]),
     ]
-    board = Board(len(games), [], {}, pairs(games, ["alice", "bob", "easy", "medium"]).records())
+    board = Board(len(games), [], pairs(games, ["alice", "bob", "easy", "medium"]).records())
     settings = LeagueSettings(benchmarks=["easy", "medium", "hard"], grades=GRADES)
     alice, bob = graded(board, settings, [("alice", "a"), ("bob", "b")])
     assert [(m.benchmark, m.games, m.score_pct) for m in alice.marks] == [

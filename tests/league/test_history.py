@@ -7,14 +7,16 @@ import re
 
 from tourhelp_league import finished
 
-from tournaments.league.board import Board, head_to_head, history, rating_histories
+from tournaments.league.board import Board, head_to_head, history
+from tournaments.league.files import bot_of
+from tournaments.rank.ratings import mu_series
 from tournaments.rank.tables import pairs
 from tournaments.server.history import svg_line
 
 
 def test_a_bot_that_always_wins_climbs_and_one_that_always_loses_falls() -> None:
     games = [finished(["winner", "loser"], [1, 2]) for _ in range(10)]
-    histories = rating_histories(games)
+    histories = mu_series(games, bot_of)
     up, down = histories["winner"], histories["loser"]
     assert len(up) == len(down) == 10
     assert up == sorted(up) and up[0] < up[-1]
@@ -23,8 +25,8 @@ def test_a_bot_that_always_wins_climbs_and_one_that_always_loses_falls() -> None
 
 def test_every_version_of_a_bot_counts_as_the_bot() -> None:
     games = [finished(["bot@1234", "other"], [1, 2]), finished(["bot", "other"], [2, 1])]
-    assert set(rating_histories(games)) == {"bot", "other"}
-    assert len(rating_histories(games)["bot"]) == 2
+    assert set(mu_series(games, bot_of)) == {"bot", "other"}
+    assert len(mu_series(games, bot_of)["bot"]) == 2
 
 
 def test_the_line_has_a_point_per_value_and_nothing_for_fewer_than_two() -> None:
@@ -50,7 +52,7 @@ def test_a_bots_head_to_head_is_the_pairs_table_seen_from_its_side() -> None:
         finished(["b", "c"], [1, 1]),
         *[finished(["c", "b"], [1, 2])] * 4,
     ]
-    board = Board(len(games), [], {}, pairs(games, ["a", "b", "c"]).records())
+    board = Board(len(games), [], pairs(games, ["a", "b", "c"]).records())
     for bot, order in (("a", ["a", "b", "c"]), ("b", ["b", "a", "c"]), ("c", ["c", "a", "b"])):
         own = [row for row in pairs(games, order).records() if row["bot"] == bot]
         assert head_to_head(board, bot) == own and len(own) == 2

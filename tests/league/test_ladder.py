@@ -12,8 +12,10 @@ import pytest
 import trio
 from tourhelp_league import finished
 
+from tournaments.bench.synthetic import synthetic_store
 from tournaments.executors.local import Local
 from tournaments.executors.work import GameUnplayed, Result, UnitWork
+from tournaments.league import ladder
 from tournaments.league.files import League
 from tournaments.league.ladder import Focus, Rounds
 from tournaments.league.pairing import UNIT_S
@@ -245,3 +247,41 @@ class Quiet:
 
     def on_refused(self, refused: Refused) -> None:
         raise AssertionError(refused)
+
+
+def test_the_ladder_notes_its_store_a_slice_at_a_time_as_focus_notes_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the ladder notes of the store when it starts equals a `Focus` of every game at
+    once, and the server's other tasks run between its slices (it holds the thread a slice
+    at a time)."""
+    monkeypatch.setattr(ladder, "NOTED_SLICE", 64)
+    synthetic_store(tmp_path / "cup.sqlite", ["house", "a", "b", "c"], 500)
+    file = tmp_path / "cup.toml"
+    file.write_text('game = "azul"\nsandbox = "none"\n[participants]\nhouse = "random"\n[league]\n')
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await trio.sleep(0)
+
+    async def note(league: League) -> Focus:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(tick)
+            focus, _ = await ladder.noted(league)
+            nursery.cancel_scope.cancel()
+        return focus
+
+    with League(file) as league:
+        focus = trio.run(note, league)
+    with Store(tmp_path / "cup.sqlite", readonly=True) as store:
+        ids = {label: bot for bot, label in store.labels().items()}
+        whole = Focus([game for _, game in store.games_as_stored()], ids)
+    assert ticks >= 500 // 64
+    for kept in ("played", "games", "next", "low", "holes", "scores", "wall_ms"):
+        assert getattr(focus, kept) == getattr(whole, kept), kept
+    assert focus.next and all(
+        focus.ratings.sigma(str(b)) == whole.ratings.sigma(str(b)) for b in ids.values()
+    )

@@ -13,6 +13,7 @@ a page that reads its part of the store from one that reads all of it by a facto
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -23,10 +24,11 @@ import httpx2 as httpx
 import pytest
 
 from tournaments.bench.synthetic import synthetic_store
-from tournaments.league.board import Board
+from tournaments.league.board import Board, Keeping, Refresh
 from tournaments.league.files import League
 from tournaments.league.reads import KeptStores, Rechecks
 from tournaments.league.service import LeagueService
+from tournaments.server import bots
 from tournaments.server.app import make_app
 from tournaments.server.leaderboard import ROWS
 from tournaments.store.sqlitefile import StoreError
@@ -157,7 +159,7 @@ async def test_the_leaderboard_is_paged_in_its_page_and_its_json(
         for n in range(2 * ROWS + 50)
     ]
     async with serving(leagues[SMALL]) as (service, client):
-        service.board.board = Board(games=9 * len(rows), standings=rows, history={})
+        service.board.board = Board(games=9 * len(rows), standings=rows)
         service.board.generation += 1
         first = (await client.get("/")).text
         assert first.count("<tr><td") == ROWS and 'href="/?page=2" rel="next"' in first
@@ -191,3 +193,69 @@ def test_a_store_damaged_while_served_is_refused_once_its_recheck_finds_it(
     with pytest.raises(StoreError, match=r"is damaged .*\.recover"):
         stores.get(path)
     stores.close()
+
+
+async def test_a_bots_head_to_head_is_read_from_the_shelf_a_page_of_opponents_at_a_time(
+    leagues: dict[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server holds no head-to-head rows: the bot page reads a page of them, its opponents
+    by their place on the board, from the shelf the board's child writes; the page's number
+    is a plain whole number."""
+    monkeypatch.setattr(bots, "OPPONENTS_SHOWN", 4)
+    store = leagues[SMALL].with_suffix(".sqlite")
+    refreshed = Keeping().refresh(Refresh(str(store)))
+    assert refreshed.board.pairs == []  # no bot kept: every row is on the shelf
+    order = [str(row["bot"]) for row in refreshed.board.standings]
+    expected = [bot for bot in order if bot != "house"]
+    async with serving(leagues[SMALL]) as (_, client):
+        shown: list[str] = []
+        path = "/bots/house"
+        while True:
+            html = (await client.get(path)).text
+            table = html.split('id="head-to-head"')[1].split("</table>")[0]
+            shown += re.findall(r'<tr><td><a href="/bots/([^"]+)">', table)
+            after = re.search(
+                r'<a href="(/bots/house\?opponents=\d+)#opponents">Opponents after', html
+            )
+            if after is None:
+                break
+            path = after[1]
+        assert shown == expected and len(expected) == 9  # 4, 4 and 1
+        assert 'href="/bots/house?opponents=4#opponents">Opponents before' in html
+        for bad in ("²", "-1", "4x", "9" * 30):
+            assert (await client.get(f"/bots/house?opponents={bad}")).status_code == 400, bad
+
+
+async def test_a_game_page_is_made_once_and_kept_by_what_it_shows(
+    leagues: dict[int, Path],
+) -> None:
+    async with serving(leagues[SMALL]) as (service, client):
+        made: list[int] = []
+        work = service.viewers.child.work
+        service.viewers.child.work = lambda shown: made.append(1) or work(shown)
+        first = await client.get("/games/7")
+        assert first.status_code == 200 and (await client.get("/games/7")).text == first.text
+        assert len(made) == 1
+        other = await client.get("/games/8")
+        assert other.text != first.text and len(made) == 2
+
+
+def test_the_leaderboard_reads_the_registry_again_only_once_it_changed(
+    leagues: dict[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with League(leagues[SMALL]) as league:
+        service = LeagueService(league)
+        reads: list[int] = []
+        playing = league.registry.playing
+        monkeypatch.setattr(league.registry, "playing", lambda: reads.append(1) or playing())
+        first = service.leaderboard()
+        assert service.leaderboard() is first and len(reads) == 1
+        league.registry.new_token("newcomer")  # a change it does not show
+        assert service.leaderboard() is first and len(reads) == 2
+        author = league.registry.author_for(league.registry.new_token("uploader"))
+        assert author is not None
+        league.registry.add_version(author.id, "fresh", "c0ffee", "python3 bot.py", None)
+        again = service.leaderboard()
+        assert again.generation == first.generation + 1 and len(reads) == 3
+        assert [v.bot for v in again.waiting] == ["fresh"]
+        service.close()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from threading import get_ident
 from typing import Any
@@ -27,7 +27,8 @@ import trio
 from protocol.errors import ArenaError
 from tournaments.league.child import Kept, serve
 from tournaments.league.files import bot_of
-from tournaments.rank.ratings import MuSeries, mu_series
+from tournaments.league.shelf import History, Shelf, shelf_path
+from tournaments.rank.ratings import MuSeries
 from tournaments.rank.running import BUDGET_S, RunningTables
 from tournaments.rank.tables import pairs, standings
 from tournaments.report.page import thinned
@@ -46,22 +47,18 @@ BOARD_NICE = 0
 behind a busy ladder."""
 
 
-class History(msgspec.Struct, frozen=True):
-    """A bot's openskill mu over its games, thinned as the report thins it (the last kept)."""
-
-    games: int
-    points: list[float]
-
-
 class Board(msgspec.Struct, frozen=True):
+    """What the server holds of the standings (every bot's head to head and its rating over
+    time are on the board's shelf: `tournaments.league.shelf`)."""
+
     games: int
     """Games the tables count (those of removed bots left out)."""
     standings: list[dict[str, Any]]
     """`arena table`'s standings rows, strongest first."""
-    history: dict[str, History]
-    """Every bot (its name: all its versions) → its rating over time."""
     pairs: list[dict[str, Any]] = []
-    """`arena table`'s head-to-head rows, each pair once (the higher ranked as `bot`)."""
+    """`arena table`'s head-to-head rows of the pairs with a kept bot (`Refresh.keep`: the
+    benchmarks, whose rows the grades are made of), each pair once (the higher ranked as
+    `bot`)."""
     made: float = 0.0
     """When it was computed (time.time())."""
     resampled: int = 0
@@ -69,10 +66,10 @@ class Board(msgspec.Struct, frozen=True):
     fewer while the next bootstrap is drawn (the Elo is always of every game)."""
 
 
-EMPTY = Board(0, [], {})
+EMPTY = Board(0, [])
 
 
-def compute(store_path: Path) -> Board:
+def compute(store_path: Path, keep: Collection[str] = ()) -> Board:
     """The board of the store at `store_path` from scratch (empty before the first game): what
     the kept board (`Running`) equals once its bootstrap is drawn."""
     if not store_path.exists():
@@ -82,11 +79,11 @@ def compute(store_path: Path) -> Board:
         shown = visible([game for _, game in everything], hidden(store, []))
     rows = standings(shown).records() if shown else []
     order = [str(row["bot"]) for row in rows]
+    met = pairs(shown, order).records() if shown else []
     return Board(
         games=len(shown),
         standings=rows,
-        history={bot: history(mus) for bot, mus in rating_histories(shown).items()},
-        pairs=pairs(shown, order).records() if shown else [],
+        pairs=[row for row in met if row["bot"] in keep or row["opponent"] in keep],
         made=time.time(),
         resampled=len(shown),
     )
@@ -133,12 +130,6 @@ _DEALS_SEEN_FROM_THE_OTHER_SIDE = [
 """A two-player pair's deals by points scored (the pentanomial) read from the opponent."""
 
 
-def rating_histories(games: Sequence[FinishedGame]) -> dict[str, list[float]]:
-    """Every bot's openskill mu after each game it sat in, `games` in the order they were
-    stored; a bot is its name, every version (`name@hash`) counted as it."""
-    return mu_series(games, bot_of)
-
-
 def history(values: list[float]) -> History:
     """A rating over time as its page draws it: the report's thinning, the mu alone."""
     return History(len(values), [mu for _, mu in thinned(values)])
@@ -159,7 +150,12 @@ class Running:
         """The id of the last game read."""
         self.tables = RunningTables(schedule=schedule)
         self._series = MuSeries(bot_of)
-        self._histories: dict[str, History] = {}
+        self._unshelved: set[str] = set()
+        """The bots whose rating over time changed since the shelf was last written."""
+        self._gone: set[str] = set()
+        """The labels renamed since: their rows leave the shelf."""
+        self._shelved = False
+        """The shelf holds this board's rows (else it is written anew)."""
 
     def add(self, games: list[tuple[int, FinishedGame]]) -> None:
         """Count these games (newly stored, in the order stored)."""
@@ -169,7 +165,7 @@ class Running:
         shown = visible([game for _, game in games], self.hide)
         self.tables.add(shown)
         for bot in self._series.add(shown):
-            self._histories.pop(bot, None)
+            self._unshelved.add(bot)
 
     def rename(self, labels: dict[int, str]) -> bool:
         """Take the store's `labels` now, renaming the bots whose label changed; False if a
@@ -180,37 +176,49 @@ class Running:
         if None in names.values():
             return False
         renaming = {old: str(new) for old, new in names.items()}
+        self._gone |= renaming.keys()
         self.tables.rename(renaming)
         self._series.rename(renaming)
         self.hide = {renaming.get(bot, bot) for bot in self.hide}
         self.labels = labels
         return True
 
-    def board(self, budget_s: float) -> tuple[Board, bool]:
-        """The board now, the bootstrap drawn for up to `budget_s` of CPU; and whether it
-        still has resamples to draw (the intervals are not yet this board's own)."""
+    def board(self, budget_s: float, keep: Collection[str] = ()) -> tuple[Board, bool]:
+        """The board now, the bootstrap drawn for up to `budget_s` of CPU, with the head to
+        head of the `keep` bots; and whether it still has resamples to draw (the intervals are
+        not yet this board's own)."""
         if not self.tables.games:
             return msgspec.structs.replace(EMPTY, made=time.time()), False
-        tables = self.tables.tables(budget_s)
-        for bot, mus in self._series.series.items():
-            if bot not in self._histories:
-                self._histories[bot] = history(mus)
+        tables = self.tables.tables(budget_s, among=keep)
         board = Board(
             games=self.tables.games,
             standings=tables.standings.records(),
-            history={bot: self._histories[bot] for bot in self._series.series},
             pairs=tables.pairs.records(),
             made=time.time(),
             resampled=tables.resampled,
         )
         return board, tables.drawing
 
+    def shelve(self, shelf: Shelf, order: Sequence[str]) -> None:
+        """Write what changed since the last time to `shelf` (everything the first time): the
+        head-to-head rows of the pairs with new games, the histories of their bots, and the
+        board's `order`."""
+        changed = {bot: history(self._series.series[bot]) for bot in self._unshelved}
+        sums = self.tables.pairs
+        columns = [key for key, _ in sums.columns()]
+        shelf.write(
+            columns, sums.take_touched(), order, changed, anew=not self._shelved, gone=self._gone
+        )
+        self._unshelved, self._gone, self._shelved = set(), set(), True
+
 
 class Refresh(msgspec.Struct, frozen=True):
-    """Asks the board's child for the board of `store` now."""
+    """Asks the board's child for the board of `store` now, with the head to head of the
+    `keep` bots (the rest on the shelf: `shelf_path`)."""
 
     store: str
     budget_s: float = BUDGET_S
+    keep: list[str] = []
 
 
 class Refreshed(msgspec.Struct, frozen=True, tag=True):
@@ -223,11 +231,13 @@ class Refreshed(msgspec.Struct, frozen=True, tag=True):
 
 class Keeping:
     """The board's child's state: the `Running` board of the store last asked for, and that
-    store kept open (opening one checks all of it: a refresh must not cost the whole store)."""
+    store kept open (opening one checks all of it: a refresh must not cost the whole store),
+    with its shelf."""
 
     def __init__(self) -> None:
         self.running: Running | None = None
         self._store: Store | None = None
+        self._shelf: Shelf | None = None
         self._thread = 0
         """The thread that opened `_store`: an SQLite connection serves only it (outside the
         child, each refresh may run in another thread)."""
@@ -262,20 +272,26 @@ class Keeping:
         running.add(new)
         running.labels = labels
         self.running = running
-        board, drawing = running.board(request.budget_s)
+        board, drawing = running.board(request.budget_s, request.keep)
+        assert self._shelf is not None
+        running.shelve(self._shelf, [str(row["bot"]) for row in board.standings])
         return Refreshed(board, drawing, time.thread_time() - began)
 
     def _open(self, path: Path) -> Store:
-        """The store at `path`, opened (and checked) once for this thread."""
+        """The store at `path`, opened (and checked) once for this thread, and its shelf."""
         if self._store is None or self._store.path != path or self._thread != get_ident():
             self._close()
             self._store, self._thread = Store(path, readonly=True), get_ident()
+            self._shelf = Shelf.anew(shelf_path(path))
         return self._store
 
     def _close(self) -> None:
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._shelf is not None:
+            self._shelf.close()
+            self._shelf = None
 
     def _running(self, path: Path, hide: set[str], labels: dict[int, str]) -> Running:
         """The running board of `path` with these bots hidden and labels: the one kept (its
@@ -294,8 +310,10 @@ class BoardKeeper:
     """The last board, and the task that asks the board's child for the next one after new
     games (or while its bootstrap is drawn)."""
 
-    def __init__(self, store_path: Path) -> None:
+    def __init__(self, store_path: Path, keep: Collection[str] = ()) -> None:
         self.store_path = store_path
+        self.keep = sorted(keep)
+        """The bots whose head to head the board holds (`Board.pairs`)."""
         self.board = EMPTY
         self.previous: dict[str, float] = {}
         """Each bot's Elo on the board before this one: the leaderboard's "last change"."""
@@ -322,7 +340,7 @@ class BoardKeeper:
         """Bring the board up to date now (None: it could not be, the log says why)."""
         asked = self.store_path
         try:
-            refreshed = await self._child.ask(Refresh(str(asked)))
+            refreshed = await self._child.ask(Refresh(str(asked), keep=self.keep))
         except ArenaError as exc:
             print(
                 f"arena serve: the leaderboard could not be computed: {exc}",

@@ -171,29 +171,27 @@ class Rounds:
         self.listener.on_refused(refused)
 
 
-def noted(league: League) -> tuple[Focus, LogBudget]:
+async def noted(league: League) -> tuple[Focus, LogBudget]:
     """A `Focus` of the league's stored games and the bytes of stderr each version has kept
-    (read once, when the ladder starts)."""
+    (read once, when the ladder starts), `NOTED_SLICE` games at a time in the server's thread:
+    a million games are minutes of Python, which in a thread would hold the pages through the
+    GIL, and between two slices the pages are answered."""
     budget = league.settings.logs_mb * 1024 * 1024
     if not league.store_path.exists():
         return Focus(), LogBudget(budget, {})
+    focus = Focus(benchmarks=league.settings.benchmarks)
     # checked when the season opened it; read a slice at a time, never held whole
     with Store(league.store_path, readonly=True, check=False) as store, store.snapshot():
         ids = {label: bot for bot, label in store.labels().items()}
-        focus = Focus(_stored(store), ids, league.settings.benchmarks)
+        for after in range(0, store.last_game(), NOTED_SLICE):
+            focus.note((game for _, game in store.games_as_stored(after, after + NOTED_SLICE)), ids)
+            await trio.sleep(0)
+        focus.settle()
         return focus, LogBudget(budget, store.log_bytes())
 
 
-NOTED_SLICE = 50_000
-"""Games read at once when the ladder notes a store's games."""
-
-
-def _stored(store: Store) -> Iterator[FinishedGame]:
-    """Every game of `store` in the order stored, `NOTED_SLICE` ids at a time."""
-    last = store.last_game()
-    for after in range(0, last, NOTED_SLICE):
-        for _, game in store.games_as_stored(after, after + NOTED_SLICE):
-            yield game
+NOTED_SLICE = 200
+"""Games noted at once when the ladder starts: tens of milliseconds of the server's thread."""
 
 
 async def run_ladder(
@@ -208,7 +206,7 @@ async def run_ladder(
     sets, taken before the work so that a change during it is not missed. `share`: the budget
     of games at once it shares with the checks and the scrimmages."""
     league = season.league
-    focus, log_budget = await trio.to_thread.run_sync(noted, league)  # pages answer meanwhile
+    focus, log_budget = await noted(league)
     executor = executor_for(league.tournament, nice=LADDER_NICE, share=share)
     checks = checking(processes_here()) if executor.remote else contextlib.nullcontext()
     async with executor.kept():

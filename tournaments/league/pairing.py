@@ -119,12 +119,24 @@ class Focus:
         self.ratings = OnlinePlackettLuce()
         self.wall_ms: defaultdict[SeatSet, list[float]] = defaultdict(lambda: [0.0, 0.0])
         """The wall time and the number of the games stored, by seat-set (and all: `()`)."""
-        stored: Counter[SeatSet] = Counter()
+        self._stored: Counter[SeatSet] = Counter()
+        """The games of each seat-set `note`d, until `settle`."""
+        self.note(games, ids)
+        self.settle()
+
+    def note(self, games: Iterable[FinishedGame], ids: Mapping[str, int]) -> None:
+        """Add the store's `games` (a slice of them at a time, in the order stored; `settle`
+        once every one is noted)."""
         for game in games:
-            stored[self.add(game, ids)] += 1
-        for seat_set, count in stored.items():  # complete up to its last deal: none to look for
+            self._stored[self.add(game, ids)] += 1
+
+    def settle(self) -> None:
+        """Every stored game noted: a seat-set complete up to its last deal has none to look
+        for."""
+        for seat_set, count in self._stored.items():
             if count == self.next[seat_set] * len(seat_set):
                 self.low[seat_set] = self.next[seat_set]
+        self._stored = Counter()
 
     def add(self, game: FinishedGame, ids: Mapping[str, int]) -> SeatSet:
         """Note `game`, its labels read as store ids by `ids` (those of the round that played

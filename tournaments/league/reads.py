@@ -11,18 +11,22 @@ the ones it reads in a thread of its own, at the lowest priority, again every `R
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import msgspec
 
 from tournaments.league.child import Kept, serve
+from tournaments.league.shelf import NO_OPPONENTS, History, Opponents, Shelf, shelf_path
 from tournaments.store.exclusion import hidden
 from tournaments.store.results import FinishedGame
-from tournaments.store.sqlitefile import StoreError
+from tournaments.store.sqlitefile import SqliteFile, StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
 
 READS_NICE = 5
@@ -44,41 +48,49 @@ class GamesOf(msgspec.Struct, frozen=True, tag=True):
 
 class Recent(msgspec.Struct, frozen=True, tag=True):
     """The newest `count` games any version of `bot` sat in (older than `before`, if given),
-    and its `logs` newest stderr logs (`Store.games_of`, `Store.logs_of`)."""
+    its `logs` newest stderr logs (`Store.games_of`, `Store.logs_of`), and from the board's
+    shelf its rating over time and `opponents` of its head-to-head rows from the
+    `opponents_from`-th."""
 
     store: str
     bot: str
     count: int
     logs: int
     before: int | None = None
+    opponents: int = 0
+    opponents_from: int = 0
 
 
 Request = GamesOf | Recent
 
 
 class Found(msgspec.Struct, frozen=True, tag=True):
-    """What a request found: the games (id, game), the store's hidden labels, the logs."""
+    """What a request found: the games (id, game), the store's hidden labels, the logs, and
+    of a `Recent` bot its head-to-head rows and its rating over time."""
 
     games: list[tuple[int, FinishedGame]]
     hidden: list[str]
     logs: list[tuple[int, str, LogRow]] = []
+    opponents: Opponents = NO_OPPONENTS
+    history: History | None = None
 
 
-class KeptStores:
-    """One read-only connection per store, kept open (used by one thread at a time).
+Opened = TypeVar("Opened", bound=SqliteFile)
 
-    `check`: the first opening of each store runs `PRAGMA quick_check`; later ones never do.
-    A store file replaced (another inode at its path) is opened again."""
 
-    def __init__(self, *, check: bool) -> None:
-        self.check = check
-        self._kept: dict[Path, tuple[tuple[int, int], Store]] = {}
+class KeptFiles(Generic[Opened]):
+    """One connection per file, opened by `opener` and kept open (used by one thread at a
+    time). A file replaced (another inode at its path) is opened again."""
+
+    def __init__(self, opener: Callable[[Path], Opened]) -> None:
+        self.opener = opener
+        self._kept: dict[Path, tuple[tuple[int, int], Opened]] = {}
         self._lock = threading.Lock()
         self.damaged: dict[Path, StoreError] = {}
-        """Stores a later check found damaged (`Rechecks`): refused with their error."""
+        """Files a later check found damaged (`Rechecks`): refused with their error."""
 
-    def get(self, path: Path) -> Store | None:
-        """The store at `path` (None if there is none yet)."""
+    def get(self, path: Path) -> Opened | None:
+        """The file at `path` (None if there is none yet)."""
         try:
             found = path.stat()
         except FileNotFoundError:
@@ -92,9 +104,9 @@ class KeptStores:
                 return kept[1]
             if kept is not None:
                 kept[1].close()
-            store = Store(path, readonly=True, check=self.check)
-            self._kept[path] = (identity, store)
-            return store
+            opened = self.opener(path)
+            self._kept[path] = (identity, opened)
+            return opened
 
     def paths(self) -> list[Path]:
         with self._lock:
@@ -102,9 +114,17 @@ class KeptStores:
 
     def close(self) -> None:
         with self._lock:
-            for _, store in self._kept.values():
-                store.close()
+            for _, opened in self._kept.values():
+                opened.close()
             self._kept.clear()
+
+
+class KeptStores(KeptFiles[Store]):
+    """The stores, read-only. `check`: the first opening of each store runs
+    `PRAGMA quick_check`; later ones never do."""
+
+    def __init__(self, *, check: bool) -> None:
+        super().__init__(functools.partial(Store, readonly=True, check=check))
 
 
 class Reads:
@@ -112,6 +132,7 @@ class Reads:
 
     def __init__(self, stores: KeptStores) -> None:
         self.stores = stores
+        self.shelves = KeptFiles(functools.partial(Shelf, check=False))
 
     def answer(self, request: Request) -> Found:
         """Read what `request` asks for (nothing before the store exists)."""
@@ -124,7 +145,12 @@ class Reads:
                 return Found(store.games_of(request.bot, request.choice), hide)
             choice = GameChoice(count=request.count, before=request.before)
             games = store.games_of(request.bot, choice)
-            return Found(games, hide, store.logs_of(request.bot, request.logs))
+            logs = store.logs_of(request.bot, request.logs)
+        shelf = self.shelves.get(shelf_path(Path(request.store)))
+        if shelf is None:  # the board's child has not written it yet
+            return Found(games, hide, logs)
+        opponents = shelf.opponents(request.bot, request.opponents_from, request.opponents)
+        return Found(games, hide, logs, opponents, shelf.history(request.bot))
 
 
 class Rechecks:

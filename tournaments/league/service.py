@@ -30,7 +30,7 @@ from tournaments.executors import Executor
 from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
-from tournaments.league.board import BoardKeeper, History, head_to_head
+from tournaments.league.board import BoardKeeper
 from tournaments.league.check_queue import CheckQueue
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
@@ -41,9 +41,11 @@ from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Ver
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.season import OpenSeason
+from tournaments.league.shelf import NO_OPPONENTS, History, Opponents
 from tournaments.league.staging import stager
 from tournaments.league.submissions import submit
 from tournaments.league.turns import Turns
+from tournaments.league.viewers import Shown, Viewers
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.public import public_record
@@ -97,6 +99,8 @@ class BotView(msgspec.Struct, frozen=True):
     history: History | None
     private: Private | None
     """None unless the viewer is the bot's author or an organiser."""
+    opponents: Opponents = NO_OPPONENTS
+    """A page of its head-to-head rows, as the viewer may see them."""
 
 
 class StoredGame(msgspec.Struct, frozen=True):
@@ -219,7 +223,7 @@ class LeagueService:
                 self.stores.get(store)  # checked now, before the pages: never at a page's read
             except StoreError as exc:  # the pages go on; each one that reads it says so
                 print(f"arena serve: {exc}", file=sys.stderr, flush=True)
-        self.board = BoardKeeper(league.store_path)
+        self.board = BoardKeeper(league.store_path, keep=league.settings.benchmarks)
         self._change = trio.Event()
         self._runtimes: list[Runtime] | None = None
         self._frozen = trio.Event()
@@ -237,6 +241,8 @@ class LeagueService:
         runs."""
         self._read_stores = KeptStores(check=True)
         self._reader = reader(self._read_stores)
+        self.viewers = Viewers()
+        """Makes the games' pages, out of this process while the league runs."""
         """Reads and decodes a bot's games for its page and its listings, out of this process
         while the league runs."""
         self.final: FinalProgress | None = None
@@ -244,6 +250,8 @@ class LeagueService:
         self._leaderboard: Leaderboard | None = None
         self._results: dict[int, SeasonResult] = {}
         self._leaderboard_shows: object = None
+        self._leaderboard_token: object = None
+        """The board's generation and the registry's `changes` when it was last looked at."""
 
     def close(self) -> None:
         """Close the stores kept open for the pages."""
@@ -316,7 +324,12 @@ class LeagueService:
             self.notify,
         )
         try:
-            async with self._reader.open(), self._staging.open(), trio.open_nursery() as nursery:
+            async with (
+                self._reader.open(),
+                self.viewers.child.open(),
+                self._staging.open(),
+                trio.open_nursery() as nursery,
+            ):
                 nursery.start_soon(self.board.run)
                 nursery.start_soon(checks.run, self.changes)
                 nursery.start_soon(self._seasons)
@@ -515,12 +528,16 @@ class LeagueService:
         """The leaderboard now: made again only when the board or the versions playing and
         being checked changed (every open browser polls it)."""
         registry = self.league.registry
+        token = (self.board.generation, registry.changes())
+        if self._leaderboard is not None and token == self._leaderboard_token:
+            return self._leaderboard  # nothing it shows can have changed: no read of 1,000 rows
         waiting, playing = registry.waiting(), registry.playing()
         shows = (self.board.generation, [(v.bot, v.status, v.number) for v in (*waiting, *playing)])
         if self._leaderboard is None or shows != self._leaderboard_shows:
             made = self._leaderboard.generation + 1 if self._leaderboard else 1
             self._leaderboard = self._make_leaderboard(made, waiting, playing)
             self._leaderboard_shows = shows
+        self._leaderboard_token = token
         return self._leaderboard
 
     def seasons(self) -> list[Season]:
@@ -559,20 +576,23 @@ class LeagueService:
         ]
         return graded(self.board.board, self.league.settings, bots)
 
-    def head_to_head(self, bot: str, viewer: Author | None) -> list[dict[str, Any]]:
-        """The bot's head to head on the board as `viewer` may see it: a row between an
-        uploaded bot and a benchmark is a score its grade is made of (`grades`), shown to
-        that bot's author and the organisers alone."""
+    def _head_to_head(
+        self, bot: str, rows: list[dict[str, Any]], viewer: Author | None
+    ) -> list[dict[str, Any]]:
+        """The bot's head-to-head `rows` as `viewer` may see them: a row between an uploaded
+        bot and a benchmark is a score its grade is made of (`grades`), shown to that bot's
+        author and the organisers alone."""
         benchmarks = set(self.league.settings.benchmarks)
-        uploaded = self.league.registry.bots()
-        rows = []
-        for row in head_to_head(self.board.board, bot):
+        registry = self.league.registry
+        shown = []
+        for row in rows:
             pair = {bot, bot_of(str(row["opponent"]))}
-            graded_bot = next((name for name in pair if name in uploaded), None)
-            if pair & benchmarks and graded_bot and not self.may_see_private(viewer, graded_bot):
-                continue
-            rows.append(row)
-        return rows
+            if pair & benchmarks:
+                graded = next((name for name in pair if registry.bot(name) is not None), None)
+                if graded is not None and not self.may_see_private(viewer, graded):
+                    continue
+            shown.append(row)
+        return shown
 
     def _make_leaderboard(
         self, generation: int, waiting: list[Version], playing: list[Version]
@@ -639,6 +659,15 @@ class LeagueService:
         if where.scrimmages and not self.own_seats(names, viewer):
             raise NotFound(f"the league has no game {game_id}")
         return StoredGame(game_id, names, record)
+
+    async def game_page(
+        self, game: StoredGame, viewer: Author | None, title: str, links: list[tuple[str, str]]
+    ) -> str:
+        """The page of `game` (`game`'s answer) as `viewer` may see it: its viewer of the public
+        record, with the fault reasons of the viewer's own seats."""
+        own = self.own_seats(game.names, viewer)
+        shown = Shown(game.record, own, title, links)
+        return await self.viewers.page(shown)
 
     def own_seats(self, names: Sequence[str], viewer: Author | None) -> list[int]:
         """The seats of a game of `names` whose logs `viewer` may see (their own bots'; an
@@ -733,18 +762,37 @@ class LeagueService:
         return viewer.organiser or self.league.registry.owner(bot) == viewer.id
 
     async def bot_view(
-        self, bot: str, viewer: Author | None, games: int = 50, before: int | None = None
+        self,
+        bot: str,
+        viewer: Author | None,
+        games: int = 50,
+        before: int | None = None,
+        opponents: range = range(0),
     ) -> BotView:
         """The bot `bot` as `viewer` (None: signed out) may see it, with its newest `games`
-        games (older than the game `before`, if given: the next page); `NotFound` if no such.
-        (Its games and logs are read by `reads`.)"""
+        games (older than the game `before`, if given: the next page) and the head-to-head
+        rows of its `opponents` (by their place on the board); `NotFound` if no such. (Its
+        games, logs, rows and rating over time are read by `reads`.)"""
         registry = self.league.registry
         house = bot in self.league.tournament.participants
         found = registry.bot(bot)
         if found is None and not house:
             raise NotFound(f"the league has no bot named {bot!r}")
         owner = None if found is None else registry.author_by_id(found.author)
-        recent, logs, more = await self._stored(bot, games, before)
+        asked = Recent(
+            str(self.league.store_path),
+            bot,
+            games,
+            5,
+            before,
+            opponents=len(opponents),
+            opponents_from=opponents.start,
+        )
+        read = await self._reader.ask(asked)
+        hide = set(read.hidden)
+        recent = [(game_id, game) for game_id, game in read.games if hide.isdisjoint(game.bots)]
+        more = read.games[-1][0] if games and len(read.games) == games else None
+        logs = [self._log(game, label, row) for game, label, row in read.logs]
         versions = registry.versions(bot)
         private = None
         if self.may_see_private(viewer, bot):
@@ -757,22 +805,12 @@ class LeagueService:
             versions=versions,
             games=recent,
             more=more,
-            history=self.board.board.history.get(bot),
+            history=read.history,
             private=private,
+            opponents=Opponents(
+                self._head_to_head(bot, read.opponents.rows, viewer), read.opponents.more
+            ),
         )
-
-    async def _stored(
-        self, bot: str, count: int, before: int | None
-    ) -> tuple[list[tuple[int, FinishedGame]], list[StderrLog], int | None]:
-        """The newest games any version of `bot` sat in (older than `before`; removed bots'
-        games left out), its newest stderr logs, from the store's record of them, and the
-        `before` of the next page (None: no more)."""
-        asked = Recent(str(self.league.store_path), bot, count, 5, before)
-        found = await self._reader.ask(asked)
-        hide = set(found.hidden)
-        games = [(game_id, game) for game_id, game in found.games if hide.isdisjoint(game.bots)]
-        more = found.games[-1][0] if count and len(found.games) == count else None
-        return games, [self._log(game, label, row) for game, label, row in found.logs], more
 
     def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
         tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import msgspec
 
@@ -81,9 +81,16 @@ class RunningTables:
         self._intervals = {names.get(bot, bot): rating for bot, rating in self._intervals.items()}
         self._drawing = None
 
-    def tables(self, budget_s: float = BUDGET_S) -> Tables:
+    @property
+    def pairs(self) -> PairSums:
+        """The head-to-head sums: every pair's row, and the rows changed (`touched`)."""
+        return self._pairs
+
+    def tables(self, budget_s: float = BUDGET_S, among: Collection[str] | None = None) -> Tables:
         """The standings and head-to-head tables now (some games added), the bootstrap drawn
-        for up to `budget_s` of CPU (one resample at least)."""
+        for up to `budget_s` of CPU (one resample at least); the head to head of the pairs
+        with a bot of `among` only, if given (a league's whole table is too large to make at
+        each refresh)."""
         current = Fitting(self._deals.deals())
         self._resample(current, budget_s)
         luce = plackett_luce(self.schedule or []) if self._bots.multi else {}
@@ -91,7 +98,7 @@ class RunningTables:
         order = [str(row["bot"]) for row in ladder.records()]
         return Tables(
             ladder,
-            self._pairs.table(order),
+            self._pairs.table(order, among),
             self._intervals_games,
             self._intervals_version != self._version,
         )

@@ -14,7 +14,7 @@ import itertools
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import msgspec
@@ -319,12 +319,17 @@ def pairs(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
 class PairSums:
     """The head-to-head table's sums (each pair's totals deal by deal, its W/L/D), added to
     game by game; a pair's row is made again only once it has new games, so a league's table
-    costs its new games rather than all of them."""
+    costs its new games rather than all of them. `touched` names the rows (each side of a
+    pair) that changed since it was last emptied: what a kept copy of the rows must write."""
 
     def __init__(self) -> None:
         self.totals: dict[Pair, dict[DealKey, tuple[float, int]]] = {}
         self.wld: WLD = defaultdict(lambda: [0, 0, 0])
         self.two_player = True
+        self.touched: set[Pair] = set()
+        """(bot, opponent) of every row changed, from the bot's side."""
+        self._met: dict[str, set[str]] = defaultdict(set)
+        """Each bot's opponents."""
         self._rows: dict[Pair, list[Any]] = {}
         """Rows made, by (bot, opponent) as the table ordered them."""
 
@@ -332,11 +337,14 @@ class PairSums:
         deal_totals(games, self.totals)
         _wld(games, self.wld)
         if self.two_player and any(len(game.bots) != 2 for game in games):
-            self.two_player = False
+            self.two_player = False  # every row loses its pentanomial columns
             self._rows.clear()
+            self.touched.update(side for a, b in self.totals for side in ((a, b), (b, a)))
         for game in games:
             for a, b in itertools.permutations(game.bots, 2):
                 self._rows.pop((a, b), None)
+                self._met[a].add(b)
+                self.touched.add((a, b))
 
     def rename(self, names: Mapping[str, str]) -> None:
         """Call bots by new `names` (old → new): in the pairs, their deals' seat sets, and as
@@ -356,9 +364,16 @@ class PairSums:
         self._rows = {
             pair: row for pair, row in self._rows.items() if names.keys().isdisjoint(pair)
         }
+        met: dict[str, set[str]] = defaultdict(set)
+        for bot, opponents in self._met.items():
+            met[names.get(bot, bot)] = {names.get(other, other) for other in opponents}
+        self._met = met
+        self.touched = {(names.get(a, a), names.get(b, b)) for a, b in self.touched}
+        for new in names.values():
+            self.touched.update(side for other in met[new] for side in ((new, other), (other, new)))
 
-    def table(self, order: Sequence[str]) -> Table:
-        """The rows of the pairs that met among `order`'s bots, the higher in `order` first."""
+    def columns(self) -> list[tuple[str, str]]:
+        """The rows' columns: (key, header)."""
         columns = [
             ("bot", "bot"),
             ("opponent", "opponent"),
@@ -380,11 +395,22 @@ class PairSums:
                 ("deals_1_5", "1½"),
                 ("deals_2", "2"),
             ]
+        return columns
+
+    def table(self, order: Sequence[str], among: Collection[str] | None = None) -> Table:
+        """The rows of the pairs that met among `order`'s bots (only those with a bot of
+        `among`, if given), the higher in `order` first."""
         place = {bot: i for i, bot in enumerate(order)}
+        if among is None:
+            found: Iterable[Pair] = self.totals
+        else:
+            found = {(bot, other) for bot in among for other in self._met.get(bot, ())}
         met = sorted(
-            (place[a], place[b]) if place[a] < place[b] else (place[b], place[a])
-            for a, b in self.totals
-            if a in place and b in place
+            {
+                (place[a], place[b]) if place[a] < place[b] else (place[b], place[a])
+                for a, b in found
+                if a in place and b in place
+            }
         )
         rows = []
         for first, second in met:
@@ -392,7 +418,13 @@ class PairSums:
             if pair not in self._rows:
                 self._rows[pair] = self._row(*pair)
             rows.append(self._rows[pair])
-        return _table("pairs", "Head to head", columns, rows)
+        return _table("pairs", "Head to head", self.columns(), rows)
+
+    def take_touched(self) -> list[list[Any]]:
+        """The changed rows, each from its bot's side (`touched`, emptied)."""
+        rows = [self._row(a, b) for a, b in sorted(self.touched)]
+        self.touched = set()
+        return rows
 
     def _row(self, a: str, b: str) -> list[Any]:
         match = versus(self.totals, a, b)

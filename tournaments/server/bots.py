@@ -26,6 +26,9 @@ LISTED_PER_READ = 100
 games it asks for."""
 WAITING_REFRESH_S = 3
 """A bot page reloads itself this often while a version of it waits for its check."""
+OPPONENTS_SHOWN = 50
+"""A bot page's head to head shows this many opponents (by their place), and links to the
+next ones."""
 
 
 @html
@@ -35,8 +38,13 @@ async def bot_page(request: Request) -> Response:
     viewer = f.signed_in(request)
     before = request.query_params.get("before")
     older = None if before is None else whole_number(before, "before", least=0, most=MAX_GAME_ID)
+    start = request.query_params.get("opponents")
+    first = 0 if start is None else whole_number(start, "opponents", least=0)
+    opponents = range(first, first + OPPONENTS_SHOWN)
     try:
-        view = await f.service.bot_view(request.path_params["bot"], viewer, before=older)
+        view = await f.service.bot_view(
+            request.path_params["bot"], viewer, before=older, opponents=opponents
+        )
     except NotFound:
         return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
     history = view.history
@@ -59,9 +67,10 @@ async def bot_page(request: Request) -> Response:
             standing=standing,
             ranked=len(board.standings),
             head_to_head=[
-                {**row, "opponent_bot": bot_of(row["opponent"])}
-                for row in f.service.head_to_head(view.name, viewer)
+                {**row, "opponent_bot": bot_of(row["opponent"])} for row in view.opponents.rows
             ],
+            opponents=opponents,
+            more_opponents=view.opponents.more,
             players=f.league.tournament.players,
             refresh=WAITING_REFRESH_S if waiting else None,
             scrimmages=scrimmages,

@@ -3,17 +3,13 @@ for the games of this season's ladder, of a past season and of scrimmages alike.
 
 from __future__ import annotations
 
-import functools
 from urllib.parse import quote
 
-import trio
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from tournaments.league.files import bot_of
 from tournaments.league.service import LADDER, SCRIMMAGES, Where
-from tournaments.report.page import game_page
-from tournaments.report.public import public_record
 from tournaments.server.front import SIGN_IN_OR_TOKEN, Unauthorized, api, front, html
 
 
@@ -35,8 +31,7 @@ async def game_view(request: Request) -> Response:
         links.append((f"seat {seat}'s observations", f"{pages}/{game.id}/seat{seat}.jsonl"))
     kind = "scrimmage game" if where.scrimmages else "game"
     title = f"{f.league.file.stem}: {kind} {game.id}"
-    page = functools.partial(game_page, public_record(game.record, own), title, links)
-    return HTMLResponse(await trio.to_thread.run_sync(page))
+    return HTMLResponse(await f.service.game_page(game, viewer, title, links))
 
 
 @api

@@ -81,6 +81,8 @@ class SqliteFile:
     UNREADABLE_DETAIL: ClassVar[str] = ""
     SCHEMA: ClassVar[str]
     SCHEMA_VERSION: ClassVar[str]
+    ANY_THREAD: ClassVar[bool] = False
+    """Used by one thread at a time, not always the same one (trio's worker threads)."""
 
     def __init__(self, path: Path | str, *, check: bool = True) -> None:
         self.path = Path(path)
@@ -96,11 +98,22 @@ class SqliteFile:
                 raise self._failure(exc, opening=True) from exc
             raise
 
+    @guarded
+    def changes(self) -> tuple[int, int]:
+        """A token that differs once the file changed: by this connection's writes, or by a
+        commit of another connection (`PRAGMA data_version`). What is made from the file may
+        be kept under it."""
+        (version,) = self._db.execute("PRAGMA data_version").fetchone()
+        return self._db.total_changes, int(version)
+
     def _connect(self) -> sqlite3.Connection:
         # isolation_level=None: no implicit transactions; `_transaction` says where they are.
         try:
             create_private(self.path)
-            return untrusting(sqlite3.connect(self.path, isolation_level=None))
+            connection = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=not self.ANY_THREAD
+            )
+            return untrusting(connection)
         except (sqlite3.Error, OSError) as exc:
             raise self._unopenable(exc) from None
 
