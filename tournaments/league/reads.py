@@ -16,13 +16,15 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
 
 import msgspec
 
+from tournaments.league.answers import FaultAnswer, GameRow
 from tournaments.league.child import Kept, serve
+from tournaments.league.files import bot_of
 from tournaments.league.shelf import NO_OPPONENTS, History, Opponents, Shelf, shelf_path
 from tournaments.store.exclusion import hidden
 from tournaments.store.results import FinishedGame
@@ -38,12 +40,25 @@ CHECK_NICE = 19
 of CPU)."""
 
 
+class Sees(msgspec.Struct, frozen=True):
+    """Whose logs a viewer may see: every bot's (an organiser), or the `owned` bots'."""
+
+    every: bool = False
+    owned: list[str] = []
+
+    def __call__(self, bot: str) -> bool:
+        return self.every or bot in self.owned
+
+
 class GamesOf(msgspec.Struct, frozen=True, tag=True):
-    """The games of `bot` in the store that `choice` keeps (`Store.games_of`)."""
+    """The games of `bot` in the store that `choice` keeps (`Store.games_of`), as the rows of
+    its list for a viewer who `sees` these bots' logs, their downloads under `pages`."""
 
     store: str
     bot: str
     choice: GameChoice
+    sees: Sees = Sees()
+    pages: str = "/games"
 
 
 class Recent(msgspec.Struct, frozen=True, tag=True):
@@ -73,6 +88,10 @@ class Found(msgspec.Struct, frozen=True, tag=True):
     logs: list[tuple[int, str, LogRow]] = []
     opponents: Opponents = NO_OPPONENTS
     history: History | None = None
+    rows: list[GameRow] = []
+    """A `GamesOf`'s list (its games left out of `games`)."""
+    more: int | None = None
+    """After a `GamesOf`'s full page: the id to list the next older page before."""
 
 
 Opened = TypeVar("Opened", bound=SqliteFile)
@@ -142,7 +161,7 @@ class Reads:
         with store.snapshot():
             hide = sorted(hidden(store, []))
             if isinstance(request, GamesOf):
-                return Found(store.games_of(request.bot, request.choice), hide)
+                return _listed(request, store.games_of(request.bot, request.choice), hide)
             choice = GameChoice(count=request.count, before=request.before)
             games = store.games_of(request.bot, choice)
             logs = store.logs_of(request.bot, request.logs)
@@ -183,6 +202,46 @@ class Rechecks:
                 Store(path, readonly=True).close()
             except StoreError as exc:
                 self.stores.damaged[path] = exc
+
+
+def seen(names: Sequence[str], sees: Callable[[str], bool]) -> list[int]:
+    """The seats of a game of `names` (store labels) whose bot `sees` says the viewer may see
+    the logs of."""
+    return [seat for seat, label in enumerate(names) if sees(bot_of(label))]
+
+
+def _listed(asked: GamesOf, found: list[tuple[int, FinishedGame]], hide: list[str]) -> Found:
+    """The rows of the games `found` that no hidden bot sat in (`GamesOf`)."""
+    hidden_bots = set(hide)
+    rows = [
+        game_row(game_id, game, asked.bot, asked.sees, asked.pages)
+        for game_id, game in found
+        if hidden_bots.isdisjoint(game.bots)
+    ]
+    more = found[-1][0] if len(found) == asked.choice.count else None
+    return Found([], hide, rows=rows, more=more)
+
+
+def game_row(
+    game_id: int, game: FinishedGame, bot: str, sees: Callable[[str], bool], pages: str
+) -> GameRow:
+    """`game` as a row of `bot`'s list: its result for the bot, its faults' kinds, and the
+    downloads the viewer may have (`sees`)."""
+    ranks = game.played.ranks
+    mine = next(seat for seat, label in enumerate(game.bots) if bot_of(label) == bot)
+    firsts = ranks.count(1)
+    result = "loss" if ranks[mine] != 1 else "win" if firsts == 1 else "draw"
+    downloads = {seat: f"{pages}/{game_id}/seat{seat}.jsonl" for seat in seen(game.bots, sees)}
+    return GameRow(
+        id=game_id,
+        seats=list(game.bots),
+        scores=game.played.scores,
+        ranks=ranks,
+        result=result,
+        faults=[FaultAnswer(f.seat, f.kind, f.decision) for f in game.played.faults],
+        record=f"{pages}/{game_id}/record.jsonl",
+        observations=downloads,
+    )
 
 
 def reader(stores: KeptStores) -> Kept[Request, Found]:

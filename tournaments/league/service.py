@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, ClassVar
@@ -29,14 +29,14 @@ from protocol.errors import ArenaError, RequestError
 from tournaments.executors import Executor
 from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
-from tournaments.league.answers import FaultAnswer, GameRow, GamesAnswer
+from tournaments.league.answers import GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper
 from tournaments.league.check_queue import CheckQueue
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
 from tournaments.league.grades import Graded, graded
 from tournaments.league.ladder import LADDER_NICE, run_ladder
-from tournaments.league.reads import GamesOf, KeptStores, Recent, reader
+from tournaments.league.reads import GamesOf, KeptStores, Recent, Sees, reader, seen
 from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import play_scrimmage
@@ -672,17 +672,17 @@ class LeagueService:
     def own_seats(self, names: Sequence[str], viewer: Author | None) -> list[int]:
         """The seats of a game of `names` whose logs `viewer` may see (their own bots'; an
         organiser's: every seat)."""
-        return _seen(names, functools.partial(self.may_see_private, viewer))
+        return seen(names, functools.partial(self.may_see_private, viewer))
 
-    def _private_to(self, viewer: Author | None) -> Callable[[str], bool]:
-        """Whether `viewer` may see a bot's logs (`may_see_private`), for the many bots of a
-        list: the bots they own are read once, not once a seat."""
+    def _sees(self, viewer: Author | None) -> Sees:
+        """Whose logs `viewer` may see (`may_see_private`), for the many bots of a list: the
+        bots they own are read once, not once a seat."""
         if viewer is None or viewer.organiser:
-            return lambda bot: viewer is not None
-        owned = {
+            return Sees(every=viewer is not None)
+        owned = [
             name for name, bot in self.league.registry.bots().items() if bot.author == viewer.id
-        }
-        return owned.__contains__
+        ]
+        return Sees(owned=owned)
 
     async def games_of(
         self,
@@ -703,36 +703,9 @@ class LeagueService:
                 raise NotFound(f"{bot} has no version {version}")
             chosen = numbered[version]
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
-        read = await self._reader.ask(GamesOf(str(self.store_of(where)), bot, choice))
-        found, hide = read.games, set(read.hidden)
-        sees = self._private_to(viewer)
-        rows = [
-            self._game_row(game_id, game, bot, sees, where.pages)
-            for game_id, game in found
-            if hide.isdisjoint(game.bots)
-        ]
-        more = found[-1][0] if len(found) == choice.count else None
-        return GamesAnswer(bot, rows, more)
-
-    @staticmethod
-    def _game_row(
-        game_id: int, game: FinishedGame, bot: str, sees: Callable[[str], bool], pages: str
-    ) -> GameRow:
-        ranks = game.played.ranks
-        mine = next(seat for seat, label in enumerate(game.bots) if bot_of(label) == bot)
-        firsts = ranks.count(1)
-        result = "loss" if ranks[mine] != 1 else "win" if firsts == 1 else "draw"
-        downloads = {seat: f"{pages}/{game_id}/seat{seat}.jsonl" for seat in _seen(game.bots, sees)}
-        return GameRow(
-            id=game_id,
-            seats=list(game.bots),
-            scores=game.played.scores,
-            ranks=ranks,
-            result=result,
-            faults=[FaultAnswer(f.seat, f.kind, f.decision) for f in game.played.faults],
-            record=f"{pages}/{game_id}/record.jsonl",
-            observations=downloads,
-        )
+        asked = GamesOf(str(self.store_of(where)), bot, choice, self._sees(viewer), where.pages)
+        listed = await self._reader.ask(asked)
+        return GamesAnswer(bot, listed.rows, listed.more)
 
     def record_for(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of
@@ -815,12 +788,6 @@ class LeagueService:
     def _log(self, game: int, label: str, row: LogRow) -> StderrLog:
         tail = "" if row.dropped else _tail(self.league.logs_dir / row.file, LOG_TAIL_BYTES)
         return StderrLog(game, row.seat, label, row.bytes, row.dropped, tail)
-
-
-def _seen(names: Sequence[str], sees: Callable[[str], bool]) -> list[int]:
-    """The seats of a game of `names` (store labels) whose bot `sees` says the viewer may see
-    the logs of."""
-    return [seat for seat, label in enumerate(names) if sees(bot_of(label))]
 
 
 def _made(store: Path) -> None:
