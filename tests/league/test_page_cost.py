@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
+import trio
 
 from tournaments.bench.synthetic import synthetic_store
 from tournaments.league.board import Board, Keeping, Refresh
@@ -259,3 +260,18 @@ def test_the_leaderboard_reads_the_registry_again_only_once_it_changed(
         assert again.generation == first.generation + 1 and len(reads) == 3
         assert [v.bot for v in again.waiting] == ["fresh"]
         service.close()
+
+
+async def test_a_damaged_shelf_leaves_the_bot_page_without_its_head_to_head_until_made_again(
+    tmp_path: Path,
+) -> None:
+    await trio.to_thread.run_sync(synthetic_store, tmp_path / "cup.sqlite", BOTS[:4], 200)
+    (tmp_path / "cup.toml").write_text(LEAGUE)
+    shelf = tmp_path / "cup.board.sqlite"
+    shelf.write_bytes(b"SQLite format 3\x00" + b"\xff" * 4000)  # not a shelf: damaged
+    async with serving(tmp_path / "cup.toml") as (_, client):
+        page = await client.get("/bots/house")
+        assert page.status_code == 200 and 'id="recent"' in page.text
+        assert 'id="head-to-head"' not in page.text
+        Keeping().refresh(Refresh(str(tmp_path / "cup.sqlite")))  # the board's child: anew
+        assert 'id="head-to-head"' in (await client.get("/bots/house")).text

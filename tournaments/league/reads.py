@@ -151,7 +151,7 @@ class Reads:
 
     def __init__(self, stores: KeptStores) -> None:
         self.stores = stores
-        self.shelves = KeptFiles(functools.partial(Shelf, check=False))
+        self.shelves = KeptFiles(functools.partial(Shelf, readonly=True))
 
     def answer(self, request: Request) -> Found:
         """Read what `request` asks for (nothing before the store exists)."""
@@ -165,11 +165,14 @@ class Reads:
             choice = GameChoice(count=request.count, before=request.before)
             games = store.games_of(request.bot, choice)
             logs = store.logs_of(request.bot, request.logs)
-        shelf = self.shelves.get(shelf_path(Path(request.store)))
-        if shelf is None:  # the board's child has not written it yet
+        try:
+            shelf = self.shelves.get(shelf_path(Path(request.store)))
+            if shelf is None:  # the board's child has not written it yet
+                return Found(games, hide, logs)
+            opponents = shelf.opponents(request.bot, request.opponents_from, request.opponents)
+            return Found(games, hide, logs, opponents, shelf.history(request.bot))
+        except StoreError:  # a damaged shelf, which the board's child makes again (`anew`)
             return Found(games, hide, logs)
-        opponents = shelf.opponents(request.bot, request.opponents_from, request.opponents)
-        return Found(games, hide, logs, opponents, shelf.history(request.bot))
 
 
 class Rechecks:

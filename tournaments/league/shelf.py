@@ -12,6 +12,7 @@ page that shows one bot's rows.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -76,19 +77,38 @@ class Shelf(SqliteFile):
     SCHEMA_VERSION = SCHEMA_VERSION
     ANY_THREAD = True
 
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.readonly = readonly
+        """Read without ever writing (the pages' reads child): its opening never waits for
+        the board's child's writes."""
+        super().__init__(path, check=False)
+
+    def _connect(self) -> sqlite3.Connection:
+        return self._read_only() if self.readonly else super()._connect()
+
+    def _setup(self) -> None:
+        if not self.readonly:
+            super()._setup()
+            return
+        self._db.execute("PRAGMA query_only=ON")
+        self._db.execute("PRAGMA busy_timeout=10000")
+        self._check_ours()
+
     def _check_ours(self) -> None:
-        self._check_tables(self._objects(), _SCHEMA, frozenset({"meta", "pairs", "histories"}))
+        self._check_tables(
+            self._objects(), _SCHEMA, frozenset({"meta", "pairs", "places", "histories"})
+        )
 
     @classmethod
     def anew(cls, path: Path) -> Shelf:
         """The shelf at `path`, or, if the file there is not one (damaged, not ours), a new
         one in its place: it holds nothing that its store cannot give again."""
         try:
-            return cls(path, check=False)
+            return cls(path)
         except StoreError:
             for stale in (path, *(path.with_name(path.name + end) for end in ("-wal", "-shm"))):
                 stale.unlink(missing_ok=True)
-            return cls(path, check=False)
+            return cls(path)
 
     @guarded
     def write(

@@ -20,6 +20,7 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar, Concatenate, ParamSpec, Self, TypeVar
+from urllib.parse import quote
 
 from protocol.errors import ArenaError
 
@@ -112,6 +113,19 @@ class SqliteFile:
             create_private(self.path)
             connection = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=not self.ANY_THREAD
+            )
+            return untrusting(connection)
+        except (sqlite3.Error, OSError) as exc:
+            raise self._unopenable(exc) from None
+
+    def _read_only(self) -> sqlite3.Connection:
+        """A connection that never writes into the file (nor makes it). A reader kept open for
+        the pages is used by one thread at a time, not always the same one (trio's worker
+        threads)."""
+        try:
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            connection = sqlite3.connect(
+                uri, uri=True, isolation_level=None, check_same_thread=False
             )
             return untrusting(connection)
         except (sqlite3.Error, OSError) as exc:

@@ -61,13 +61,12 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
-from urllib.parse import quote
 
 import msgspec
 
 from referee import MAX_RECORD_BYTES, BadRecord
 from tournaments.store.results import FaultRow, FinishedGame, GameKey, Played
-from tournaments.store.sqlitefile import SqliteFile, StoreError, guarded, untrusting
+from tournaments.store.sqlitefile import SqliteFile, StoreError, guarded
 
 SCHEMA_VERSION = "1"
 
@@ -275,18 +274,9 @@ class Store(SqliteFile):
     def _connect(self) -> sqlite3.Connection:
         if not self.readonly:
             return super()._connect()
-        try:
-            if not self.path.is_file():
-                raise StoreError(f"no store at {self.path} (run the tournament first)")
-            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
-            # A reader kept open for the pages is used by one thread at a time, not always the
-            # same one (trio's worker threads).
-            connection = sqlite3.connect(
-                uri, uri=True, isolation_level=None, check_same_thread=False
-            )
-            return untrusting(connection)
-        except (sqlite3.Error, OSError) as exc:
-            raise self._unopenable(exc) from None
+        if not self.path.is_file():
+            raise StoreError(f"no store at {self.path} (run the tournament first)")
+        return self._read_only()
 
     def _setup(self) -> None:
         if self.readonly:
