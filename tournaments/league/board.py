@@ -30,7 +30,7 @@ from tournaments.league.files import bot_of
 from tournaments.league.shelf import History, Shelf, shelf_path
 from tournaments.rank.ratings import MuSeries
 from tournaments.rank.running import BUDGET_S, RunningTables
-from tournaments.rank.tables import pairs, standings
+from tournaments.rank.tables import other_side, pairs, standings
 from tournaments.report.page import thinned
 from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame
@@ -96,38 +96,8 @@ def head_to_head(board: Board, label: str) -> list[dict[str, Any]]:
         if row["bot"] == label:
             found.append(row)
         elif row["opponent"] == label:
-            found.append(_other_side(row))
+            found.append(other_side(row))
     return found
-
-
-def _other_side(row: dict[str, Any]) -> dict[str, Any]:
-    """A head-to-head row as its opponent sees it."""
-
-    def negated(value: float | None) -> float | None:
-        return None if value is None else -value
-
-    return {
-        **row,
-        "bot": row["opponent"],
-        "opponent": row["bot"],
-        "wins": row["losses"],
-        "losses": row["wins"],
-        "score_pct": round(100 - row["score_pct"], 1),
-        "elo": negated(row["elo"]),
-        "elo_lo": negated(row["elo_hi"]),
-        "elo_hi": negated(row["elo_lo"]),
-        "los_pct": round(100 - row["los_pct"], 1),
-        **{mine: row[theirs] for mine, theirs in _DEALS_SEEN_FROM_THE_OTHER_SIDE if theirs in row},
-    }
-
-
-_DEALS_SEEN_FROM_THE_OTHER_SIDE = [
-    ("deals_0", "deals_2"),
-    ("deals_0_5", "deals_1_5"),
-    ("deals_1_5", "deals_0_5"),
-    ("deals_2", "deals_0"),
-]
-"""A two-player pair's deals by points scored (the pentanomial) read from the opponent."""
 
 
 def history(values: list[float]) -> History:

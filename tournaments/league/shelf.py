@@ -114,14 +114,14 @@ class Shelf(SqliteFile):
     def write(
         self,
         columns: Sequence[str],
-        rows: Iterable[Sequence[Any]],
+        rows: Iterable[dict[str, Any]],
         order: Sequence[str],
         histories: dict[str, History],
         *,
         anew: bool = False,
         gone: Collection[str] = (),
     ) -> None:
-        """Keep `rows` (each with its `columns`: bot, opponent, then the rest), the board's
+        """Keep `rows` (records of these `columns`: bot, opponent, then the rest), the board's
         `order` and `histories`, in one transaction: readers see the shelf before or after.
         `anew`: every row kept before goes; `gone`: the rows of these bots go (renamed)."""
         with self._transaction():
@@ -135,7 +135,10 @@ class Shelf(SqliteFile):
             )
             self._db.executemany(
                 "INSERT OR REPLACE INTO pairs VALUES (?, ?, ?)",
-                ((row[0], row[1], _encode(list(row[2:]))) for row in rows),
+                (
+                    (row["bot"], row["opponent"], _encode([row[key] for key in columns[2:]]))
+                    for row in rows
+                ),
             )
             self._db.execute("DELETE FROM places")
             self._db.executemany(

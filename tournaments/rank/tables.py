@@ -316,6 +316,36 @@ def pairs(games: Sequence[FinishedGame], order: Sequence[str]) -> Table:
     return sums.table(order)
 
 
+def other_side(row: dict[str, Any]) -> dict[str, Any]:
+    """A head-to-head row as its opponent sees it."""
+
+    def negated(value: float | None) -> float | None:
+        return None if value is None else -value
+
+    return {
+        **row,
+        "bot": row["opponent"],
+        "opponent": row["bot"],
+        "wins": row["losses"],
+        "losses": row["wins"],
+        "score_pct": round(100 - row["score_pct"], 1),
+        "elo": negated(row["elo"]),
+        "elo_lo": negated(row["elo_hi"]),
+        "elo_hi": negated(row["elo_lo"]),
+        "los_pct": round(100 - row["los_pct"], 1),
+        **{mine: row[theirs] for mine, theirs in _DEALS_SEEN_FROM_THE_OTHER_SIDE if theirs in row},
+    }
+
+
+_DEALS_SEEN_FROM_THE_OTHER_SIDE = [
+    ("deals_0", "deals_2"),
+    ("deals_0_5", "deals_1_5"),
+    ("deals_1_5", "deals_0_5"),
+    ("deals_2", "deals_0"),
+]
+"""A two-player pair's deals by points scored (the pentanomial) read from the opponent."""
+
+
 class PairSums:
     """The head-to-head table's sums (each pair's totals deal by deal, its W/L/D), added to
     game by game; a pair's row is made again only once it has new games, so a league's table
@@ -420,9 +450,14 @@ class PairSums:
             rows.append(self._rows[pair])
         return _table("pairs", "Head to head", self.columns(), rows)
 
-    def take_touched(self) -> list[list[Any]]:
-        """The changed rows, each from its bot's side (`touched`, emptied)."""
-        rows = [self._row(a, b) for a, b in sorted(self.touched)]
+    def take_touched(self) -> list[dict[str, Any]]:
+        """The changed rows, each from its bot's side (`touched`, emptied): each pair's made
+        once, seen from the other side (`other_side`)."""
+        keys = [key for key, _ in self.columns()]
+        rows = []
+        for a, b in sorted({(a, b) if a < b else (b, a) for a, b in self.touched}):
+            row = dict(zip(keys, self._row(a, b), strict=True))
+            rows += [row, other_side(row)]
         self.touched = set()
         return rows
 
