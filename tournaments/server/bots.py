@@ -18,6 +18,7 @@ from tournaments.league.service import MAX_GAME_ID, BotView, Where
 from tournaments.server.fields import whole_number
 from tournaments.server.front import Front, api, front, html, with_csrf
 from tournaments.server.history import svg_line
+from tournaments.server.seasons import when
 from tournaments.store.store import GameChoice
 
 WAITING = frozenset({"queued", "building", "checking"})
@@ -48,8 +49,8 @@ async def bot_page(request: Request) -> Response:
     except NotFound:
         return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
     history = view.history
-    board = f.service.board.board
-    standing = next((row for row in board.standings if row["bot"] == view.name), None)
+    board = f.service.leaderboard()  # its bots ranked among themselves, older versions apart
+    standing = next((s.row for s in board.standings if s.row["bot"] == view.name), None)
     scrimmages = await f.service.scrimmages(view.name, viewer)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
@@ -60,6 +61,9 @@ async def bot_page(request: Request) -> Response:
             bot=view.name,
             view=view,
             versions=view.versions,
+            numbers={v.id: v.number for v in view.versions},
+            season=f.league.season.number,
+            when=when,
             history=Markup(svg_line(history.points, history.games)) if history else "",
             games=_games(view),
             older=older,
