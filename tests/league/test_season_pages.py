@@ -56,12 +56,17 @@ def playing(registry: Registry, author: str, bot: str, content: str) -> Version:
     return version
 
 
-def store_games(path: Path, games: list[tuple[list[str], list[int]]]) -> list[int]:
-    """`games` (bots by seat, ranks) written into the store at `path`: their ids."""
-    ids = []
+def store_games(
+    path: Path, games: list[tuple[list[str], list[int]]], hashes: dict[str, str] | None = None
+) -> list[int]:
+    """`games` (bots by seat, ranks) written into the store at `path`, each bot under its hash
+    in `hashes` (else one of its name's): their ids."""
+    ids, hashes = [], hashes or {}
     with Store(path) as store:
         rows = {
-            name: store.bot(name, name, f"hash-{name}").id for game in games for name in game[0]
+            name: store.bot(name, name, hashes.get(name, f"hash-{name}")).id
+            for game in games
+            for name in game[0]
         }
         for deal, (bots, ranks) in enumerate(games):
             seats = [rows[name] for name in bots]
@@ -190,9 +195,14 @@ async def test_people_read_per_bot_version_numbers_and_programs_read_named_ids(
             (4, 3),
         ]
         assert all("version" not in row for row in answer["versions"])
+        path = service.league.store_path  # a game of version 2, then version 3 in the store
+        store_games(path, [(["mine", "other"], [1, 2])], {"mine": second.hash})
+        with Store(path) as store:
+            store.bot("mine", "mine", third.hash)
         await sign_in(client, token)
         page = (await client.get("/bots/mine")).text
         assert "<h3>Version 2: check</h3>" in page and "Version 3: check" not in page
+        assert "<td>mine v2, other</td>" in page and "mine@" not in page
 
 
 def label(name: str, elo: float, games: int = 8) -> dict[str, Any]:
