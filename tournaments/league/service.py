@@ -637,6 +637,8 @@ class LeagueService:
         registry = self.league.registry
         authors = {author.id: author.name for author in registry.authors()}
         uploaded, numbers = registry.bots(), {v.bot: v.number for v in playing}
+        if any("@" in str(row["bot"]) for row in board.standings):  # older versions: one read
+            numbers |= numbers_by_label(registry.versions())
         standings: list[Standing] = []
         earlier: list[Standing] = []
         for row in board.standings:
@@ -644,10 +646,9 @@ class LeagueService:
             name = bot_of(label)
             bot = uploaded.get(name)
             before = previous.get(label)
+            number = numbers.get(label) if bot else None
             if name == label:  # ranked among the bots: its place counts only them
-                row, number = {**row, "rank": len(standings) + 1}, numbers.get(name)
-            else:
-                number = numbers_by_label(registry.versions(name)).get(label) if bot else None
+                row = {**row, "rank": len(standings) + 1}
             (standings if name == label else earlier).append(
                 Standing(
                     row=row,
