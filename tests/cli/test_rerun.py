@@ -72,7 +72,7 @@ async def fetched_seat_record(tmp_path: Path) -> tuple[bytes, bytes, int]:
             )
             assert answer.status_code == 201, answer.text
             for status in ("checking", "playing"):
-                league.registry.set_status(answer.json()["version"], status)
+                league.registry.set_status(answer.json()["version_id"], status)
             with trio.fail_after(300), OpenSeason(league) as season:  # a hung ladder
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(run_ladder, season, service, service.changes)

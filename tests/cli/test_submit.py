@@ -127,7 +127,7 @@ def server() -> Iterator[Server]:
 def success(name: str, version: int = 3, status: str = "queued") -> dict[str, Any]:
     return {
         "bot": name,
-        "version": version,
+        "version_id": version,
         "number": 2,
         "hash": "9c1d0e5b",
         "status": status,

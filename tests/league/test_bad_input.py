@@ -46,7 +46,7 @@ class Served:
         )
         assert answer.status_code == 201, answer.text
         for status in ("checking", "playing"):
-            self.registry.set_status(answer.json()["version"], status)
+            self.registry.set_status(answer.json()["version_id"], status)
 
     async def sign_in(self, token: str) -> None:
         page = (await self.client.get("/signin")).text

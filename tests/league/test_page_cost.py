@@ -147,8 +147,8 @@ async def test_a_bots_games_are_paged_to_its_oldest(
         html = (await client.get("/bots/house")).text
         older = html.split('id="older"><a href="')[1].split('"')[0]
         assert older == f"/bots/house?before={seen[49]}#recent"
-        assert f'href="/games/{seen[50]}"' in (await client.get(older)).text
-        assert f'href="/games/{seen[49]}"' not in (await client.get(older)).text
+        assert f'href="/seasons/1/games/{seen[50]}"' in (await client.get(older)).text
+        assert f'href="/seasons/1/games/{seen[49]}"' not in (await client.get(older)).text
 
 
 async def test_the_leaderboard_is_paged_in_its_page_and_its_json(

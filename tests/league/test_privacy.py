@@ -18,7 +18,7 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 import trio
-from tourhelp_league import BOT
+from tourhelp_league import BOT, sign_in
 from tourhelp_league import LEAGUE as BASE
 
 from tournaments.cli import main
@@ -124,14 +124,6 @@ async def wait_for_check(service: LeagueService, bot: str) -> None:
 
     await until(checked, f"{bot}'s check")
     assert service.league.registry.versions(bot)[-1].status == "playing"
-
-
-async def sign_in(client: httpx.AsyncClient, token: str) -> None:
-    page = (await client.get("/signin")).text
-    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
-    assert csrf is not None
-    answer = await client.post("/signin", data={"csrf": csrf[1], "token": token})
-    assert answer.status_code == 303
 
 
 async def test_scrimmage_games_are_their_authors_and_the_organisers_alone(

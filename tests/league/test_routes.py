@@ -82,7 +82,7 @@ async def test_uploading_an_earlier_versions_files_again_answers_that_version(
     second = (await front.upload(front.alice, "mine", b"print(2)\n"))[1]
     again = (await front.upload(front.alice, "mine", b"print(1)\n"))[1]
     assert (first["number"], second["number"]) == (1, 2)
-    assert again["version"] == first["version"] and again["number"] == 1
+    assert again["version_id"] == first["version_id"] and again["number"] == 1
     assert again["hash"] == first["hash"] != second["hash"]
 
 
@@ -209,7 +209,7 @@ async def play_one_game(front: Front) -> tuple[int, int]:
     assert code == 201, answer
     registry = front.league.registry
     for status in ("checking", "playing"):
-        registry.set_status(answer["version"], status)
+        registry.set_status(answer["version_id"], status)
     service, store_path = front.service, front.league.store_path
     with trio.fail_after(60), OpenSeason(front.league) as season:
         async with trio.open_nursery() as nursery:
@@ -236,6 +236,7 @@ async def test_a_game_page_links_back_and_offers_its_records_to_whom_may_have_th
     game, seat = await play_one_game(front)
     client = front.client
     page = (await client.get(f"/games/{game}")).text
+    assert page_data(page)["title"] == f"cup: season 1, game {game}"
     links = dict(page_data(page)["links"])
     assert links == {
         "leaderboard": "/",
@@ -396,8 +397,11 @@ async def test_a_bots_games_are_listed_filtered_with_the_downloads_the_asker_may
     ids = [row["id"] for row in every["games"]]
     assert game in ids and ids == sorted(ids, reverse=True) and every["more"] is None
     first = next(row for row in every["games"] if row["id"] == game)
-    assert first["seats"][seat] == "mine" and first["record"] == f"/games/{game}/record.jsonl"
-    assert first["observations"] == {str(seat): f"/games/{game}/seat{seat}.jsonl"}
+    pages = f"/seasons/1/games/{game}"  # the season's address: the same game next season
+    assert first["seats"][seat] == "mine" and first["record"] == f"{pages}/record.jsonl"
+    assert (
+        first["observations"] == {str(seat): f"{pages}/seat{seat}.jsonl"} and first["season"] == 1
+    )
     assert any(f["seat"] == seat and f["kind"] == "crash" for f in first["faults"])
     assert (await listed(""))["games"][0]["observations"] == {}  # signed out: none
     assert [row["id"] for row in (await listed("opponent=house"))["games"]] == ids

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import re
 from pathlib import Path
 
 import httpx2 as httpx
@@ -87,6 +89,10 @@ async def test_a_season_freezes_plays_its_final_publishes_and_starts_over(
     assert "Final standings" in page and 'id="report"' in page
     report = await client.get("/seasons/1/report/")
     assert report.status_code == 200 and "ARENA_DATA" in report.text
+    found = re.search(r"const ARENA_DATA = (.*?);\n", report.text)
+    assert found is not None
+    data = json.loads(found[1])  # titled by the league and its season, and linked back to them
+    assert data["title"] == "cup: season 1's final" and ["the league", "/"] in data["links"]
     assert (await client.get("/seasons/1/report/../../cup.toml")).status_code == 404
     assert (await client.get("/seasons/1.csv")).text.startswith("rank,bot,elo")
     assert (await client.get("/seasons/7")).status_code == 404

@@ -434,7 +434,7 @@ def test_a_faults_reason_is_its_authors_and_never_on_a_public_page(arena: Arena)
     while f"CRASH-{MARK}" not in (own := page_as(arena.served, mine, "/bots/crasher")):
         assert time.monotonic() < deadline, own[-2000:]
         time.sleep(1)
-    found = re.search(r'class="fault" href="/games/(\d+)#', own)
+    found = re.search(r'class="fault" href="/seasons/1/games/(\d+)#', own)
     assert found is not None, own[-2000:]
     game = found[1]
     public = [

@@ -346,15 +346,15 @@ def test_fetch_lists_a_bots_games_and_downloads_its_authors_own_seats(
     assert main([*args, "--out", str(mine)]) == 0
     out = capsys.readouterr().out
     assert "fetched's result" in out and "wrote 2 records" in out
-    (bundle,) = mine.glob("game-*-seat*.jsonl")
-    (record,) = set(mine.glob("game-*.jsonl")) - {bundle}
+    (bundle,) = mine.glob("season-1-game-*-seat*.jsonl")
+    (record,) = set(mine.glob("season-1-game-*.jsonl")) - {bundle}
     assert b'"observations"' in bundle.read_bytes() and b'"observations"' not in record.read_bytes()
     for path in (record, bundle):
         assert main(["replay", str(path)]) == 0, capsys.readouterr()
 
     monkeypatch.setenv("ARENA_TOKEN", bob)  # another author: the record, never the seats'
     theirs = tmp_path / "theirs"
-    game = int(record.name.removeprefix("game-").removesuffix(".jsonl"))
+    game = int(record.name.removeprefix("season-1-game-").removesuffix(".jsonl"))
     same = ["--before", str(game + 1)]  # the same game, though the ladder stored newer ones
     assert main([*args, *same, "--out", str(theirs)]) == 0
     assert [path.name for path in theirs.iterdir()] == [record.name]

@@ -174,7 +174,9 @@ def test_a_game_on_a_bots_page_opens_in_the_viewer(
     code, answer = running.upload(secret, "viewed", "bot.py", BOT.format(pick=0, name="v").encode())
     assert code == 201, answer
     page = running.url + "/bots/viewed"
-    links = eventually(browser, page, lambda: css(browser, "#games a[href^='/games/']"), "a game")
+    links = eventually(
+        browser, page, lambda: css(browser, "#games a[href^='/seasons/1/games/']"), "a game"
+    )
     assert errors(browser) == []
     game = links[0].get_attribute("href")
     links[0].click()

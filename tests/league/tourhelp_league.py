@@ -52,6 +52,15 @@ async def front_of(
             yield service, client
 
 
+async def sign_in(client: httpx.AsyncClient, token: str) -> None:
+    """Sign `client` in with `token` through the sign-in form (its CSRF value included)."""
+    page = (await client.get("/signin")).text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert csrf is not None
+    answer = await client.post("/signin", data={"csrf": csrf[1], "token": token})
+    assert answer.status_code == 303
+
+
 def finished(bots: list[str], ranks: list[int]) -> FinishedGame:
     """A game of `bots` (by seat) that ended in `ranks`."""
     played = Played(

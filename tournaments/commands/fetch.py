@@ -34,8 +34,9 @@ exit codes:
   {EXIT_OK}    listed (and downloaded)
   {EXIT_ERROR}    the server failed (5xx), answered what a league server does not, or cannot be
        reached
-  {EXIT_USAGE}    a mistake in the command line, or the server refused (an unknown bot or
-       version, a wrong filter: its reason is printed)"""
+  {EXIT_USAGE}    a mistake in the command line, the server refused (an unknown bot or
+       version, a wrong filter: its reason is printed), or a record's file exists already
+       (without --force)"""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,9 +45,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="list a league bot's games and download their records",
         description="List the games of BOT on the league server at URL, newest first, "
         "filtered by season, opponent, version, fault and result; with --out, download each game's "
-        "record to DIR/game-ID.jsonl and, for your own bots' seats (with your token), the "
-        "record with what that seat was sent before each decision to DIR/game-ID-seatN.jsonl, "
-        "which `arena replay` checks.",
+        "record to DIR/season-S-game-ID.jsonl and, for your own bots' seats (with your token), "
+        "the record with what that seat was sent before each decision to "
+        "DIR/season-S-game-ID-seatN.jsonl, which `arena replay` checks (game ids start again "
+        "each season: S names it). A file there already is left alone unless --force.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -69,6 +71,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--out", type=Path, metavar="DIR", help="download the games' records")
     parser.add_argument(
+        "--force", action="store_true", help="with --out: write over records already there"
+    )
+    parser.add_argument(
         "--token", help=f"your author token (default: the environment variable {TOKEN_VARIABLE})"
     )
     parser.add_argument("--json", action="store_true", help="print the server's list as JSON")
@@ -88,7 +93,7 @@ def handle(args: argparse.Namespace) -> int:
         if answer.more is not None:
             print(f"older games: add --before {answer.more}")
     if args.out is not None:
-        written = download(base, token, answer.games, args.out)
+        written = download(base, token, answer.games, args.out, args.force)
         print(f"wrote {len(written)} records to {args.out}; check one with `arena replay FILE`")
     return EXIT_OK
 
@@ -130,18 +135,34 @@ def table(answer: GamesAnswer) -> str:
     return tabulate(rows, headers)
 
 
-def download(base: str, token: str | None, games: list[GameRow], out: Path) -> list[Path]:
+def download(
+    base: str, token: str | None, games: list[GameRow], out: Path, force: bool = False
+) -> list[Path]:
     """Each game's record, and each of its seats' records the server lists for the token's
-    author, written to `out`; the files written."""
+    author, written to `out` under its season's name; the files written. A file there already
+    is a `UsageError` before anything is written, unless `force`."""
+    wanted = {path: address for game in games for path, address in _files(game, out).items()}
+    for address in wanted.values():
+        if not address.startswith(("/games/", "/seasons/", "/scrimmage-games/")):
+            raise ArenaError(f"the server lists a record at {address!r}, not one of its games")
+    there = [path for path in wanted if path.exists()]
+    if there and not force:
+        more = f" and {len(there) - 1} more" if len(there) > 1 else ""
+        raise UsageError(
+            f"{there[0]}{more} exist already: nothing written (add --force to write over them, "
+            "or choose another --out)"
+        )
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for game in games:
-        wanted = {out / f"game-{game.id}.jsonl": game.record}
-        for seat, address in game.observations.items():
-            wanted[out / f"game-{game.id}-seat{int(seat)}.jsonl"] = address
-        for path, address in wanted.items():
-            if not address.startswith(("/games/", "/seasons/", "/scrimmage-games/")):
-                raise ArenaError(f"the server lists a record at {address!r}, not one of its games")
-            path.write_bytes(send(base, "GET", address, token, limit=MAX_RECORD_BYTES)[1])
-            written.append(path)
-    return written
+    for path, address in wanted.items():
+        path.write_bytes(send(base, "GET", address, token, limit=MAX_RECORD_BYTES)[1])
+    return list(wanted)
+
+
+def _files(game: GameRow, out: Path) -> dict[Path, str]:
+    """Where a game's records go in `out` (named by its season: ids start again each season;
+    a server that names none: `game-ID`), and their addresses."""
+    stem = f"game-{game.id}" if game.season is None else f"season-{game.season}-game-{game.id}"
+    files = {out / f"{stem}.jsonl": game.record}
+    for seat, address in game.observations.items():
+        files[out / f"{stem}-seat{int(seat)}.jsonl"] = address
+    return files

@@ -174,7 +174,7 @@ def version_row(base: str, token: str, answer: VersionAnswer) -> VersionRow:
     except msgspec.DecodeError:
         raise ArenaError(f"the server's answer about {answer.bot} is not a bot's") from None
     for row in bot.versions:
-        if row.version == answer.version:
+        if row.number == answer.number:
             return row
     raise ArenaError(f"the server no longer lists version {answer.number} of {answer.bot}")
 

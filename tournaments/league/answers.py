@@ -10,10 +10,10 @@ class VersionAnswer(msgspec.Struct, frozen=True):
     """`POST /api/versions`: the version uploaded (the same files again: that same version)."""
 
     bot: str
-    version: int
-    """Its id in the league (the API and the logs name versions by it)."""
+    version_id: int
+    """Its id in the league, for programs (people read `number`)."""
     number: int
-    """The bot's 1, 2, ... in upload order."""
+    """The bot's 1, 2, ... in upload order: the version number every page and message shows."""
     hash: str
     status: str
     url: str
@@ -21,8 +21,10 @@ class VersionAnswer(msgspec.Struct, frozen=True):
 
 
 class VersionRow(msgspec.Struct, frozen=True):
-    version: int
+    version_id: int
+    """Its id in the league, for programs."""
     number: int
+    """The bot's version number (1, 2, ...), as its page shows it."""
     hash: str
     status: str
     reason: str | None
@@ -63,6 +65,9 @@ class GameRow(msgspec.Struct, frozen=True):
     observations: dict[int, str]
     """Seat → its record with what it was sent, for the seats the asker may download: their
     own bots' (an organiser: every seat)."""
+    season: int | None = None
+    """The season whose ladder played it (game ids start again each season; None: a
+    scrimmage's)."""
 
 
 class GamesAnswer(msgspec.Struct, frozen=True):

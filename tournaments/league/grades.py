@@ -1,6 +1,12 @@
 """Staff benchmarks and grades: each author's bot's score against each of the league's
 benchmark house bots (`[league] benchmarks`), read from the board's head to head, and the grade
-the organiser's thresholds (`[[league.grades]]`) give it."""
+the organiser's thresholds (`[[league.grades]]`) give it.
+
+A season's grades are kept when it ends (`season_grades`): its finalists' scores on its
+ladder's board as it was frozen — the ladder stops at the freeze, so its store holds that board
+— which is what `/benchmarks` showed all season and the games the ladder spent deciding each
+grade; the final's round robin is no grading design (its budget may cut a benchmark's games
+short)."""
 
 from __future__ import annotations
 
@@ -10,6 +16,8 @@ from typing import Any
 import msgspec
 
 from tournaments.league.board import Board, head_to_head
+from tournaments.league.files import League
+from tournaments.league.registry import Version
 from tournaments.plan.config import Grade, LeagueSettings
 from tournaments.rank.ratings import score_from_elo
 from tournaments.rank.tables import Table
@@ -42,6 +50,18 @@ def graded(board: Board, settings: LeagueSettings, bots: Sequence[tuple[str, str
         marks = [_mark(name, met.get(name)) for name in settings.benchmarks]
         rows.append(Graded(bot, author, marks, grade_of(marks, settings.grades)))
     return rows
+
+
+def authored(league: League, versions: Sequence[Version]) -> list[tuple[str, str]]:
+    """Each version's bot and its author's name, as `graded` takes them."""
+    authors = {author.id: author.name for author in league.registry.authors()}
+    return [(v.bot, authors.get(v.author, "")) for v in versions]
+
+
+def season_grades(league: League, number: int, board: Board) -> list[Graded]:
+    """Season `number`'s grades as it was frozen: each of its finalists (the versions its
+    final plays) on its ladder's `board` (`board.compute` of its store)."""
+    return graded(board, league.settings, authored(league, league.registry.finalists(number)))
 
 
 def _mark(benchmark: str, row: dict[str, Any] | None) -> Mark:

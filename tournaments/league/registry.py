@@ -62,7 +62,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, get_args
 
 import msgspec
@@ -293,6 +293,13 @@ def name_key(name: str) -> str:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
+
+
+def numbers_by_label(versions: Iterable[Version]) -> dict[str, int]:
+    """The version number of each of `versions` under the label the store gives an older
+    version (`name@` and its hash's first 7 characters: `Store.labels`), for pages that show
+    a store's rows by version number."""
+    return {f"{v.bot}@{(v.identity or v.hash)[:7]}": v.number for v in versions}
 
 
 def token_hash(token: str) -> str:
@@ -667,7 +674,8 @@ class Registry(SqliteFile):
             now = _now()
             if status == "playing":
                 newer = self._db.execute(
-                    "SELECT max(id) FROM versions WHERE bot = ? AND status = 'playing' AND id > ?",
+                    "SELECT max(number) FROM versions WHERE bot = ? AND status = 'playing' "
+                    "AND id > ?",
                     (version.bot, version_id),
                 ).fetchone()[0]
                 if newer is not None:
@@ -676,7 +684,7 @@ class Registry(SqliteFile):
                     self._db.execute(
                         "UPDATE versions SET status = 'superseded', reason = ?, updated = ? "
                         "WHERE bot = ? AND status = 'playing' AND id < ?",
-                        (f"version {version_id} plays", now, version.bot, version_id),
+                        (f"version {version.number} plays", now, version.bot, version_id),
                     )
             self._db.execute(
                 "UPDATE versions SET status = ?, reason = ?, updated = ? WHERE id = ?",

@@ -30,14 +30,21 @@ from tournaments.executors import Executor
 from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
 from tournaments.league.answers import GameRow, GamesAnswer
-from tournaments.league.board import BoardKeeper
+from tournaments.league.board import BoardKeeper, compute
 from tournaments.league.check_queue import CheckQueue
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, play_final, progress
-from tournaments.league.grades import Graded, graded
+from tournaments.league.grades import Graded, authored, graded, season_grades
 from tournaments.league.ladder import LADDER_NICE, run_ladder
 from tournaments.league.reads import GamesOf, KeptStores, Recent, Sees, reader, seen
-from tournaments.league.registry import Author, NotFound, Scrimmage, Season, Version
+from tournaments.league.registry import (
+    Author,
+    NotFound,
+    Scrimmage,
+    Season,
+    Version,
+    numbers_by_label,
+)
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.season import OpenSeason
@@ -124,7 +131,7 @@ class Standing(msgspec.Struct, frozen=True):
     author: str
     """Its author's name ("" for a house bot)."""
     number: int | None
-    """The bot's version number when the label is its playing version."""
+    """The version number of the label's version (None: a house bot's, or not known)."""
     disabled: bool
     change: float | None
     """Its Elo move since the board before (None: new on this board, or the first board)."""
@@ -139,6 +146,10 @@ class Leaderboard(msgspec.Struct, frozen=True):
     games: int
     made: float
     standings: list[Standing]
+    """The bots' rows (each bot's newest version in the store), ranked among themselves."""
+    earlier: list[Standing]
+    """The rows of bots' older versions: their games stay rated, but they are no bot of the
+    ranking (shown apart, with their version numbers)."""
     unplaced: list[tuple[str, str, int | None]]
     """(bot, its author or "house", its version number) of each playing bot not ranked yet."""
     waiting: list[Version]
@@ -249,6 +260,8 @@ class LeagueService:
         """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
         self._results: dict[int, SeasonResult] = {}
+        self._season_grades: dict[int, list[Graded]] = {}
+        """Each ended season's grades, every finalist's (`season_grades`)."""
         self._leaderboard_shows: object = None
         self._leaderboard_token: object = None
         """The board's generation and the registry's `changes` when it was last looked at."""
@@ -401,8 +414,15 @@ class LeagueService:
         store, out = self.league.final_store(season.number), self.league.report_dir(season.number)
         if store.exists():
             try:
+                title = f"{self.league.file.stem}: season {season.number}'s final"
+                links = [
+                    ("the league", "/"),
+                    (f"season {season.number}", f"/seasons/{season.number}"),
+                ]
                 await trio.to_thread.run_sync(
-                    functools.partial(write_report, store, out, workers=1, public=True)
+                    functools.partial(
+                        write_report, store, out, workers=1, public=True, title=title, links=links
+                    )
                 )
             except (ArenaError, OSError) as exc:  # the standings are published without it
                 print(
@@ -543,15 +563,20 @@ class LeagueService:
     def seasons(self) -> list[Season]:
         return self.league.registry.seasons()
 
+    def season(self, number: int) -> Season:
+        """Season `number` (`NotFound` if no such season)."""
+        season = next((s for s in self.seasons() if s.number == number), None)
+        if season is None:
+            raise NotFound(f"the league has no season {number}")
+        return season
+
     def season_result(self, number: int) -> SeasonResult:
         """Season `number` and its final as its store holds it (`NotFound` if no such season);
         a published one's result does not change, so it is computed once."""
         kept = self._results.get(number)
         if kept is not None:
             return kept
-        season = next((s for s in self.seasons() if s.number == number), None)
-        if season is None:
-            raise NotFound(f"the league has no season {number}")
+        season = self.season(number)
         final = None
         if season.frozen is not None and season.published is None and self.final is not None:
             final = self.final  # the final playing now, as of its last deal
@@ -567,14 +592,25 @@ class LeagueService:
         """Each playing uploaded bot that `viewer` may see the logs of (their own; an
         organiser: every one) against each benchmark, and its grade: the scores give the
         grade, so both are its author's and the organisers' alone."""
-        registry = self.league.registry
-        authors = {author.id: author.name for author in registry.authors()}
-        bots = [
-            (v.bot, authors.get(v.author, ""))
-            for v in registry.playing()
-            if self.may_see_private(viewer, v.bot)
-        ]
+        registry, season = self.league.registry, self.league.season
+        field = registry.playing() if season.frozen is None else registry.finalists(season.number)
+        sees = self._sees(viewer)
+        bots = [(bot, author) for bot, author in authored(self.league, field) if sees(bot)]
         return graded(self.board.board, self.league.settings, bots)
+
+    async def season_grades(self, number: int, viewer: Author | None) -> list[Graded]:
+        """Season `number`'s grades as `viewer` may see them (`grades`; `NotFound` for no such
+        season): this season's from its board now; an ended season's as it was frozen, its
+        ladder's board read once (in a thread) and kept (`grades.season_grades`)."""
+        if self.season(number).published is None:
+            return self.grades(viewer)
+        rows = self._season_grades.get(number)
+        if rows is None:
+            store, benchmarks = self.league.season_store(number), self.league.settings.benchmarks
+            board = await trio.to_thread.run_sync(compute, store, benchmarks)
+            rows = self._season_grades[number] = season_grades(self.league, number, board)
+        sees = self._sees(viewer)
+        return [row for row in rows if sees(row.bot)]
 
     def _head_to_head(
         self, bot: str, rows: list[dict[str, Any]], viewer: Author | None
@@ -601,18 +637,24 @@ class LeagueService:
         registry = self.league.registry
         authors = {author.id: author.name for author in registry.authors()}
         uploaded, numbers = registry.bots(), {v.bot: v.number for v in playing}
-        standings = []
+        if any("@" in str(row["bot"]) for row in board.standings):  # older versions: one read
+            numbers |= numbers_by_label(registry.versions())
+        standings: list[Standing] = []
+        earlier: list[Standing] = []
         for row in board.standings:
             label = str(row["bot"])
             name = bot_of(label)
             bot = uploaded.get(name)
             before = previous.get(label)
-            standings.append(
+            number = numbers.get(label) if bot else None
+            if name == label:  # ranked among the bots: its place counts only them
+                row = {**row, "rank": len(standings) + 1}
+            (standings if name == label else earlier).append(
                 Standing(
                     row=row,
                     bot=name,
                     author=authors.get(bot.author, "") if bot else "",
-                    number=numbers.get(name) if name == label else None,
+                    number=number,
                     disabled=bot is not None and bot.disabled,
                     change=None if before is None else float(row["elo"]) - before,
                 )
@@ -628,6 +670,7 @@ class LeagueService:
             games=board.games,
             made=board.made,
             standings=standings,
+            earlier=earlier,
             unplaced=unplaced,
             waiting=waiting,
             first=not previous,
@@ -703,9 +746,12 @@ class LeagueService:
                 raise NotFound(f"{bot} has no version {version}")
             chosen = numbered[version]
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
+        if not where.scrimmages:  # its season's addresses: they name the same game next season
+            where = Where(season=where.season or self.league.season.number)
         asked = GamesOf(str(self.store_of(where)), bot, choice, self._sees(viewer), where.pages)
         listed = await self._reader.ask(asked)
-        return GamesAnswer(bot, listed.rows, listed.more)
+        rows = [msgspec.structs.replace(row, season=where.season) for row in listed.rows]
+        return GamesAnswer(bot, rows, listed.more)
 
     def record_for(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of

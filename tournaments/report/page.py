@@ -136,7 +136,14 @@ def _index(keyed: list[tuple[GameKey, FinishedGame]], blocks: list[Block]) -> di
 
 
 def write_report(
-    path: Path, out: Path, *, bootstrap: int = 200, workers: int = 0, public: bool = False
+    path: Path,
+    out: Path,
+    *,
+    bootstrap: int = 200,
+    workers: int = 0,
+    public: bool = False,
+    title: str | None = None,
+    links: Sequence[tuple[str, str]] = (),
 ) -> Path:
     """Write the report of the store at `path`: `out/index.html` and `out/games/`, or, when
     `out` ends in .html, that file and `<its stem>-games/` beside it. The page's path.
@@ -147,7 +154,8 @@ def write_report(
     already holds is kept), shared among `workers` processes (0: one per core) while the tables
     are built. A `public` report (a league's published final) holds what the league's public
     pages hold: each fault's kind and decision, not its reason, and each seat by its name
-    (`report.public`)."""
+    (`report.public`). `title` (default: the store's file name and its game) heads it, and
+    `links` (text, address) are shown under the title (a league's: back to its pages)."""
     if out.suffix == ".html":
         index, games_dir = out, out.with_name(out.stem + "-games")
     else:
@@ -165,7 +173,8 @@ def write_report(
         blocks = packed()
     data = {
         "mode": "report",
-        "title": f"{path.name}: {settings.get('game', '?')} tournament",
+        "title": title or f"{path.name}: {settings.get('game', '?')} tournament",
+        "links": [list(link) for link in links],
         "settings": settings,
         **overview,
         **_index(keyed, blocks),

@@ -37,6 +37,7 @@ from tournaments.server.front import Front
 from tournaments.server.games import game_record, game_view, seat_record
 from tournaments.server.guide import document, kit, league_page
 from tournaments.server.leaderboard import (
+    benchmarks_api,
     benchmarks_csv,
     benchmarks_page,
     leaderboard_api,
@@ -78,6 +79,9 @@ ROUTES = [
     Route("/seasons/{number:int}.csv", season_csv),
     Route("/seasons/{number:int}/report/{path:path}", season_report),
     Route("/api/seasons/{number:int}", season_api),
+    Route("/seasons/{number:int}/benchmarks", benchmarks_page),
+    Route("/seasons/{number:int}/benchmarks.csv", benchmarks_csv),
+    Route("/api/seasons/{number:int}/benchmarks", benchmarks_api),
     Route("/league/freeze", freeze_form, methods=["POST"]),
     Route("/api/league/freeze", freeze_api, methods=["POST"]),
     Route("/benchmarks.csv", benchmarks_csv),

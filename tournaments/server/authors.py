@@ -130,7 +130,7 @@ async def submit_api(request: Request) -> Response:
         version = await _upload(f, author, form)
     answer = VersionAnswer(
         bot=version.bot,
-        version=version.id,
+        version_id=version.id,
         number=version.number,
         hash=version.hash,
         status=version.status,

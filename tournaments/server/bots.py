@@ -3,6 +3,7 @@ API listing its games: what each viewer may see of it is `LeagueService.bot_view
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -13,11 +14,12 @@ from starlette.responses import Response
 from protocol.errors import RequestError
 from tournaments.league.answers import BotAnswer, VersionRow
 from tournaments.league.files import bot_of
-from tournaments.league.registry import Author, NotFound
+from tournaments.league.registry import Author, NotFound, numbers_by_label
 from tournaments.league.service import MAX_GAME_ID, BotView, Where
 from tournaments.server.fields import whole_number
 from tournaments.server.front import Front, api, front, html, with_csrf
 from tournaments.server.history import svg_line
+from tournaments.server.seasons import when
 from tournaments.store.store import GameChoice
 
 WAITING = frozenset({"queued", "building", "checking"})
@@ -48,8 +50,8 @@ async def bot_page(request: Request) -> Response:
     except NotFound:
         return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
     history = view.history
-    board = f.service.board.board
-    standing = next((row for row in board.standings if row["bot"] == view.name), None)
+    board = f.service.leaderboard()  # its bots ranked among themselves, older versions apart
+    standing = next((s.row for s in board.standings if s.row["bot"] == view.name), None)
     scrimmages = await f.service.scrimmages(view.name, viewer)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
@@ -60,6 +62,10 @@ async def bot_page(request: Request) -> Response:
             bot=view.name,
             view=view,
             versions=view.versions,
+            numbers={v.id: v.number for v in view.versions},
+            season=f.league.season.number,
+            when=when,
+            named=_named(view),
             history=Markup(svg_line(history.points, history.games)) if history else "",
             games=_games(view),
             older=older,
@@ -95,9 +101,17 @@ def _scrimmage_choices(f: Front, view: BotView, viewer: Author | None) -> dict[s
     }
 
 
+def _named(view: BotView) -> Callable[[str], str]:
+    """A store label as the bot's page shows it: an older version of the bot by its number
+    ("mine v1", not "mine@0a1b2c3")."""
+    older = numbers_by_label(view.versions)
+    return lambda label: f"{view.name} v{older[label]}" if label in older else label
+
+
 def _games(view: BotView) -> list[dict[str, Any]]:
     """The bot's recent games; a fault's reason (it quotes the bot's stderr) only for the
     bot's own seats, and only to whom may see its logs."""
+    named = _named(view)
 
     def own(label: str) -> bool:
         return bot_of(label) == view.name
@@ -105,7 +119,7 @@ def _games(view: BotView) -> list[dict[str, Any]]:
     return [
         {
             "id": game_id,
-            "seats": ", ".join(played.bots),
+            "seats": ", ".join(map(named, played.bots)),
             "scores": " ".join(map(str, played.played.scores)),
             "result": ", ".join(
                 f"{_ordinal(played.played.ranks[seat])} of {len(played.bots)}"
@@ -115,7 +129,7 @@ def _games(view: BotView) -> list[dict[str, Any]]:
             "faults": [
                 {
                     "decision": f.decision,
-                    "text": f"{played.bots[f.seat]} {f.kind}",
+                    "text": f"{named(played.bots[f.seat])} {f.kind}",
                     "reason": f.reason if view.private and own(played.bots[f.seat]) else "",
                 }
                 for f in played.played.faults

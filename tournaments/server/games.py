@@ -29,7 +29,8 @@ async def game_view(request: Request) -> Response:
     links.append(("record (JSON lines)", f"{pages}/{game.id}/record.jsonl"))
     for seat in own:
         links.append((f"seat {seat}'s observations", f"{pages}/{game.id}/seat{seat}.jsonl"))
-    kind = "scrimmage game" if where.scrimmages else "game"
+    season = where.season or f.league.season.number
+    kind = "scrimmage game" if where.scrimmages else f"season {season}, game"
     title = f"{f.league.file.stem}: {kind} {game.id}"
     return HTMLResponse(await f.service.game_page(game, viewer, title, links))
 
@@ -67,14 +68,12 @@ def _where(request: Request) -> Where:
 
 
 def _file_stem(request: Request) -> str:
+    """A download's name: its season's (game ids start again each season), or a
+    scrimmage's."""
     where = _where(request)
-    return (
-        "scrimmage"
-        if where.scrimmages
-        else f"season-{where.season}-game"
-        if where.season
-        else "game"
-    )
+    if where.scrimmages:
+        return "scrimmage"
+    return f"season-{where.season or front(request).league.season.number}-game"
 
 
 def _jsonl(data: bytes, filename: str) -> Response:

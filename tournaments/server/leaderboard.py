@@ -26,6 +26,7 @@ from tournaments.server.front import (
     was_signed_out,
     with_csrf,
 )
+from tournaments.server.seasons import when
 
 REFRESH_S = 2 * int(MIN_REFRESH_S)
 """The leaderboard page reloads itself this often (a meta refresh: the pages run no script)."""
@@ -80,6 +81,7 @@ def _leaderboard(f: Front, request: Request, board: Leaderboard, page: int) -> s
         refresh=REFRESH_S,
         players=f.league.tournament.players,
         waiting=board.waiting,
+        earlier=board.earlier,
         season=f.league.season,
         final=f.service.final,
     )
@@ -122,18 +124,32 @@ async def leaderboard_api(request: Request) -> Response:
     return Response(body, media_type="application/json")
 
 
+def _season(f: Front, request: Request) -> int:
+    """The season whose grades a request asks for: `/seasons/N/…`, or `?season=N`, or this
+    season (a season there is not: `NotFound`, from `LeagueService.season_grades`)."""
+    if "number" in request.path_params:
+        return int(request.path_params["number"])
+    asked = request.query_params.get("season")
+    return f.league.season.number if asked is None else whole_number(asked, "season")
+
+
 @html
 async def benchmarks_page(request: Request) -> Response:
     """Every author's bot against the staff's benchmark bots, with the grades the viewer may
-    see."""
+    see: this season's, or an ended season's as it was frozen."""
     f = front(request)
     settings = f.league.settings
+    season = _season(f, request)
+    viewer = f.signed_in(request)
+    rows = await f.service.season_grades(season, viewer)
     return f.page(
         "benchmarks.html",
         request,
         benchmarks=settings.benchmarks,
         grades=settings.grades,
-        rows=f.service.grades(f.signed_in(request)),
+        rows=rows,
+        season=f.service.season(season),
+        when=when,
     )
 
 
@@ -141,6 +157,25 @@ async def benchmarks_page(request: Request) -> Response:
 async def benchmarks_csv(request: Request) -> Response:
     """The benchmarks page as CSV (a grade where the asker may see it), for a gradebook."""
     f = front(request)
-    table = as_table(f.service.grades(f.viewer(request)), f.league.settings)
-    headers = {"Content-Disposition": f'attachment; filename="{f.league.file.stem}-grades.csv"'}
+    season = _season(f, request)
+    rows = await f.service.season_grades(season, f.viewer(request))
+    table = as_table(rows, f.league.settings)
+    name = f"{f.league.file.stem}-season-{season}-grades.csv"
+    headers = {"Content-Disposition": f'attachment; filename="{name}"'}
     return Response(render_csv(table.keys, table.rows), media_type="text/csv", headers=headers)
+
+
+@api
+async def benchmarks_api(request: Request) -> Response:
+    """A season's benchmarks, grade thresholds and the grades the asker may see, as JSON."""
+    f = front(request)
+    season = _season(f, request)
+    rows = await f.service.season_grades(season, f.viewer(request))
+    settings = f.league.settings
+    answer = {
+        "season": season,
+        "benchmarks": settings.benchmarks,
+        "thresholds": settings.grades,
+        "grades": rows,
+    }
+    return Response(msgspec.json.encode(answer), media_type="application/json")

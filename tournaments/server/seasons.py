@@ -1,7 +1,10 @@
 """The seasons: their list, and each one's final standings as a page, JSON and CSV, with the
-static report of its final."""
+static report of its final and, for whom may see them, its grades (`server.leaderboard` has
+their pages)."""
 
 from __future__ import annotations
+
+import datetime
 
 import msgspec
 from starlette.requests import Request
@@ -13,10 +16,20 @@ from tournaments.output import render_csv
 from tournaments.server.front import api, front, html
 
 
+def when(stamp: str | None) -> str:
+    """A registry's time (ISO 8601, UTC, to the millisecond) as people read it:
+    "2026-11-29 10:03 UTC" (empty for None)."""
+    if stamp is None:
+        return ""
+    moment = datetime.datetime.fromisoformat(stamp).astimezone(datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
 @html
 async def seasons_page(request: Request) -> Response:
     f = front(request)
-    return f.page("seasons.html", request, seasons=f.service.seasons(), now=f.league.season)
+    seasons = f.service.seasons()
+    return f.page("seasons.html", request, seasons=seasons, now=f.league.season, when=when)
 
 
 @html
@@ -24,24 +37,42 @@ async def season_page(request: Request) -> Response:
     """A season's final: its standings (so far, while it plays) and their downloads."""
     f = front(request)
     result = f.service.season_result(request.path_params["number"])
-    return f.page("season.html", request, result=result, los=SETTLED_LOS)
+    benchmarks = f.league.settings.benchmarks
+    return f.page(
+        "season.html", request, result=result, los=SETTLED_LOS, when=when, benchmarks=benchmarks
+    )
 
 
 @api
 async def season_api(request: Request) -> Response:
-    result = front(request).service.season_result(request.path_params["number"])
-    return Response(msgspec.json.encode(result), media_type="application/json")
+    """A season and its final (`SeasonResult`), with the grades the asker may see (their own
+    bots'; an organiser's: every finalist's)."""
+    f = front(request)
+    number = request.path_params["number"]
+    result = f.service.season_result(number)
+    grades = await f.service.season_grades(number, f.viewer(request))
+    answer = {**msgspec.structs.asdict(result), "grades": grades}
+    return Response(msgspec.json.encode(answer), media_type="application/json")
 
 
 @api
 async def season_csv(request: Request) -> Response:
-    """The season's final standings as CSV (`arena table`'s standings of its games)."""
+    """The season's final standings as CSV (`arena table`'s standings of its games), with a
+    `grade` column for whom may see grades (the league has some and the asker signed in: their
+    own bots' filled in; an organiser's: every bot's)."""
+    f = front(request)
     number = request.path_params["number"]
-    final = front(request).service.season_result(number).final
+    final = f.service.season_result(number).final
     if final is None:
         raise NotFound(f"season {number} has no final yet")
     keys = list(final.standings[0]) if final.standings else ["rank", "bot"]
     rows = [[row.get(key) for key in keys] for row in final.standings]
+    viewer = f.viewer(request)
+    if f.league.settings.grades and viewer is not None:
+        seen = await f.service.season_grades(number, viewer)
+        grade = {row.bot: row.grade or "" for row in seen}
+        rows = [[*row, grade.get(str(row[keys.index("bot")]), "")] for row in rows]
+        keys.append("grade")
     disposition = f'attachment; filename="season-{number}-final.csv"'
     return Response(
         render_csv(keys, rows), media_type="text/csv", headers={"Content-Disposition": disposition}

@@ -297,8 +297,9 @@ async function openGame(id, step) {
   window.scrollTo(0, 0);
 }
 
-// A one-game page's links (a league's game page: back to its leaderboard and bots, and its
-// downloads), as the server that made the page listed them: [text, address] pairs.
+// A page's links (a league's game page: back to its leaderboard and bots, and its downloads;
+// a league's published final: back to the league), as the server that made the page listed
+// them: [text, address] pairs.
 function gameLinks() {
   const links = ARENA_DATA.links || [];
   if (!links.length) return null;
@@ -376,6 +377,8 @@ function start() {
     });
     return;
   }
+  const links = gameLinks();  // a league's published final: back to the league
+  if (links) document.getElementById("title").after(links);
   const s = ARENA_DATA.settings || {};
   document.getElementById("settings").textContent =
     `game ${s.game} | ${s.players} players | options ${JSON.stringify(s.options || {})} | time ${JSON.stringify(s.time || {})}`;
