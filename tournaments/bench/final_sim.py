@@ -8,9 +8,12 @@ is checked against the true order."""
 
 from __future__ import annotations
 
+import argparse
 import itertools
+import math
 import random
 import statistics
+import sys
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -172,7 +175,8 @@ class Row(NamedTuple):
     wrong_pct: float
     """Runs whose claim was made and is wrong (the family-wise error)."""
     covered_pct: float
-    """Runs whose every place interval holds the true place."""
+    """Runs whose every place interval holds the true place (today's final has none: its
+    order held)."""
     games: float
     """Median games a run played."""
     games_claimed: float | None
@@ -206,3 +210,79 @@ def _row(setting: Setting, rule: str, runs: list[Run]) -> Row:
         statistics.median(run.games for run in runs),
         statistics.median(claimed) if claimed else None,
     )
+
+
+SPREADS = (100.0, 300.0)
+PLAYERS = (2, 4)
+TOP = 10
+
+
+def settings(bots: Sequence[int], budget: int) -> list[tuple[Setting, bool]]:
+    """The simulated settings, each with whether today's final runs on it too (where two
+    deals of its every seat-set fit the budget): per field size, spread and table size, the
+    top 10 claimed (the whole order for fields of 10 or fewer), and for fields of at most 20
+    also the whole order, the claim today's final makes."""
+    found = []
+    for size, spread, players in itertools.product(bots, SPREADS, PLAYERS):
+        claims = [Claim("top", top=TOP)] if size > TOP else []
+        if size <= 2 * TOP:
+            claims.append(Claim("order"))
+        todays = 2 * players * math.comb(size, players) <= budget
+        found += [(Setting(size, spread, players, claim, budget), todays) for claim in claims]
+    return found
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    """The rows as a Markdown table."""
+    from tournaments.output import render_table
+
+    body = [
+        [
+            row.setting.bots,
+            f"{row.setting.spread:.0f}",
+            row.setting.players,
+            row.setting.claim.describe() if row.rule == "sequential" else "the whole order",
+            row.rule,
+            row.runs,
+            f"{row.claimed_pct:.0f}%",
+            f"{row.wrong_pct:.1f}%",
+            f"{row.covered_pct:.0f}%" if row.rule == "sequential" else "—",
+            f"{row.games:,.0f}",
+            "—" if row.games_claimed is None else f"{row.games_claimed:,.0f}",
+        ]
+        for row in rows
+    ]
+    headers = [
+        "finalists",
+        "spread (Elo)",
+        "players",
+        "claim",
+        "final",
+        "fields",
+        "claimed",
+        "wrong",
+        "intervals hold",
+        "games (median)",
+        "games when claimed (median)",
+    ]
+    return render_table(headers, body, "github")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python -m tournaments.bench.final_sim`: the simulation at sizes of one's choosing,
+    printed as a Markdown table (`arena bench --only final-sim` runs the published sizes)."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--bots", type=int, nargs="+", default=[20, 100, 200])
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--budget", type=int, default=200_000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rows = []
+    for setting, todays in settings(args.bots, args.budget):
+        rows += replicate(setting, args.runs, args.seed, todays)
+        print(markdown(rows[-2 if todays else -1 :]), file=sys.stderr, flush=True)
+    print(markdown(rows))
+
+
+if __name__ == "__main__":
+    main()
