@@ -219,16 +219,20 @@ TOP = 10
 
 def settings(bots: Sequence[int], budget: int) -> list[tuple[Setting, bool]]:
     """The simulated settings, each with whether today's final runs on it too (where two
-    deals of its every seat-set fit the budget): per field size, spread and table size, the
-    top 10 claimed (the whole order for fields of 10 or fewer), and for fields of at most 20
-    also the whole order, the claim today's final makes."""
+    deals of its every seat-set fit the budget; once a field, its claim being the whole order
+    whatever the sequential final's): per field size, spread and table size, the top 10
+    claimed (the whole order for fields of 10 or fewer), and for fields of at most 20 also the
+    whole order, the claim today's final makes."""
     found = []
     for size, spread, players in itertools.product(bots, SPREADS, PLAYERS):
         claims = [Claim("top", top=TOP)] if size > TOP else []
         if size <= 2 * TOP:
             claims.append(Claim("order"))
-        todays = 2 * players * math.comb(size, players) <= budget
-        found += [(Setting(size, spread, players, claim, budget), todays) for claim in claims]
+        todays = 2 * players * math.comb(size, players) <= budget  # once a field: one claim
+        found += [
+            (Setting(size, spread, players, claim, budget), todays and claim is claims[0])
+            for claim in claims
+        ]
     return found
 
 
