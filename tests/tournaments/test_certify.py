@@ -102,6 +102,7 @@ def test_the_sequential_final_seats_neighbours_and_cuts_its_last_round_evenly() 
     assert deals_per_table(3, 10, 2, 1_000) == 4
     assert deals_per_table(3, 10, 2, 50) == 2  # 40 of the 50 games left: every table alike
     assert deals_per_table(3, 10, 2, 19) == 0
+    assert deals_per_table(3, 10, 2, -4) == 0  # a layer took more than was left
 
 
 def test_the_simulated_sequential_final_is_wrong_rarely_and_beats_todays_on_games() -> None:

@@ -45,7 +45,7 @@ def deals_per_table(look: int, tables: int, rotations: int, budget_left: int) ->
     """Deals each table of look `look` (from 1) plays: 2^(look-1), fewer when the budget
     left cannot hold them all — the same number at every table, so the cut is even (0: the
     budget is spent)."""
-    return min(2 ** (look - 1), budget_left // max(tables * rotations, 1))
+    return max(0, min(2 ** (look - 1), budget_left // max(tables * rotations, 1)))
 
 
 def unsettled(certificate: Certificate, claim: Claim) -> list[str]:
