@@ -95,6 +95,16 @@ async def test_a_season_freezes_plays_its_final_publishes_and_starts_over(
     assert data["title"] == "cup: season 1's final" and ["the league", "/"] in data["links"]
     assert (await client.get("/seasons/1/report/../../cup.toml")).status_code == 404
     assert (await client.get("/seasons/1.csv")).text.startswith("rank,bot,elo")
+    certificate = final["certificate"]  # what the final's games prove, published with it
+    assert (
+        certificate["games"] == len(final_games) and certificate["claim"] == "the top 10 in order"
+    )
+    assert {place["bot"] for place in certificate["places"]} == {"greedy", "random"}
+    assert all(1 <= p["low"] <= p["place"] <= p["high"] <= 2 for p in certificate["places"])
+    assert final["games"] % final["per_deal"] == 0  # whole deals, every seat-set alike
+    assert 'id="certificate-places"' in page
+    rows = list(csv.DictReader(io.StringIO((await client.get("/seasons/1/certificate.csv")).text)))
+    assert [row["bot"] for row in rows] == [p["bot"] for p in certificate["places"]]
     assert (await client.get("/seasons/7")).status_code == 404
 
     second = league.store_path

@@ -24,6 +24,7 @@ import msgspec
 from referee.games import GAME_IDS
 from tournaments.bench import (
     engine,
+    final_sim,
     league_scale,
     league_server,
     matches,
@@ -54,6 +55,7 @@ SECTIONS = (
     "league-memory",
     "standings",
     "league-scale",
+    "final-sim",
 )
 NEEDS = {"overhead": ("floor",)}
 PLAYOUT_MS = 10.0
@@ -106,6 +108,15 @@ class Sizes(msgspec.Struct, frozen=True):
     standings: tuple[tuple[int, int], ...]
     """Ladders whose kept standings are timed: bots, deals a pairing."""
     scale: ScaleSizes
+    final_sim: FinalSimSizes
+
+
+class FinalSimSizes(msgspec.Struct, frozen=True):
+    """`final-sim`: the simulated finals' field sizes, fields a setting, and games budget."""
+
+    bots: tuple[int, ...]
+    runs: int
+    budget: int
 
 
 class ScaleSizes(msgspec.Struct, frozen=True):
@@ -163,6 +174,7 @@ FULL = Sizes(
     ScaleSizes(
         300, 200, 20, (10, 100, 200), ((10, 10_000), (100, 100_000), (1000, 1_000_000)), 20, 30.0
     ),
+    FinalSimSizes((20, 100, 200), 200, 200_000),
 )
 QUICK = Sizes(
     20,
@@ -181,6 +193,7 @@ QUICK = Sizes(
     QUICK_LEAGUE,
     ((10, 2), (70, 1)),
     ScaleSizes(20, 6, 3, (6,), ((10, 1000),), 4, 3.0),
+    FinalSimSizes((6,), 2, 2_000),
 )
 ROSTER_S = 5.0
 """A class's tokens from one command, at most this long."""
@@ -779,6 +792,25 @@ class Bench:
             name = f"… the rest of its bootstrap over {took.refreshes} refreshes, CPU"
             self.add(Figure("standings", name, took.bootstrap_s, "s"))
 
+    def final_sim(self) -> None:
+        """The sequential final against today's on simulated fields (`bench.final_sim`)."""
+        s = self.sizes.final_sim
+        for setting, todays in final_sim.settings(s.bots, s.budget):
+            self.progress(f"final-sim: {setting.bots} finalists, {setting.spread:.0f} Elo")
+            for row in final_sim.replicate(setting, s.runs, 0, todays):
+                sequential = row.rule == "sequential"
+                claim = setting.claim.describe() if sequential else "the whole order"
+                rule = "the sequential" if sequential else "today's"
+                claimed = "—" if row.games_claimed is None else f"{row.games_claimed:,.0f}"
+                name = (
+                    f"{setting.bots} finalists, {setting.spread:.0f} Elo, {setting.players}p, "
+                    f"{claim}, {rule} final: claimed in {row.claimed_pct:.0f}% of "
+                    f"{row.runs} (median {claimed} games), wrong in"
+                )
+                target = "≤ 5%" if sequential else ""
+                passed = row.wrong_pct <= 5 if sequential else None
+                self.add(Figure("final-sim", name, row.wrong_pct, "%", target, passed))
+
     def league_scale(self) -> None:
         """A class's tokens and first uploads, and ladders of many uploaded bots."""
         s = self.sizes.scale
@@ -1037,6 +1069,12 @@ with tiny repetitions (a smoke test, not a measurement).
   pairs grow with the bots, as in a league. The first board counts every game but the last
   {standings.NEW_GAMES:,}; the refresh then adds those, refits and draws resamples for at most
   its budget; the rest of the bootstrap is drawn by the refreshes after it.
+- **final-sim**: a season's final simulated without bots (`tournaments.bench.final_sim`):
+  fields of finalists with normal strengths of the given spread (sd, in Elo) whose games are
+  Plackett–Luce finishing orders; the sequential final (`rank.sequential`, `rank.certify`) and
+  today's (every seat-set, doubling deals, neighbours at 95% likelihood of superiority) on the
+  same fields. A figure is the share of fields where the final claimed its order and the claim
+  is wrong (the family-wise error); its name says how often it claimed and the median games.
 """
     if CLOCKS_SECTION in existing:
         text += "\n" + existing[existing.index(CLOCKS_SECTION) :].rstrip() + "\n"

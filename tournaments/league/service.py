@@ -33,7 +33,7 @@ from tournaments.league.answers import GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, compute
 from tournaments.league.check_queue import CheckQueue
 from tournaments.league.files import League, ServeLock, bot_of
-from tournaments.league.final import FinalProgress, play_final, progress
+from tournaments.league.final import FinalProgress, claim_of, play_final, progress
 from tournaments.league.grades import Graded, authored, graded, season_grades
 from tournaments.league.ladder import LADDER_NICE, run_ladder
 from tournaments.league.reads import GamesOf, KeptStores, Recent, Sees, reader, seen
@@ -581,7 +581,8 @@ class LeagueService:
         if season.frozen is not None and season.published is None and self.final is not None:
             final = self.final  # the final playing now, as of its last deal
         elif season.frozen is not None:
-            final = progress(self.league.final_store(number), season)
+            claim = claim_of(self.league.settings)
+            final = progress(self.league.final_store(number), season, claim)
         report = (self.league.report_dir(number) / "index.html").exists()
         result = SeasonResult(season, final, report)
         if season.published is not None:

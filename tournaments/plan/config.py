@@ -167,6 +167,11 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     grades: list[Grade] = msgspec.field(default_factory=list)
     """The organiser's thresholds, best first: a bot's grade is the first whose every score
     it reaches."""
+    certify: Literal["top", "order", "grades"] = "top"
+    """What a season's final certifies (`rank.certify`): the top `certify_top` places in
+    order, the whole order, or each finalist's side of every grade threshold against its
+    benchmark."""
+    certify_top: Positive = 10
 
 
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

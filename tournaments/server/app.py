@@ -52,6 +52,7 @@ from tournaments.server.organisers import (
 )
 from tournaments.server.seasons import (
     season_api,
+    season_certificate_csv,
     season_csv,
     season_page,
     season_report,
@@ -77,6 +78,7 @@ ROUTES = [
     Route("/seasons", seasons_page),
     Route("/seasons/{number:int}", season_page),
     Route("/seasons/{number:int}.csv", season_csv),
+    Route("/seasons/{number:int}/certificate.csv", season_certificate_csv),
     Route("/seasons/{number:int}/report/{path:path}", season_report),
     Route("/api/seasons/{number:int}", season_api),
     Route("/seasons/{number:int}/benchmarks", benchmarks_page),

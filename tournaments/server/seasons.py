@@ -80,6 +80,26 @@ async def season_csv(request: Request) -> Response:
 
 
 @api
+async def season_certificate_csv(request: Request) -> Response:
+    """The certificate of a season's final as CSV: a row per finalist, strongest first, with
+    its place interval and whether it is proven above the next."""
+    number = request.path_params["number"]
+    final = front(request).service.season_result(number).final
+    if final is None or final.certificate is None:
+        raise NotFound(f"season {number}'s final has no games yet")
+    certificate = final.certificate
+    keys = ["place", "bot", "elo", "low", "high", "above_next"]
+    rows = [
+        [place.place, place.bot, place.elo, place.low, place.high, above]
+        for place, above in zip(certificate.places, [*certificate.separated, None], strict=True)
+    ]
+    disposition = f'attachment; filename="season-{number}-certificate.csv"'
+    return Response(
+        render_csv(keys, rows), media_type="text/csv", headers={"Content-Disposition": disposition}
+    )
+
+
+@api
 async def season_report(request: Request) -> Response:
     """A file of the static report of a season's final (its page runs its own scripts: served
     as the game viewer is, without the league pages' policy)."""

@@ -1,0 +1,118 @@
+"""A final's certificate: Plackett–Luce strengths from finishing orders, place intervals that
+hold together at their stated rate, the organiser's claims, first place's fragility, and the
+sequential final's simulator."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from tourhelp import game
+
+from tournaments.bench.final_sim import Setting, field, play, replicate
+from tournaments.rank.certify import Claim, certify, orders_of
+from tournaments.rank.sequential import deals_per_table, first_round, seat_sets
+
+
+def true_places(strength: np.ndarray) -> dict[str, int]:
+    order = np.argsort(-strength, kind="stable")
+    return {f"bot{i:03d}": place for place, i in enumerate(order.tolist(), start=1)}
+
+
+def test_place_intervals_hold_the_true_places_together_at_their_rate() -> None:
+    """On fixed round robins (one look): where every bot is as strong as every other, any
+    interval narrower than the field is wrong, and at most 5% of the fields have one (at a
+    confidence of 50%, far more do: the test can fail); on a spread field every interval
+    holds its bot's true place at once in at least 95% of the fields, and many are points."""
+    tables = [(i, j) for i in range(5) for j in range(i + 1, 5)]
+    wrong = {0.95: 0, 0.5: 0}
+    for run in range(150):
+        for confidence in wrong:
+            rng = np.random.default_rng([9, run])
+            orders = play(np.zeros(5), tables, 10, rng)
+            certificate = certify(
+                orders, Claim("order"), looks=1, confidence=confidence, fragility=False
+            )
+            wrong[confidence] += any((p.low, p.high) != (1, 5) for p in certificate.places)
+    assert wrong[0.95] <= 0.05 * 150 < 0.25 * 150 <= wrong[0.5]
+    held, points = 0, 0
+    for run in range(100):
+        rng = np.random.default_rng([7, run])
+        strength = field(6, 150, rng)
+        tables = [(i, j) for i in range(6) for j in range(i + 1, 6)]
+        orders = play(strength, tables, 30, rng)
+        certificate = certify(orders, Claim("order"), looks=1, fragility=False)
+        truth = true_places(strength)
+        held += all(p.low <= truth[p.bot] <= p.high for p in certificate.places)
+        points += sum(p.low == p.high for p in certificate.places)
+    assert held >= 95 and points >= 100
+
+
+def test_a_clear_order_is_certified_from_4_player_tables() -> None:
+    rng = np.random.default_rng(3)
+    strength = np.array([3.0, 1.5, 0.0, -1.5, -3.0])
+    tables = [(0, 1, 2, 3), (1, 2, 3, 4), (0, 2, 3, 4), (0, 1, 3, 4), (0, 1, 2, 4)]
+    certificate = certify(play(strength, tables, 40, rng), Claim("top", top=2))
+    assert certificate.certified and certificate.claim == "the top 2 in order"
+    assert [p.bot for p in certificate.places] == [f"bot{i:03d}" for i in range(5)]
+    assert [(p.low, p.high) for p in certificate.places[:2]] == [(1, 1), (2, 2)]
+    assert certificate.separated[:2] == [True, True]
+    assert certificate.games == 5 * 40 * 4 and certificate.deals == 5 * 40
+    assert certificate.first_fragility is not None and certificate.first_fragility > 1
+
+
+def test_few_games_certify_nothing_and_first_place_rests_on_a_deal() -> None:
+    rng = np.random.default_rng(0)
+    strength = np.array([0.2, 0.1, 0.0])
+    certificate = certify(play(strength, [(0, 1), (1, 2), (0, 2)], 2, rng), Claim("order"))
+    assert not certificate.certified
+    assert all((p.low, p.high) == (1, 3) for p in certificate.places)
+    assert certificate.first_fragility == 1
+
+
+def test_grade_sides_against_a_benchmark() -> None:
+    """A bot far above the benchmark is above a 50% threshold, one far below is below it, and
+    one level with it stays undecided."""
+    rng = np.random.default_rng(11)
+    strength = np.array([0.0, 2.0, -2.0, 0.0])  # bot000 is the benchmark
+    tables = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    claim = Claim("grades", thresholds=[("bot000", 50.0)])
+    certificate = certify(play(strength, tables, 60, rng), claim, fragility=False)
+    sides = {side.bot: side.above for side in certificate.sides}
+    assert sides == {"bot001": True, "bot002": False, "bot003": None}
+    assert not certificate.certified
+
+
+def test_finishing_orders_of_stored_games_count_ties_as_both_orders() -> None:
+    games = [game(("a", "b"), [1, 2], deal=0), game(("b", "a"), [1, 1], deal=1, rotation=1)]
+    orders = orders_of(games)
+    assert orders.bots == ["a", "b"] and orders.games == 2 and orders.deals == 2
+    (block,) = orders.blocks
+    assert block.order.tolist() == [[0, 1], [1, 0], [0, 1]]
+    assert block.weight.tolist() == [1.0, 0.5, 0.5]
+
+
+def test_the_sequential_final_seats_neighbours_and_cuts_its_last_round_evenly() -> None:
+    ranked = ["a", "b", "c", "d", "e"]
+    assert seat_sets(ranked, 2, 0) == [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]
+    assert seat_sets(ranked[:4], 4, 2) == [("a", "b", "c", "d")]
+    assert seat_sets(ranked, 4, 2) == [("a", "b", "c", "d"), ("b", "c", "d", "e")]
+    tables = first_round(ranked, 2, random.Random(1))
+    assert {bot for table in tables for bot in table} == set(ranked)
+    assert deals_per_table(3, 10, 2, 1_000) == 4
+    assert deals_per_table(3, 10, 2, 50) == 2  # 40 of the 50 games left: every table alike
+    assert deals_per_table(3, 10, 2, 19) == 0
+    assert deals_per_table(3, 10, 2, -4) == 0  # a layer took more than was left
+
+
+def test_the_simulated_sequential_final_is_wrong_rarely_and_beats_todays_on_games() -> None:
+    """Seeded: 6 finalists 300 Elo apart, 2-player tables, the whole order claimed; both
+    rules on the same 10 fields."""
+    setting = Setting(6, 300, 2, Claim("order"), 10_000)
+    sequential, today = replicate(setting, 10, seed=2, todays=True)
+    assert (sequential.rule, today.rule) == ("sequential", "today")
+    assert sequential.runs == today.runs == 10
+    assert sequential.wrong_pct <= 10 and sequential.covered_pct >= 90
+    assert sequential.claimed_pct >= 50 and today.claimed_pct >= 50
+    assert sequential.games_claimed is not None and today.games_claimed is not None
+    assert sequential.games_claimed < today.games_claimed
