@@ -103,10 +103,7 @@ def test_a_version_that_crashes_in_its_check_is_rejected_with_a_public_reason(
     assert cannot[0] == 201
     rejected = served.status("nostart", {"playing", "rejected"})
     assert rejected["status"] == "rejected"
-    assert (
-        rejected["reason"]
-        == "rejected: crash during the handshake in its check game against random"
-    )
+    assert rejected["reason"] == "crash during the handshake in its check game against random"
     code, page = served.get("/bots/nostart")
     assert code == 200 and "rejected" in page
 
@@ -289,7 +286,7 @@ def test_submit_wait_follows_a_version_to_playing_or_rejected(
     assert "waiter version 1: checking" in err or "waiter version 1: playing" in err
     assert main(["submit", served.url, str(bad), "--name", "waiter", "--wait"]) == 1
     out, _ = capsys.readouterr()
-    assert "waiter version 2 was rejected: rejected: crash during the handshake" in out
+    assert "waiter version 2 was rejected: crash during the handshake" in out
     assert "--- its check log ---" in out and "MY-OWN-OUTPUT" in out  # the author's own log
 
 

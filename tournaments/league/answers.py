@@ -38,6 +38,9 @@ class BotAnswer(msgspec.Struct, frozen=True):
     author: str | None
     disabled: bool
     versions: list[VersionRow]
+    frozen_season: int | None = None
+    """The season, while it is frozen for its final: a version that passes its check now
+    plays from the next season (None: the season's ladder plays)."""
 
 
 class FaultAnswer(msgspec.Struct, frozen=True):

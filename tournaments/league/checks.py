@@ -61,7 +61,7 @@ async def check_version(league: League, limits: Limits, version: Version) -> Ver
             # Its stderr follows line by line: the message does not quote it on one line.
             league.registry.append_log(version.id, "check", f"{rejected.without_stderr}\n")
             league.registry.append_log(version.id, "check", _stderr(rejected.outcome.logs[0]))
-            return await reject(league, version, f"rejected: {rejected.summary}")
+            return await reject(league, version, rejected.summary)
         except (ArenaError, OSError) as exc:
             league.registry.append_log(version.id, "check", f"the check could not run: {exc}\n")
             return await reject(league, version, "the check could not run (see its check log)")

@@ -196,10 +196,10 @@ class LeagueService:
 
     @classmethod
     @contextmanager
-    def opened(cls, file: Path) -> Iterator[LeagueService]:
-        """The league of `file`, held by this process alone (`ServeLock`) until the block
-        ends."""
-        with League(file) as league, ServeLock(league):
+    def opened(cls, file: Path, busy: str | None = None) -> Iterator[LeagueService]:
+        """The league of `file`, held by this process alone (`ServeLock`; `busy`: why it is
+        refused while another holds it) until the block ends."""
+        with League(file) as league, ServeLock(league, busy):
             service = cls(league)
             try:
                 yield service

@@ -129,7 +129,9 @@ async def bot_api(request: Request) -> Response:
         VersionRow(v.id, v.number, v.hash, v.status, v.reason, logs.get(v.id) if logs else None)
         for v in view.versions
     ]
-    answer = BotAnswer(view.name, view.author, view.disabled, versions)
+    season = f.league.season
+    frozen = season.number if season.frozen is not None else None
+    answer = BotAnswer(view.name, view.author, view.disabled, versions, frozen)
     return Response(msgspec.json.encode(answer), media_type="application/json")
 
 
