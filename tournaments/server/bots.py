@@ -32,7 +32,7 @@ WAITING_REFRESH_S = 3
 async def bot_page(request: Request) -> Response:
     f = front(request)
     await f.spend(request)
-    viewer = f.signed_in(request)
+    viewer = f.viewer(request)
     before = request.query_params.get("before")
     older = None if before is None else whole_number(before, "before", least=0, most=MAX_GAME_ID)
     try:
@@ -43,6 +43,7 @@ async def bot_page(request: Request) -> Response:
     board = f.service.board.board
     standing = next((row for row in board.standings if row["bot"] == view.name), None)
     scrimmages = await f.service.scrimmages(view.name, viewer)
+    owner = None if view.author is None else f.league.registry.author(view.author)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
     return with_csrf(
@@ -56,6 +57,7 @@ async def bot_page(request: Request) -> Response:
             games=_games(view),
             older=older,
             organiser=viewer is not None and viewer.organiser,
+            author_disabled=owner is not None and owner.disabled,
             standing=standing,
             ranked=len(board.standings),
             head_to_head=[

@@ -101,7 +101,7 @@ class Front:
         self.leaderboard_sent: dict[int, Kept] = {}
 
     def rendered(self, template: str, request: Request, **values: Any) -> str:
-        viewer = self.signed_in(request)
+        viewer = self.viewer(request)
         common = {
             "league_name": self.league.file.stem,
             "game_title": self.game.title,
