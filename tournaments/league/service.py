@@ -448,14 +448,18 @@ class LeagueService:
         self._scrimmage_asked = trio.Event()
         return asked
 
-    async def scrimmages(self, bot: str, viewer: Author | None) -> list[ScrimmageView]:
-        """The bot's scrimmages with their games, for its author and the organisers (none for
-        anyone else)."""
+    async def scrimmages(
+        self, bot: str, viewer: Author | None, only: int | None = None
+    ) -> list[ScrimmageView]:
+        """The bot's scrimmages (`only`: that one, if it is the bot's) with their games, for
+        its author and the organisers (none for anyone else)."""
         if not self.may_see_private(viewer, bot):
             return []
         numbers = {v.id: v for v in self.league.registry.versions(bot)}
         views = []
         for scrimmage in reversed(self.league.registry.scrimmages(bot=bot)):
+            if only is not None and scrimmage.id != only:
+                continue
             version = numbers[scrimmage.version]
             games: list[GameRow] = []
             if scrimmage.first_deal is not None and scrimmage.deals is not None:
