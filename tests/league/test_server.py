@@ -293,7 +293,7 @@ def test_submit_wait_follows_a_version_to_playing_or_rejected(
 def test_the_pages_say_what_an_author_needs(league: Path, served: Running) -> None:
     """/league: the runtimes with their versions, the limits, a curl example; the leaderboard:
     a playing bot with its author and version before its first game; a bot page: reloading
-    while checked; a sign-in lost to a restart is said so."""
+    while checked; a sign-in outlives a restart."""
     code, page = served.get("/league")
     assert code == 200 and 'id="runtimes"' in page and "<code>python3</code>" in page
     assert "Python 3." in page and "MB of memory" in page and "curl -H" in page
@@ -315,7 +315,7 @@ def test_the_pages_say_what_an_author_needs(league: Path, served: Running) -> No
     again = Running(league)
     try:
         page = page_as(again, opener, "/")
-        assert 'id="signed-out"' in page and "Signed in as" not in page
+        assert "Signed in as alice" in page and 'id="signed-out"' not in page  # kept
     finally:
         again.stop()
 
