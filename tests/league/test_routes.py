@@ -402,6 +402,10 @@ async def test_an_organisers_bot_page_says_the_authors_state_and_shortens_fault_
     faults = [json.loads(line) for line in record.content.splitlines()]
     whole = [line["reason"] for line in faults if line.get("type") == "fault"]
     assert any(len(reason) > 165 and "line 7 of a long" in reason for reason in whole)
+    public = await front.client.get(f"/games/{game}/record.jsonl")
+    lines = [json.loads(line) for line in public.content.splitlines()]
+    said = {line["reason"] for line in lines if line.get("type") == "fault"}
+    assert said == {"the process exited"}  # short: no note on what the private reason holds
 
     assert (await front.client.post("/api/authors/alice/disable", headers=boss)).is_success
     shown = await page()
