@@ -137,9 +137,10 @@ def handle(args: argparse.Namespace) -> int:
         return EXIT_OK
     bot, row = follow(base, token, answer, args.wait_s)
     if bot.disabled:
+        held = "waits, neither checked nor played," if row.status in WAITING else "plays no game"
         print(
-            f"{answer.bot} is disabled by the organisers: version {row.number} waits, neither "
-            f"checked nor played, until they enable the bot: {page}"
+            f"{answer.bot} is disabled by the organisers: version {row.number} {held} until "
+            f"they enable the bot: {page}"
         )
         return EXIT_ERROR
     if row.status == "playing" and bot.frozen_season is not None:
