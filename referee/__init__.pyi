@@ -1,6 +1,10 @@
 """The names `referee` re-exports, each from the module that defines it: the one list,
 read by the type checker and, at import, by `lazy_loader` (see `__init__.py`)."""
 
+from .backstop import (
+    CPU_MODE_WALL_CAP as CPU_MODE_WALL_CAP,
+    CPU_MODE_WALL_FACTOR as CPU_MODE_WALL_FACTOR,
+)
 from .build import (
     BuildResult as BuildResult,
     run_build as run_build,

@@ -169,6 +169,10 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     runtimes: tuple[str, ...] = ()
     """Folders an uploaded bot's sandbox binds beside the system's (`sandbox.RUNTIME_DIRS`):
     a runtime installed under `/opt`, say."""
+    nice: int = 0
+    """How much lower than the referee's priority its bots run (their session's autogroup
+    too: `spawn.keep_priority`): a league checks a version at its ladder's priority, whose
+    referee processes run lowered themselves."""
 
 
 def bot_environment(workdir: str, path: str | None = None) -> dict[str, str]:
@@ -632,14 +636,17 @@ async def start_limited(
     stdio_at: tuple[int, int] | None,
     merge_stderr: bool = False,
     given: tuple[tuple[int, int], ...] = (),
+    nice: int = 0,
 ) -> tuple[BotCgroup | None, spawner.Child]:
     """Start `argv` (`spawner.start`) in a new cgroup of `resources` (`limited`), veiled over
-    `folders` when they are given (`veil.veiled`: an uploaded bot's sandbox); the cgroup and
-    the child. If it cannot start, the cgroup is removed and the error raised."""
+    `folders` when they are given (`veil.veiled`: an uploaded bot's sandbox), `nice` below our
+    priority; the cgroup and the child. If it cannot start, the cgroup is removed and the
+    error raised."""
     cgroup: BotCgroup | None = None
     try:
         with veiled(argv, folders) as veil:
-            cgroup, setup = limited(resources, veil.step)
+            lower = (spawner.lowered(nice),) if nice else ()
+            cgroup, setup = limited(resources, veil.step, *lower)
             child = await spawner.start(
                 veil.argv,
                 cwd,
@@ -783,6 +790,7 @@ async def spawn(
             cwd,
             env or bot_environment(home),
             stdio_at=STDIO_FDS if sandboxed else None,
+            nice=limits.nice,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         if workdir is not None:

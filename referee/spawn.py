@@ -160,6 +160,17 @@ def keep_priority() -> None:
             autogroup.write(str(nice))
 
 
+def lowered(nice: int) -> Callable[[], None]:
+    """A pre-exec step: lower the child's priority by `nice`, its session's too
+    (`keep_priority`, which ran before at the priority it had)."""
+
+    def lower() -> None:
+        os.nice(nice)
+        keep_priority()
+
+    return lower
+
+
 def _start(
     argv: Sequence[str],
     cwd: str,

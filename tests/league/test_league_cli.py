@@ -88,7 +88,9 @@ def test_freeze_needs_the_server_stopped_and_a_field_for_a_game(
     )
     with League(file) as league, ServeLock(league):
         assert main(["league", "freeze", str(file), "--budget", "100"]) == 2
-        assert "another `arena serve`" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "another `arena serve`" in err and "freeze it from the server's /league page" in err
+        assert "uploads twice" not in err
     assert main(["league", "freeze", str(file), "--budget", "100"]) == 0
     assert "season 1 frozen for its final of at most 100 games" in capsys.readouterr().err
     with League(file) as league:
@@ -149,3 +151,15 @@ def test_a_roster_never_overwrites_a_file_nor_prints_tokens(
     assert "add --out" in err and "arena_" not in out_text
     with League(league) as opened:  # no token was made that nobody could read
         assert opened.registry.author("ann") is None
+
+
+def test_the_help_says_an_author_and_lists_the_leagues_own_exit_codes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["league", "--help"])
+    out = capsys.readouterr().out
+    assert "disable an author" in out and "enable an author" in out and "a author" not in out
+    assert "disable a bot" in out
+    assert "exit codes:" in out and "server runs the league" in out
+    assert "replay diverges" not in out and "--strict" not in out  # `arena run`'s

@@ -193,13 +193,14 @@ def act(observation, legal, context):
     global decisions
     decisions += 1
     if decisions > 3:
-        sys.stderr.write("SECRET-REASON\\n")
+        for line in range(8):
+            sys.stderr.write(f"SECRET-REASON, line {line} of a long traceback of the crash\\n")
         sys.exit(3)
     return 0
 run(act, name="mine")
 """
-"""A bot that plays three decisions, then crashes: its fault's reason quotes its stderr,
-which only its author may read."""
+"""A bot that plays three decisions, then crashes: its fault's reason quotes its stderr (a
+long reason, its first and last lines), which only its author may read."""
 
 
 async def play_one_game(front: Front) -> tuple[int, int]:
@@ -378,6 +379,43 @@ async def test_an_organisers_buttons_disable_and_enable_a_bot_and_its_author(
     assert (await client.post("/bots/mine/enable", data={"csrf": csrf[1]})).status_code == 303
     assert not front.league.registry.bot("mine").disabled
     assert (await client.post("/bots/house/disable", data=data)).status_code == 404
+
+
+async def test_an_organisers_bot_page_says_the_authors_state_and_shortens_fault_reasons(
+    front: Front,
+) -> None:
+    game, _ = await play_one_game(front)
+    boss = {"Authorization": f"Bearer {front.boss}"}  # a page honours a bearer token
+
+    async def page() -> str:
+        return (await front.client.get("/bots/mine", headers=boss)).text
+
+    shown = await page()
+    assert "Its author, alice, is <strong>enabled</strong>" in shown
+    assert "Disable its author, alice" in shown and "Enable its author" not in shown
+    reasons = re.findall(r'<div class="reason">(.*?)</div>', shown, re.S)
+    assert reasons, "the organiser sees the reason of the crash"
+    for reason in reasons:
+        text = re.sub(r"<a .*?</a>", "", reason)
+        assert len(text) <= 165 and "SECRET-REASON" in text
+        assert re.search(r'href="/games/\d+#decision-\d+"', reason) and "whole reason" in reason
+    record = await front.client.get(f"/games/{game}/record.jsonl", headers=boss)
+    faults = [json.loads(line) for line in record.content.splitlines()]
+    whole = [line["reason"] for line in faults if line.get("type") == "fault"]
+    assert any(len(reason) > 165 and "line 7 of a long" in reason for reason in whole)
+    public = await front.client.get(f"/games/{game}/record.jsonl")
+    lines = [json.loads(line) for line in public.content.splitlines()]
+    said = {line["reason"] for line in lines if line.get("type") == "fault"}
+    assert said == {"the process exited"}  # short: no note on what the private reason holds
+
+    assert (await front.client.post("/api/authors/alice/disable", headers=boss)).is_success
+    shown = await page()
+    assert "Its author, alice, is <strong>disabled</strong>" in shown
+    assert "Enable its author, alice" in shown and "Disable its author" not in shown
+    assert ">playing</td>" in shown  # a disabled author's bot plays on
+    assert (await front.client.post("/api/bots/mine/disable", headers=boss)).is_success
+    shown = await page()
+    assert "held: its bot is disabled" in shown and ">playing</td>" not in shown
 
 
 async def test_a_bots_games_are_listed_filtered_with_the_downloads_the_asker_may_have(

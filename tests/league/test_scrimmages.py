@@ -69,6 +69,16 @@ async def test_scrimmages_play_apart_on_fresh_deals_for_their_author_alone(
 
     first = await ask({"version": "1", "opponent": "greedy", "games": "3"})
     assert first.status_code == 201, first.text
+    asked = first.json()
+    follow = f"/api/bots/mine/scrimmages/{asked['id']}"
+    assert (asked["bot"], asked["number"], asked["opponent"], asked["games"]) == (
+        "mine",
+        1,
+        "greedy",
+        3,
+    )
+    assert asked["url"] == follow and asked["page"] == "/bots/mine#scrimmages"
+    assert "version" not in asked and "author" not in asked  # no ids where a person reads
     assert (await ask({"version": "1", "opponent": "greedy", "games": "3"}, bob)).status_code == 403
     assert (await ask({"version": "9", "opponent": "greedy", "games": "3"})).status_code == 404
     assert (await ask({"version": "1", "opponent": "mine", "games": "3"})).status_code == 404
@@ -86,6 +96,14 @@ async def test_scrimmages_play_apart_on_fresh_deals_for_their_author_alone(
 
     await until(done, "the scrimmages")
     assert [s.status for s in registry.scrimmages()] == ["done"] * 3
+    now = await client.get(follow, headers=alice)  # followed without a browser
+    assert now.status_code == 200 and now.json()["status"] == "done"
+    assert len(now.json()["played"]) == 4 and now.json()["number"] == 1
+    assert all(row["record"].startswith("/scrimmage-games/") for row in now.json()["played"])
+    assert (await client.get(follow, headers=bob)).status_code == 404  # not his
+    assert (await client.get(follow)).status_code == 401
+    boss = {"Authorization": f"Bearer {registry.new_token('boss', organiser=True)}"}
+    assert (await client.get(follow, headers=boss)).status_code == 200
     played = stored(service.league.scrimmage_store)
     first_row, second_row, _ = registry.scrimmages()
     assert (first_row.first_deal, first_row.deals) == (0, 2)  # 3 games: 2 deals, 2 rotations
@@ -98,7 +116,7 @@ async def test_scrimmages_play_apart_on_fresh_deals_for_their_author_alone(
     assert len(ladder) <= board["games"] <= len(stored(service.league.store_path))  # ladder's only
 
     page = (await client.get("/bots/mine", headers=alice)).text
-    assert 'id="scrimmage-list"' not in page  # a bearer token is no browser session
+    assert 'id="scrimmage-list"' in page  # a bearer token is honoured on the pages too
     signed = (await client.get("/signin")).text
     csrf = re.search(r'name="csrf" value="([^"]+)"', signed)
     assert csrf is not None

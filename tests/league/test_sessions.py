@@ -129,6 +129,33 @@ async def test_sessions_end_with_age_and_an_author_keeps_the_newest_few(
     assert len(sessions) == 1  # the expired ones are gone
 
 
+async def test_sessions_outlive_a_restart_and_only_their_cookies_hashes_are_stored(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE)
+    with League(file) as league:
+        app = make_app(LeagueService(league))
+        made = Browsers(app.state.front, httpx.ASGITransport(app=app))
+        async with made.browser() as browser:
+            assert (await made.sign_in(browser, made.alice)).status_code == 303
+            cookie = browser.cookies["arena_session"]
+            csrf = await form_csrf(browser, "/")
+    assert cookie.encode() not in league.registry.path.read_bytes()  # hashed
+    with League(file) as league:  # the server started again
+        app = make_app(LeagueService(league))
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://league"
+        ) as browser:
+            headers = {"Cookie": f"arena_session={cookie}"}
+            page = (await browser.get("/", headers=headers)).text
+            assert "Signed in as alice" in page and 'id="signed-out"' not in page
+            browser.cookies.set("arena_session", cookie)
+            assert await form_csrf(browser, "/") == csrf  # the session's own, as before
+            assert (await browser.post("/signout", data={"csrf": csrf})).status_code == 303
+            assert len(app.state.front.sessions) == 0
+
+
 async def test_sign_ins_are_limited_per_address_and_per_author(browsers: Browsers) -> None:
     async with browsers.browser("192.0.2.9") as guesser:
         for _ in range(SIGNINS_PER_ADDRESS):

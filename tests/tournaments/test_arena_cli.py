@@ -357,7 +357,8 @@ def test_run_checks_new_participants_and_plays_nothing_if_one_fails(tmp_path: Pa
     db = file.with_suffix(".sqlite")
     refused = arena("run", file, code=1).stderr
     assert "checking 4 new participants" in refused
-    assert "typo rejected: crash during the handshake" in refused and "bots.bto" in refused
+    assert "typo rejected: crash during the handshake: " in refused and "bots.bto" in refused
+    assert "(the process exited (exit code" not in refused  # the kind's documentation
     assert "nothing played" in refused
     assert stored_games(db) == 0
     # Fixed: it plays, and the broken version leaves no trace in the tables.

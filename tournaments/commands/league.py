@@ -16,9 +16,22 @@ from pathlib import Path
 from typing import Any
 
 from protocol.errors import RequestError
-from tournaments.commands.common import EXIT_CODES, EXIT_OK
+from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService
+
+EPILOG = f"""\
+exit codes:
+  {EXIT_OK}    done
+  {EXIT_ERROR}    the league's files cannot be used (the message says which and why)
+  {EXIT_USAGE}    a mistake in the command line or the league file, no such bot or author, or
+       (freeze) a server runs the league: freeze it from its /league page instead"""
+
+SERVED = (
+    "a running server keeps its season in memory and would not see the freeze: freeze it "
+    "from the server's /league page (or POST /api/league/freeze), or stop the server first"
+)
+"""Why `arena league freeze` refuses while a server holds the league."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a league's authors and bots: tokens, disable and enable",
         description="Manage a league's authors and bots (its server may be running: a change "
         "takes effect at its next ladder round and page).",
-        epilog=EXIT_CODES,
+        epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -62,7 +75,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
              "sign in or upload"),
         ):  # fmt: skip
             command = actions.add_parser(
-                f"{action}-{kind}", help=f"{action} a {kind}: {effect}", description=effect
+                f"{action}-{kind}",
+                help=f"{action} {'an' if kind == 'author' else 'a'} {kind}: {effect}",
+                description=effect,
             )
             _league_and_name(command, f"the {kind}")
     freeze = actions.add_parser(
@@ -182,7 +197,7 @@ def _private_csv(path: Path) -> Iterator[Any]:
 def freeze(file: Path, budget: int) -> int:
     """Freeze the season, holding the league's lock: a running server keeps its season in
     memory, so it must be frozen through its own pages or API."""
-    with LeagueService.opened(file) as service:
+    with LeagueService.opened(file, busy=SERVED) as service:
         season = service.freeze_offline(budget)
     print(
         f"arena league: season {season.number} frozen for its final of at most {budget} games; "

@@ -49,8 +49,10 @@ environment:
                which other users of this machine can read in the process list
 
 exit codes:
-  {EXIT_OK}    submitted (with --wait: and it plays)
-  {EXIT_ERROR}    with --wait, the version was rejected (the reason and its log are printed);
+  {EXIT_OK}    submitted (with --wait: and it passed its check: it plays, or, while the
+       season is frozen for its final, it plays from the next season)
+  {EXIT_ERROR}    with --wait, the version was rejected (the reason and its log are printed),
+       or its bot is disabled by the organisers (said at once);
        or the server failed (5xx), redirected, answered what a league server does not,
        or cannot be reached
   {EXIT_USAGE}    a mistake in the command line (URL, FILE, no token), or the server refused
@@ -92,7 +94,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--wait",
         action="store_true",
         help="follow the version until it plays or is rejected, printing each step; exit 0 if "
-        "it plays, 1 if it is rejected (its reason and its build and check log printed)",
+        "it plays (or will, from the next season, while this one's final plays), 1 if it is "
+        "rejected (its reason and its build and check log printed) or its bot is disabled",
     )
     parser.add_argument(
         "--wait-s",
@@ -132,7 +135,20 @@ def handle(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return EXIT_OK
-    row = follow(base, token, answer, args.wait_s)
+    bot, row = follow(base, token, answer, args.wait_s)
+    if bot.disabled:
+        held = "waits, neither checked nor played," if row.status in WAITING else "plays no game"
+        print(
+            f"{answer.bot} is disabled by the organisers: version {row.number} {held} until "
+            f"they enable the bot: {page}"
+        )
+        return EXIT_ERROR
+    if row.status == "playing" and bot.frozen_season is not None:
+        print(
+            f"{answer.bot} version {row.number} passed its check; season {bot.frozen_season} "
+            f"is frozen for its final, so it plays from season {bot.frozen_season + 1}: {page}"
+        )
+        return EXIT_OK
     if row.status == "playing":
         print(f"{answer.bot} version {row.number} plays: {page}")
         return EXIT_OK
@@ -145,18 +161,21 @@ def handle(args: argparse.Namespace) -> int:
 WAITING = frozenset({"queued", "building", "checking"})
 
 
-def follow(base: str, token: str, answer: VersionAnswer, wait_s: float) -> VersionRow:
-    """Ask for the uploaded version's status until it is no longer waiting (printing each new
-    status on stderr); the version as its author sees it then (logs included)."""
+def follow(
+    base: str, token: str, answer: VersionAnswer, wait_s: float
+) -> tuple[BotAnswer, VersionRow]:
+    """Ask for the uploaded version's status until it is no longer waiting, or at once when
+    its bot is disabled (its versions wait unchecked until it is enabled), printing each new
+    status on stderr; the bot and the version as its author sees them then (logs included)."""
     deadline = time.monotonic() + wait_s
     seen = answer.status
     while True:
-        row = version_row(base, token, answer)
+        bot, row = version_row(base, token, answer)
         if row.status != seen:
             print(f"{answer.bot} version {row.number}: {row.status}", file=sys.stderr)
             seen = row.status
-        if row.status not in WAITING:
-            return row
+        if row.status not in WAITING or bot.disabled:
+            return bot, row
         if time.monotonic() > deadline:
             raise ArenaError(
                 f"{answer.bot} version {row.number} is still {row.status} after {wait_s:g} s: "
@@ -165,8 +184,8 @@ def follow(base: str, token: str, answer: VersionAnswer, wait_s: float) -> Versi
         time.sleep(POLL_S)
 
 
-def version_row(base: str, token: str, answer: VersionAnswer) -> VersionRow:
-    """The uploaded version as `GET /api/bots/NAME` gives it to its author."""
+def version_row(base: str, token: str, answer: VersionAnswer) -> tuple[BotAnswer, VersionRow]:
+    """The bot and the uploaded version as `GET /api/bots/NAME` gives them to its author."""
     path = "/api/bots/" + urllib.parse.quote(answer.bot, safe="")
     text = request_json(base, "GET", path, token)
     try:
@@ -175,7 +194,7 @@ def version_row(base: str, token: str, answer: VersionAnswer) -> VersionRow:
         raise ArenaError(f"the server's answer about {answer.bot} is not a bot's") from None
     for row in bot.versions:
         if row.number == answer.number:
-            return row
+            return bot, row
     raise ArenaError(f"the server no longer lists version {answer.number} of {answer.bot}")
 
 

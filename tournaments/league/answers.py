@@ -40,6 +40,9 @@ class BotAnswer(msgspec.Struct, frozen=True):
     author: str | None
     disabled: bool
     versions: list[VersionRow]
+    frozen_season: int | None = None
+    """The season, while it is frozen for its final: a version that passes its check now
+    plays from the next season (None: the season's ladder plays)."""
 
 
 class FaultAnswer(msgspec.Struct, frozen=True):
@@ -77,3 +80,29 @@ class GamesAnswer(msgspec.Struct, frozen=True):
     games: list[GameRow]
     more: int | None
     """Pass as `before` for the next, older page (None: this was the last)."""
+
+
+class ScrimmageAnswer(msgspec.Struct, frozen=True):
+    """`POST /api/bots/NAME/scrimmages` (the scrimmage asked for) and
+    `GET /api/bots/NAME/scrimmages/ID` (it now, with its games): for its author and the
+    organisers."""
+
+    id: int
+    """Its id: what `url` names it by."""
+    bot: str
+    number: int
+    """The bot's version that plays it, by its number (1, 2, ... in upload order)."""
+    opponent: str
+    games: int
+    """The games asked for (whole deals in every seat rotation: a few more may be played)."""
+    status: str
+    """queued, playing, done or failed."""
+    reason: str | None
+    """Why it failed."""
+    url: str
+    """Where to follow it (this answer, with its games so far), relative to the server's
+    address."""
+    page: str
+    """The bot's page, where its author sees it listed."""
+    played: list[GameRow]
+    """Its games so far, newest first (none in the answer to asking for it)."""

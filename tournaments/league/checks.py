@@ -1,7 +1,9 @@
 """A queued version's check: its build step first if it has one (`referee.run_build`: in the
 sandbox, in memory, with the league's limits), then its identity (the hash of its folder as it
 will run, made once), then the handshake and one game against random (as `arena add` checks a
-bot), then playing — or rejected, its files removed and its log kept.
+bot), then playing — or rejected, its files removed and its log kept. The check game runs its bots
+as the ladder does: with the league's limits, at the ladder's priority (`LADDER_NICE`), so
+that a bot that keeps to its time in its check keeps to it in the ladder's games.
 
 What is public and what is private: a version's status and `reason` are on its public page,
 so the reason says only what kind of failure it was and where (the build's exit, the fault and
@@ -25,6 +27,7 @@ from protocol.errors import ArenaError, RequestError
 from referee import BuildResult, Limits, run_build
 from tournaments.league.files import League
 from tournaments.league.folders import identity, remove
+from tournaments.league.ladder import LADDER_NICE
 from tournaments.league.registry import Version
 from tournaments.league.unpack import Refused, unpack_built
 from tournaments.play.admission import Rejected, check_bot
@@ -54,14 +57,17 @@ async def check_version(league: League, limits: Limits, version: Version) -> Ver
     version = league.registry.set_identity(version.id, made)
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="arena-check-") as logs:
-        checked = msgspec.structs.replace(limits, log_dir=logs, hidden=(*limits.hidden, logs))
+        # at the ladder's priority: a bot that keeps its time in its check keeps it in games
+        checked = msgspec.structs.replace(
+            limits, log_dir=logs, hidden=(*limits.hidden, logs), nice=LADDER_NICE
+        )
         try:
             await check_bot(league.tournament, league.entrant(version), checked)
         except Rejected as rejected:
             # Its stderr follows line by line: the message does not quote it on one line.
             league.registry.append_log(version.id, "check", f"{rejected.without_stderr}\n")
             league.registry.append_log(version.id, "check", _stderr(rejected.outcome.logs[0]))
-            return await reject(league, version, f"rejected: {rejected.summary}")
+            return await reject(league, version, rejected.summary)
         except (ArenaError, OSError) as exc:
             league.registry.append_log(version.id, "check", f"the check could not run: {exc}\n")
             return await reject(league, version, "the check could not run (see its check log)")

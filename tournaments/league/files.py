@@ -190,8 +190,10 @@ class ServeLock:
     one's PID. A lock file beside the store, held (flock) as long as the server runs; the
     kernel lets go of it when the process ends, however it ends."""
 
-    def __init__(self, league: League) -> None:
+    def __init__(self, league: League, busy: str | None = None) -> None:
         self.path = league.base_path.with_suffix(".serve.lock")
+        self.busy = busy or "stop it first; two servers on one league would check its uploads twice"
+        """Why the lock is refused while another process holds it."""
         self._fd: int | None = None
 
     def __enter__(self) -> ServeLock:
@@ -202,8 +204,8 @@ class ServeLock:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
             os.close(fd)
             raise ConfigError(
-                f"another `arena serve` (PID {holder}) serves this league ({self.path}): stop "
-                "it first; two servers on one league would check its uploads twice"
+                f"another `arena serve` (PID {holder}) serves this league ({self.path}): "
+                f"{self.busy}"
             ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())

@@ -53,6 +53,11 @@ Schema (version 3; a version 1 or 2 file is brought up when it is opened)::
                                           -- frozen: for its final, of `budget` games at most
     finalists(season, version, PRIMARY KEY(season, version))
                                           -- the versions a season's final plays
+    sessions(cookie_hash PRIMARY KEY, author, sessions, made, csrf)
+                                          -- browser sessions (`server.sessions`): the hex
+                                          --   SHA-256 of the cookie, the author's session
+                                          --   count then, Unix time made; made at the opening
+                                          --   of a file without it (no version change)
 """
 
 from __future__ import annotations
@@ -63,7 +68,7 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, get_args
+from typing import Any, ClassVar, Literal, NamedTuple, get_args
 
 import msgspec
 
@@ -173,6 +178,15 @@ CREATE TABLE IF NOT EXISTS scrimmages (
     updated TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS scrimmages_author ON scrimmages (author, created);
+CREATE TABLE IF NOT EXISTS sessions (
+    cookie_hash TEXT PRIMARY KEY,
+    author INTEGER NOT NULL REFERENCES authors(id),
+    sessions INTEGER NOT NULL,
+    made REAL NOT NULL,
+    csrf TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_made ON sessions (made);
+CREATE INDEX IF NOT EXISTS sessions_author ON sessions (author, made);
 """
 REGISTRY_TABLES = frozenset(
     {
@@ -265,6 +279,19 @@ class Scrimmage(msgspec.Struct, frozen=True):
     deals: int | None
     created: str
     updated: str
+
+
+class SessionRow(NamedTuple):
+    """A browser session as stored (`tournaments.server.sessions` keeps their rules)."""
+
+    cookie_hash: str
+    """The hex SHA-256 of its cookie (the cookie itself is never stored)."""
+    author: int
+    sessions: int
+    """The author's session count when it was made (`Author.sessions`)."""
+    made: float
+    """Unix time."""
+    csrf: str
 
 
 class Season(msgspec.Struct, frozen=True):
@@ -877,6 +904,44 @@ class Registry(SqliteFile):
                 (status, reason, first, count, _now(), scrimmage_id),
             )
         return self.scrimmage(scrimmage_id)
+
+    # ---- browser sessions (their rules are `tournaments.server.sessions`') ------------------
+
+    @guarded
+    def add_session(self, row: SessionRow, ended: Sequence[str]) -> None:
+        """Store the session `row`, ending those of the cookie hashes `ended` in the same
+        transaction."""
+        with self._transaction():
+            self._db.executemany(
+                "DELETE FROM sessions WHERE cookie_hash = ?", [(h,) for h in ended]
+            )
+            self._db.execute("INSERT INTO sessions VALUES (?, ?, ?, ?, ?)", row)
+
+    @guarded
+    def session(self, cookie_hash: str) -> SessionRow | None:
+        row = self._db.execute("SELECT * FROM sessions WHERE cookie_hash = ?", (cookie_hash,))
+        found = row.fetchone()
+        return None if found is None else SessionRow(*found)
+
+    @guarded
+    def sessions_of(self, author: int) -> list[str]:
+        """The cookie hashes of the author's sessions, oldest first."""
+        rows = self._db.execute(
+            "SELECT cookie_hash FROM sessions WHERE author = ? ORDER BY made", (author,)
+        )
+        return [str(row[0]) for row in rows]
+
+    @guarded
+    def end_sessions(self, cookie_hash: str = "", made_before: float = 0.0) -> None:
+        """End the session of `cookie_hash` and every one made before `made_before`."""
+        with self._transaction():
+            self._db.execute("DELETE FROM sessions WHERE cookie_hash = ?", (cookie_hash,))
+            self._db.execute("DELETE FROM sessions WHERE made < ?", (made_before,))
+
+    @guarded
+    def session_count(self) -> int:
+        count: int = self._db.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        return count
 
     # ---- logs -------------------------------------------------------------------------------
 

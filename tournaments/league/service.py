@@ -211,10 +211,10 @@ class LeagueService:
 
     @classmethod
     @contextmanager
-    def opened(cls, file: Path) -> Iterator[LeagueService]:
-        """The league of `file`, held by this process alone (`ServeLock`) until the block
-        ends."""
-        with League(file) as league, ServeLock(league):
+    def opened(cls, file: Path, busy: str | None = None) -> Iterator[LeagueService]:
+        """The league of `file`, held by this process alone (`ServeLock`; `busy`: why it is
+        refused while another holds it) until the block ends."""
+        with League(file) as league, ServeLock(league, busy):
             service = cls(league)
             try:
                 yield service
@@ -481,14 +481,18 @@ class LeagueService:
         self._scrimmage_asked = trio.Event()
         return asked
 
-    async def scrimmages(self, bot: str, viewer: Author | None) -> list[ScrimmageView]:
-        """The bot's scrimmages with their games, for its author and the organisers (none for
-        anyone else)."""
+    async def scrimmages(
+        self, bot: str, viewer: Author | None, only: int | None = None
+    ) -> list[ScrimmageView]:
+        """The bot's scrimmages (`only`: that one, if it is the bot's) with their games, for
+        its author and the organisers (none for anyone else)."""
         if not self.may_see_private(viewer, bot):
             return []
         numbers = {v.id: v for v in self.league.registry.versions(bot)}
         views = []
         for scrimmage in reversed(self.league.registry.scrimmages(bot=bot)):
+            if only is not None and scrimmage.id != only:
+                continue
             version = numbers[scrimmage.version]
             games: list[GameRow] = []
             if scrimmage.first_deal is not None and scrimmage.deals is not None:

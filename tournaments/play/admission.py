@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import trio
 
 from protocol.errors import ArenaError
-from referee import FAULT_KINDS, Fault, Limits, MatchOutcome, run_match, without_stderr
+from referee import Fault, Limits, MatchOutcome, run_match, without_stderr
 from tournaments.plan.botcommands import parse_bot
 from tournaments.plan.config import Tournament
 from tournaments.plan.entrants import Entrant
@@ -30,9 +30,10 @@ class Rejected(ArenaError):
         super().__init__(self.described(fault.reason))
 
     def described(self, reason: str) -> str:
-        meaning = FAULT_KINDS.get(self.fault.kind, "")
+        """The fault's short kind and where, then its own reason (never the kind's
+        documentation, which says what such reasons hold, not what happened)."""
         return (
-            f"{self.name} rejected: {self.fault.kind} {when(self.fault)} ({meaning}): {reason} "
+            f"{self.name} rejected: {self.fault.kind} {when(self.fault)}: {reason} "
             f"(check game against random, seed {self.seed})"
         )
 

@@ -2,13 +2,14 @@
 game pages and downloads and a published final's report (`write_report(..., public=True)`).
 
 A fault keeps its seat, kind and decision; its reason (which quotes the bot's stderr) becomes
-the kind's description. A seat's command becomes its name (a house bot's command names the
+the kind's short description. A seat's command becomes its name (a house bot's command names the
 server's interpreter and files). A seat's `start` (its seed) is kept for the viewer's own seats
 only: a bot must learn nothing of another seat's randomness.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 
 import msgspec
@@ -18,8 +19,13 @@ from tournaments.store.results import FinishedGame
 
 
 def public_reason(kind: str) -> str:
-    """What a fault of `kind` is, in the words everyone may read."""
-    return FAULT_KINDS.get(kind, "a fault")
+    """What a fault of `kind` is, in the words everyone may read: its description without
+    what it says of the private reason ("exit code or signal in the reason, …")."""
+    return _NOTE.sub("", FAULT_KINDS.get(kind, "a fault"))
+
+
+_NOTE = re.compile(r"\s*\([^()]*\)$")
+"""A description's closing note on what its reason holds."""
 
 
 def public_record(record: bytes, own: Collection[int] = ()) -> bytes:

@@ -25,6 +25,7 @@ from tournaments.league.service import SCRIMMAGES, LeagueService
 from tournaments.server.authors import (
     scrimmage_api,
     scrimmage_form,
+    scrimmage_status_api,
     signin_form,
     signin_post,
     signout_post,
@@ -103,6 +104,7 @@ ROUTES = [
     ),
     Route("/bots/{bot}/scrimmages", scrimmage_form, methods=["POST"]),
     Route("/api/bots/{bot}/scrimmages", scrimmage_api, methods=["POST"]),
+    Route("/api/bots/{bot}/scrimmages/{scrimmage:int}", scrimmage_status_api),
     Route("/api/leaderboard", leaderboard_api),
     Route("/api/bots/{bot}", bot_api),
     Route("/api/bots/{bot}/games", games_api),

@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from protocol.errors import ArenaError, RequestError
-from tournaments.league.answers import VersionAnswer
-from tournaments.league.registry import Author, Scrimmage, Version
-from tournaments.league.service import Forbidden
+from tournaments.league.answers import ScrimmageAnswer, VersionAnswer
+from tournaments.league.registry import Author, NotFound, Scrimmage, Version
+from tournaments.league.service import Forbidden, ScrimmageView
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     EXPIRED,
@@ -21,6 +21,7 @@ from tournaments.server.front import (
     NO_TOKEN,
     SESSION_COOKIE,
     SIGN_IN,
+    SIGN_IN_OR_TOKEN,
     Front,
     Unauthorized,
     api,
@@ -144,12 +145,50 @@ async def submit_api(request: Request) -> Response:
 
 @api
 async def scrimmage_api(request: Request) -> Response:
-    """`POST /api/bots/NAME/scrimmages` (form: version, opponent, games) by the bot's author."""
+    """`POST /api/bots/NAME/scrimmages` (form: version, opponent, games) by the bot's author:
+    the scrimmage asked for, by its version's number, with where to follow it."""
     f = front(request)
     author = f.token_author(request)
+    bot = request.path_params["bot"]
     async with read_form(request, FORM_BYTES) as form:
-        asked = _ask_scrimmage(f, author, request.path_params["bot"], form)
-    return Response(msgspec.json.encode(asked), 201, media_type="application/json")
+        asked = _ask_scrimmage(f, author, bot, form)
+    number = next(v.number for v in f.league.registry.versions(bot) if v.id == asked.version)
+    answer = scrimmage_answer(bot, ScrimmageView(asked, number, []))
+    return Response(msgspec.json.encode(answer), 201, media_type="application/json")
+
+
+@api
+async def scrimmage_status_api(request: Request) -> Response:
+    """`GET /api/bots/NAME/scrimmages/ID`: the scrimmage now, with its games so far, for the
+    bot's author and the organisers (signed in, or by token)."""
+    f = front(request)
+    viewer = f.viewer(request)
+    if viewer is None:
+        raise Unauthorized(SIGN_IN_OR_TOKEN)
+    await f.spend(request)
+    bot, wanted = request.path_params["bot"], request.path_params["scrimmage"]
+    found = await f.service.scrimmages(bot, viewer, only=wanted)
+    if not found:
+        raise NotFound(f"{bot} has no scrimmage {wanted} that you may see")
+    answer = scrimmage_answer(bot, found[0])
+    return Response(msgspec.json.encode(answer), media_type="application/json")
+
+
+def scrimmage_answer(bot: str, view: ScrimmageView) -> ScrimmageAnswer:
+    """A scrimmage as the API answers it: its version by number, its address and its games."""
+    scrimmage = view.scrimmage
+    return ScrimmageAnswer(
+        id=scrimmage.id,
+        bot=bot,
+        number=view.number,
+        opponent=scrimmage.opponent,
+        games=scrimmage.games,
+        status=scrimmage.status,
+        reason=scrimmage.reason,
+        url=f"/api/bots/{quote(bot)}/scrimmages/{scrimmage.id}",
+        page=f"/bots/{quote(bot)}#scrimmages",
+        played=view.games,
+    )
 
 
 @html

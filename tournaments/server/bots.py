@@ -37,7 +37,7 @@ next ones."""
 async def bot_page(request: Request) -> Response:
     f = front(request)
     await f.spend(request)
-    viewer = f.signed_in(request)
+    viewer = f.viewer(request)
     before = request.query_params.get("before")
     older = None if before is None else whole_number(before, "before", least=0, most=MAX_GAME_ID)
     start = request.query_params.get("opponents")
@@ -53,6 +53,7 @@ async def bot_page(request: Request) -> Response:
     board = f.service.leaderboard()  # its bots ranked among themselves, older versions apart
     standing = next((s.row for s in board.standings if s.row["bot"] == view.name), None)
     scrimmages = await f.service.scrimmages(view.name, viewer)
+    owner = None if view.author is None else f.league.registry.author(view.author)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
     return with_csrf(
@@ -70,6 +71,7 @@ async def bot_page(request: Request) -> Response:
             games=_games(view),
             older=older,
             organiser=viewer is not None and viewer.organiser,
+            author_disabled=owner is not None and owner.disabled,
             standing=standing,
             ranked=len(board.standings),
             head_to_head=[
@@ -152,7 +154,9 @@ async def bot_api(request: Request) -> Response:
         VersionRow(v.id, v.number, v.hash, v.status, v.reason, logs.get(v.id) if logs else None)
         for v in view.versions
     ]
-    answer = BotAnswer(view.name, view.author, view.disabled, versions)
+    season = f.league.season
+    frozen = season.number if season.frozen is not None else None
+    answer = BotAnswer(view.name, view.author, view.disabled, versions, frozen)
     return Response(msgspec.json.encode(answer), media_type="application/json")
 
 

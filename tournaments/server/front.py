@@ -81,8 +81,8 @@ def refusal(error: ArenaError) -> str:
 
 
 class Front:
-    """What the web front keeps beside the league: templates, browser sessions (in memory: a
-    restart signs everyone out) and the leaderboard's last bodies."""
+    """What the web front keeps beside the league: templates, browser sessions (in the
+    league's registry: a restart signs no one out) and the leaderboard's last bodies."""
 
     def __init__(self, service: LeagueService) -> None:
         self.service = service
@@ -92,7 +92,7 @@ class Front:
             autoescape=select_autoescape(["html"]),
         )
         self.game = find_game(self.league.tournament.game)
-        self.sessions = Sessions()
+        self.sessions = Sessions(self.league.registry)
         self.signins_by_address = Buckets(SIGNINS_PER_ADDRESS, SIGNINS_PER_ADDRESS)
         self.signins_by_author = Buckets(SIGNINS_PER_AUTHOR, SIGNINS_PER_AUTHOR)
         self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
@@ -101,7 +101,7 @@ class Front:
         self.leaderboard_sent: dict[int, Kept] = {}
 
     def rendered(self, template: str, request: Request, **values: Any) -> str:
-        viewer = self.signed_in(request)
+        viewer = self.viewer(request)
         common = {
             "league_name": self.league.file.stem,
             "game_title": self.game.title,
@@ -231,7 +231,7 @@ def from_this_site(request: Request, form: FormData) -> bool:
 
 
 def was_signed_out(request: Request, viewer: Author | None) -> bool:
-    """The browser carries a session that signs no one in (the server restarted, or its
+    """The browser carries a session that signs no one in (it expired, or its
     author's token was re-issued or disabled): its pages say so."""
     return viewer is None and bool(request.cookies.get(SESSION_COOKIE))
 

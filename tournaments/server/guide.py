@@ -7,6 +7,7 @@ from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 
+from referee import CPU_MODE_WALL_CAP, CPU_MODE_WALL_FACTOR
 from tournaments.league.registry import NotFound
 from tournaments.server import library
 from tournaments.server.front import api, front, html
@@ -16,6 +17,8 @@ from tournaments.server.front import api, front, html
 async def league_page(request: Request) -> Response:
     f = front(request)
     t, s = f.league.tournament, f.league.settings
+    found = await f.service.runtimes()
+    here = {runtime.name for runtime in found}
     return f.page(
         "league.html",
         request,
@@ -26,6 +29,11 @@ async def league_page(request: Request) -> Response:
         bank_ms=t.time.bank_ms,
         increment_ms=t.time.increment_ms,
         startup_ms=t.time.startup_ms,
+        time_mode=t.time_mode,
+        idle_ms=t.time.move_ms * CPU_MODE_WALL_FACTOR,
+        cap_ms=t.time.move_ms * CPU_MODE_WALL_CAP,
+        idle_factor=CPU_MODE_WALL_FACTOR,
+        cap_factor=CPU_MODE_WALL_CAP,
         upload_mb=s.upload_mb,
         unpacked_mb=s.unpacked_mb,
         files=s.files,
@@ -33,8 +41,8 @@ async def league_page(request: Request) -> Response:
         limits=t.limits,
         build_s=s.build_s,
         log_kb=s.log_kb,
-        runtimes=await f.service.runtimes(),
-        kits=library.kits(),
+        runtimes=found,
+        kits=[kit for kit in library.kits() if library.kit_needs(kit) <= here],
         has_rules=library.rules_html(f.game.id) is not None,
         has_protocol=library.protocol_html() is not None,
         base_url=str(request.base_url).rstrip("/"),

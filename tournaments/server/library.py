@@ -9,11 +9,15 @@ they are.
 from __future__ import annotations
 
 import io
+import shlex
+import tomllib
 import zipfile
 from functools import cache
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+
+from tournaments.league.runtimes import ASKED
 
 SHIPPED = "shipped"
 """The package folder a build copies the documents and kits into."""
@@ -55,6 +59,23 @@ def kits() -> list[str]:
     if found is None:
         return []
     return sorted(path.name for path in found.glob(KITS) if (path / "bot.toml").is_file())
+
+
+@cache
+def kit_needs(name: str) -> frozenset[str]:
+    """The runtimes (`runtimes.ASKED`'s names) the kit `name` builds or runs with: those its
+    `bot.toml`'s `build` and `command` name as a word (`node`, `g++`, `go`, `java`)."""
+    found = root()
+    if found is None:
+        return frozenset()
+    manifest = tomllib.loads((found / "examples" / name / "bot.toml").read_text())
+    words = [
+        word
+        for key in ("build", "command")
+        if isinstance(manifest.get(key), str)
+        for word in shlex.split(manifest[key])
+    ]
+    return frozenset(word for word in words if word in ASKED)
 
 
 @cache

@@ -1,11 +1,13 @@
-"""Browser sessions, in memory (a restart signs everyone out): who each session cookie signs in,
-and the CSRF value of its forms.
+"""Browser sessions: who each session cookie signs in, and the CSRF value of its forms, kept in
+the league's registry (`Registry.add_session`), so that a restart signs no one out.
 
-A session's CSRF value is its own, made with it and never sent as a cookie: a form is from this
-site when it carries the value of the session it comes with, which only a page of this site
-shows (a cookie someone else set cannot match it). Sessions end after `SESSION_S`, and an
-author keeps at most `PER_AUTHOR` of them (signing in again drops the oldest): however often
-anyone signs in, the sessions held stay bounded.
+A cookie is never stored: only its SHA-256, as for tokens, so a copy of the registry signs no
+one in. A session's CSRF value is its own, made with it and never sent as a cookie: a form is
+from this site when it carries the value of the session it comes with, which only a page of
+this site shows (a cookie someone else set cannot match it). Sessions end after `SESSION_S`
+(by the wall clock, which a restart keeps), and an author keeps at most `PER_AUTHOR` of them
+(signing in again drops the oldest): however often anyone signs in, the sessions held stay
+bounded, and the expired ones are pruned at each sign-in.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import time
 from collections.abc import Callable
 
 import msgspec
+
+from tournaments.league.registry import Registry, SessionRow, token_hash
 
 SESSION_S = 7 * 24 * 3600.0
 """A session's age limit: then its browser signs in again."""
@@ -31,40 +35,34 @@ class Session(msgspec.Struct, frozen=True):
 
 
 class Sessions:
-    """The sessions by cookie, oldest first."""
+    """The league's sessions by cookie, in its registry; `clock` is the wall clock (Unix
+    time: a session's age outlives the server's process)."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self.clock = clock
-        self._by_cookie: dict[str, Session] = {}
+    def __init__(self, registry: Registry, clock: Callable[[], float] = time.time) -> None:
+        self.registry, self.clock = registry, clock
 
     def open(self, author: int, count: int) -> str:
         """A new session of `author` (its cookie); the expired ones and the author's oldest
         beyond `PER_AUTHOR` end."""
-        self._prune()
-        own = [cookie for cookie, session in self._by_cookie.items() if session.author == author]
-        for cookie in own[: max(0, len(own) - PER_AUTHOR + 1)]:
-            del self._by_cookie[cookie]
+        now = self.clock()
+        self.registry.end_sessions(made_before=now - SESSION_S)
+        own = self.registry.sessions_of(author)
+        ended = own[: max(0, len(own) - PER_AUTHOR + 1)]
         cookie = secrets.token_urlsafe(32)
-        self._by_cookie[cookie] = Session(author, count, self.clock(), secrets.token_urlsafe(24))
+        row = SessionRow(token_hash(cookie), author, count, now, secrets.token_urlsafe(24))
+        self.registry.add_session(row, ended)
         return cookie
 
     def get(self, cookie: str) -> Session | None:
         """The session of `cookie`, unless none or expired."""
-        session = self._by_cookie.get(cookie)
-        if session is None or self.clock() - session.made > SESSION_S:
+        row = self.registry.session(token_hash(cookie)) if cookie else None
+        if row is None or self.clock() - row.made > SESSION_S:
             return None
-        return session
+        return Session(row.author, row.sessions, row.made, row.csrf)
 
     def close(self, cookie: str) -> None:
-        self._by_cookie.pop(cookie, None)
-
-    def _prune(self) -> None:
-        """End the expired sessions (the oldest come first: stop at the first alive)."""
-        now = self.clock()
-        for cookie, session in list(self._by_cookie.items()):
-            if now - session.made <= SESSION_S:
-                break
-            del self._by_cookie[cookie]
+        if cookie:
+            self.registry.end_sessions(token_hash(cookie))
 
     def __len__(self) -> int:
-        return len(self._by_cookie)
+        return self.registry.session_count()
