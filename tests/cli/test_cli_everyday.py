@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from clihelp import ARENA, arena
+from patience import Deadline
 
 SILENT = f"""{sys.executable} -c "import sys, time; sys.stdin.readline(); \
 print('{{\\"type\\": \\"ready\\"}}', flush=True); time.sleep(60)\""""
@@ -131,9 +132,9 @@ def test_sigterm_ends_a_match_cleanly(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
+    deadline = Deadline(60)
     while not _running(f"{marker}-asked"):  # the match waits for its first decision
-        assert match.poll() is None and time.monotonic() < deadline, "the bot was never asked"
+        assert match.poll() is None and not deadline.passed(), "the bot was never asked"
         time.sleep(0.05)
     match.send_signal(signal.SIGTERM)
     out, err = match.communicate(timeout=30)

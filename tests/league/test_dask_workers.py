@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from patience import Deadline
 from tourhelp_league import DASK_LEAGUE, as_user, python_for
 
 from tournaments.executors.work import TAMPER
@@ -75,8 +76,8 @@ class Cluster:
                      "--scheduler-file", str(file)]  # fmt: skip
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
         self.processes = [subprocess.Popen(scheduler, **quiet)]
-        deadline = time.monotonic() + 60
-        while not file.exists() and time.monotonic() < deadline:
+        deadline = Deadline(60)
+        while not file.exists() and not deadline.passed():
             time.sleep(0.1)
         self.address = json.loads(file.read_text())["address"]
         self.python = python = python_for(NOBODY, top, "server,dask")

@@ -1,22 +1,16 @@
 """What the league page hands its authors: every game's rules page, the protocol and the starter
-kits, from a checkout and from a regular install's wheel."""
+kits, from a checkout (a regular install's wheel carries them too: tests/games/test_install.py)."""
 
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 import tomllib
 import zipfile
-from pathlib import Path
 
 import pytest
 
-from referee.games import GAME_IDS, find_game
+from referee.games import GAME_IDS
 from tournaments.server import library
-
-PROJECT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
@@ -44,32 +38,3 @@ def test_every_kit_is_an_uploadable_zip_with_its_manifest() -> None:
         assert manifest["command"]  # what the league runs after the optional build
         assert len(names) >= 3  # the program, its README and its manifest
     assert library.kit_zip("../docs") is None and library.kit_zip("starter-none") is None
-
-
-@pytest.mark.slow
-def test_a_regular_install_ships_the_documents_and_kits(tmp_path: Path) -> None:
-    """`pip install .` has no checkout beside it: the wheel must carry what the page links."""
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "-w",
-            str(tmp_path),
-            str(PROJECT),
-        ],
-        check=True,
-        env={**os.environ, "TILE_ARENA_MYPYC": "0"},  # the documents, not the compiled engines
-    )
-    (wheel,) = tmp_path.glob("*.whl")
-    with zipfile.ZipFile(wheel) as archive:
-        shipped = {name for name in archive.namelist() if "/shipped/" in name}
-    prefix = "tournaments/server/shipped/"
-    assert f"{prefix}docs/protocol.md" in shipped
-    for game_id in GAME_IDS:
-        assert f"{prefix}docs/games/{game_id}.md" in shipped, find_game(game_id).title
-    for kit in library.kits():
-        assert f"{prefix}examples/{kit}/bot.toml" in shipped

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from patience import Deadline
 from tourhelp import Gate
 from tourhelp_league import BOT, Running, token
 
@@ -70,9 +71,9 @@ def plays(identity: str, game: Game) -> bool:
 def wait_games(league: Path, identity: str, since: int, count: int, timeout: float = 180) -> None:
     """Until the version whose files hash to `identity` has played `count` games after the id
     `since` (the timeout only ends a hung test)."""
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     while sum(plays(identity, game) for game in stored_games(league, since)) < count:
-        assert time.monotonic() < deadline, f"{identity} has not played {count} games"
+        assert not deadline.passed(), f"{identity} has not played {count} games"
         time.sleep(0.1)
 
 

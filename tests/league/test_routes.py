@@ -398,7 +398,10 @@ async def test_an_organisers_bot_page_says_the_authors_state_and_shortens_fault_
     for reason in reasons:
         text = re.sub(r"<a .*?</a>", "", reason)
         assert len(text) <= 165 and "SECRET-REASON" in text
-        assert re.search(r'href="/seasons/\d+/games/\d+#decision-\d+"', reason) and "whole reason" in reason
+        assert (
+            re.search(r'href="/seasons/\d+/games/\d+#decision-\d+"', reason)
+            and "whole reason" in reason
+        )
     record = await front.client.get(f"/games/{game}/record.jsonl", headers=boss)
     faults = [json.loads(line) for line in record.content.splitlines()]
     whole = [line["reason"] for line in faults if line.get("type") == "fault"]

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from patience import Deadline, stretch
 from tourhelp_league import (
     CLI,
     SERVERS,
@@ -220,7 +221,7 @@ def spied(arena: Arena, name: str, command_paths: list[str], build: str | None =
             done.append(newest)
         return bool(done)
 
-    assert worst_latency(arena.served, checked) < 2.0  # nothing freezes the server
+    assert worst_latency(arena.served, checked) < 2.0 * stretch()  # nothing freezes the server
     assert done[0]["status"] == "rejected"
     return arena.check_log(name, arena.mallory)
 
@@ -339,7 +340,7 @@ def test_a_flooding_bots_logs_stop_at_the_cap(arena: Arena) -> None:
     assert arena.served.upload(arena.mallory, "flood", "flood.py", flood.encode())[0] == 201
     assert arena.status("flood")["status"] == "playing"
     store = arena.folder / "cup.sqlite"
-    deadline = time.monotonic() + 240
+    deadline = Deadline(240)
     while True:
         with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
             made = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'logs'").fetchone()
@@ -354,7 +355,7 @@ def test_a_flooding_bots_logs_stop_at_the_cap(arena: Arena) -> None:
             )
         if any(dropped for _, _, dropped in rows):
             break
-        assert time.monotonic() < deadline, len(rows)
+        assert not deadline.passed(), len(rows)
         time.sleep(0.5)
     kept = [(file, size) for file, size, dropped in rows if not dropped]
     assert all(size <= 64 * 1024 + 4096 for _, size in kept)  # a game's cap, and its note
@@ -380,16 +381,16 @@ def test_logs_belong_to_their_bot_by_record_not_by_name(arena: Arena) -> None:
     for name in ("seat0-alicebot", "alicebot-2", long_name):
         assert arena.status(name)["status"] == "playing"
     session = signed_in(arena.served, arena.mallory)
-    deadline = time.monotonic() + 180
+    deadline = Deadline(180)
     while "MINE-OWN-LOG" not in page_as(arena.served, session, f"/bots/{long_name}"):
-        assert time.monotonic() < deadline
+        assert not deadline.passed()
         time.sleep(1)
     for name in ("seat0-alicebot", "alicebot-2", long_name):
         assert ALICE_STDERR not in page_as(arena.served, session, f"/bots/{name}")
-    deadline = time.monotonic() + 180
+    deadline = Deadline(180)
     alice = signed_in(arena.served, arena.alice)
     while ALICE_STDERR not in page_as(arena.served, alice, "/bots/alicebot"):
-        assert time.monotonic() < deadline
+        assert not deadline.passed()
         time.sleep(1)
     assert "MINE-OWN-LOG" not in page_as(arena.served, alice, "/bots/alicebot")
     with League(arena.file) as league:
@@ -430,9 +431,9 @@ def test_a_faults_reason_is_its_authors_and_never_on_a_public_page(arena: Arena)
     assert arena.served.upload(arena.mallory, "crasher", "c.py", crasher.encode())[0] == 201
     assert arena.status("crasher")["status"] == "playing"
     mine = signed_in(arena.served, arena.mallory)
-    deadline = time.monotonic() + 120
+    deadline = Deadline(120)
     while f"CRASH-{MARK}" not in (own := page_as(arena.served, mine, "/bots/crasher")):
-        assert time.monotonic() < deadline, own[-2000:]
+        assert not deadline.passed(), own[-2000:]
         time.sleep(1)
     found = re.search(r'class="fault" href="/seasons/1/games/(\d+)#', own)
     assert found is not None, own[-2000:]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
+from patience import Deadline
 from reporthelp import MISSING, chromium, console_errors
 from tourhelp_league import BOT, LEAGUE, Running, children, reap_orphans, token
 
@@ -54,13 +55,13 @@ def served(tmp_path: Path) -> Iterator[tuple[Running, str]]:
 
 def eventually(browser: Any, url: str, check: Callable[[], Any], what: str) -> Any:
     """Open `url` again and again until `check()` is truthy (its value), within DEADLINE."""
-    deadline = time.monotonic() + DEADLINE
+    deadline = Deadline(DEADLINE)
     while True:
         browser.get(url)
         value = check()
         if value:
             return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what} at {url}"
+        assert not deadline.passed(), f"timed out waiting for {what} at {url}"
         time.sleep(0.5)
 
 

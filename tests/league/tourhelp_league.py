@@ -28,6 +28,7 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 from packaging.requirements import Requirement
+from patience import Deadline
 
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService
@@ -124,12 +125,12 @@ def reap_orphans(before: set[int], timeout: float = 30) -> None:
     referee makes it a child subreaper, so the processes of a server (or a browser) that ended
     are reparented here; left unreaped, they would be zombies that the next test in this
     worker counts as its own."""
-    deadline = time.monotonic() + timeout
+    deadline = Deadline(timeout)
     while orphans := children() - before:
         for pid in orphans:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)
-        assert time.monotonic() < deadline, f"processes {sorted(orphans)} outlive their parent"
+        assert not deadline.passed(), f"processes {sorted(orphans)} outlive their parent"
         time.sleep(0.02)
 
 
@@ -149,14 +150,14 @@ class Running:
             env=env,
         )
         assert self.process.stderr is not None
-        deadline, said = time.monotonic() + 30, []
+        deadline, said = Deadline(30), []
         for line in self.process.stderr:
             found = re.search(r"serving .* on (http://127\.0\.0\.1:\d+)", line)
             if found:
                 self.url = found[1]
                 break
             said.append(line)
-            if time.monotonic() > deadline:
+            if deadline.passed():
                 break
         else:
             self.process.wait()
@@ -223,14 +224,14 @@ class Running:
 
     def status(self, bot: str, until: set[str], timeout: float = 90) -> dict[str, Any]:
         """The bot's newest version once its status is one of `until`."""
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while True:
             code, text = self.get(f"/api/bots/{bot}")
             if code == 200:
                 newest: dict[str, Any] = json.loads(text)["versions"][-1]
                 if newest["status"] in until:
                     return newest
-            assert time.monotonic() < deadline, text
+            assert not deadline.passed(), text
             time.sleep(0.2)
 
     def stop(self, how: int = signal.SIGTERM) -> int:

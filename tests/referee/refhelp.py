@@ -11,9 +11,13 @@ import sys
 import uuid
 from pathlib import Path
 
+from protocol.messages import TimeControl
 from referee import BotSpec
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
+UNHURRIED = TimeControl(move_ms=60_000, startup_ms=60_000)
+"""A seat's time where the test is not about it: its limits are for a hung bot, not for a
+loaded machine (where a healthy bot may take seconds to start or to be scheduled)."""
 
 
 class Bots:

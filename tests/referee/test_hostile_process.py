@@ -18,6 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from patience import Deadline
 from refhelp import BOTS, Bots
 
 from protocol.messages import TimeControl
@@ -205,8 +206,8 @@ def daemons(bots: Bots) -> list[int]:
 
 
 def wait_for(condition: object, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    deadline = Deadline(timeout_s)
+    while not deadline.passed():
         if condition():  # type: ignore[operator]
             return True
         time.sleep(0.05)

@@ -9,15 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from refhelp import Bots
+from refhelp import UNHURRIED, Bots
 
 from protocol.messages import TimeControl
 from referee import Limits, replay, run_match
 
 TIME = TimeControl(move_ms=300, startup_ms=1000)
-UNHURRIED = TimeControl(move_ms=60_000, startup_ms=60_000)
-"""A seat's time where the case is not about it: its limits are for a hung bot, not for a
-loaded machine (where a healthy bot may take seconds to start)."""
 
 
 def times(mode: str, broken_seat: int) -> list[TimeControl]:

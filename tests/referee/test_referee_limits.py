@@ -13,16 +13,15 @@ from pathlib import Path
 
 import pytest
 import trio
-from refhelp import BOTS, Bots
+from refhelp import BOTS, UNHURRIED, Bots
 
 from protocol.messages import TimeControl
 from referee import BotSpec, Limits, process, run_match
 from referee.limits import ResourceLimits, limit_hit
 from tournaments.plan.botcommands import parse_bot
 
-SLOW_SLEEPER = TimeControl(move_ms=100, startup_ms=5000)
-UNHURRIED = TimeControl(move_ms=60_000, startup_ms=60_000)
-"""For a test of what is not about time: its limits are for a hung bot, not a loaded machine."""
+SLOW_SLEEPER = [TimeControl(move_ms=100, startup_ms=UNHURRIED.startup_ms), UNHURRIED]
+"""The sleeper's move clock is the test; its start and the healthy seat are not."""
 
 
 async def test_cpu_time_mode_charges_cpu_not_waiting(bots: Bots, tmp_path: Path) -> None:

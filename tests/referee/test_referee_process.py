@@ -12,14 +12,11 @@ from pathlib import Path
 
 import pytest
 import trio
-from refhelp import BOTS, Bots, gone
+from refhelp import BOTS, UNHURRIED, Bots, gone
 
 from protocol.messages import TimeControl
 from referee import BotSpec, Limits, open_bots, play_match, run_match
 from referee.stderr import StderrLog
-
-FAST = TimeControl(move_ms=2000, startup_ms=5000)
-
 
 # ---- processes --------------------------------------------------------------------------------
 
@@ -32,7 +29,7 @@ async def test_environment_is_scrubbed_and_the_working_directory_private(
     env_file = tmp_path / "env.json"
     specs = [bots.healthy(f"env_file={env_file}"), bots.healthy()]
     outcome = await run_match(
-        "azul", {}, 1, specs, FAST, limits=Limits(sandbox="none", log_dir=str(tmp_path))
+        "azul", {}, 1, specs, UNHURRIED, limits=Limits(sandbox="none", log_dir=str(tmp_path))
     )
     assert outcome.faults == []
     seen = json.loads(env_file.read_text())
@@ -52,7 +49,7 @@ async def test_processes_are_reused_across_games(bots: Bots, tmp_path: Path) -> 
         assert [handle.pid for handle in handles] == [None, None], "started lazily"
         first: list[int | None] = []
         for seed in range(3):
-            outcome = await play_match("azul", {}, seed, handles, FAST)
+            outcome = await play_match("azul", {}, seed, handles, UNHURRIED)
             assert outcome.faults == []
             first = first or [handle.pid for handle in handles]
             assert [handle.pid for handle in handles] == first
@@ -70,7 +67,7 @@ async def test_a_faulty_bot_is_killed_and_restarted_for_the_next_game(
     async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
         healthy_pid = None
         for seed in range(2):
-            outcome = await play_match("azul", {}, seed, handles, FAST)
+            outcome = await play_match("azul", {}, seed, handles, UNHURRIED)
             assert [fault.kind for fault in outcome.faults] == ["crash"]
             assert outcome.result.ranks == [1, 2]
             assert handles[1].pid is None, "the crashed process is gone until the next game"
@@ -93,7 +90,7 @@ async def test_without_pidfds_a_crash_is_still_a_fault_and_every_bot_is_reaped(
     specs = [bots.healthy(), bots.broken("crash_mid", "after=1")]
     async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
         for seed in range(2):
-            outcome = await play_match("azul", {}, seed, handles, FAST)
+            outcome = await play_match("azul", {}, seed, handles, UNHURRIED)
             assert [(fault.seat, fault.kind) for fault in outcome.faults] == [(1, "crash")]
             assert "exited (exit code 7)" in outcome.faults[0].reason
         assert [handle.starts for handle in handles] == [1, 2]
@@ -104,7 +101,7 @@ async def test_children_and_grandchildren_die_with_the_bot(bots: Bots, tmp_path:
     pids = tmp_path / "pids"
     specs = [bots.healthy(), bots.healthy(f"children={pids}")]
     async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
-        outcome = await play_match("azul", {}, 3, handles, FAST)
+        outcome = await play_match("azul", {}, 3, handles, UNHURRIED)
         assert outcome.faults == []
         family = [int(pid) for pid in pids.read_text().split()]
         assert len(family) == 3 and not any(gone(pid) for pid in family)
@@ -117,7 +114,7 @@ async def test_children_of_a_faulty_bot_die_at_the_fault(bots: Bots, tmp_path: P
     pids = tmp_path / "pids"
     specs = [bots.healthy(), bots.broken("hang", f"children={pids}")]
     async with open_bots(specs, Limits(sandbox="none", log_dir=str(tmp_path))) as handles:
-        time = TimeControl(move_ms=200, startup_ms=5000)
+        time = [UNHURRIED, TimeControl(move_ms=200, startup_ms=UNHURRIED.startup_ms)]
         outcome = await play_match("azul", {}, 3, handles, time)
         assert [fault.kind for fault in outcome.faults] == ["timeout"]
         family = [int(pid) for pid in pids.read_text().split()]
@@ -165,7 +162,7 @@ async def test_an_error_in_the_block_propagates_as_itself(bots: Bots, tmp_path: 
         async with open_bots(
             [bots.healthy(), bots.healthy()], Limits(sandbox="none", log_dir=str(tmp_path))
         ) as h:
-            await play_match("azul", {}, 1, h, FAST)
+            await play_match("azul", {}, 1, h, UNHURRIED)
             assert len(bots.processes()) == 2
             raise KeyError("mine")
     bots.assert_none_left()
@@ -176,7 +173,7 @@ async def test_a_handle_plays_one_seat_at_a_time(bots: Bots, tmp_path: Path) -> 
         [bots.healthy()], Limits(sandbox="none", log_dir=str(tmp_path))
     ) as handles:
         with pytest.raises(ValueError, match="only one seat"):
-            await play_match("azul", {}, 1, [handles[0], handles[0]], FAST)
+            await play_match("azul", {}, 1, [handles[0], handles[0]], UNHURRIED)
     bots.assert_none_left()
 
 
@@ -184,7 +181,7 @@ async def test_stderr_flood_is_capped_and_never_held_in_memory(bots: Bots, tmp_p
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     limits = Limits(sandbox="none", log_dir=str(tmp_path), stderr_cap_bytes=64 * 1024)
     specs = [bots.healthy(), bots.broken("flood")]
-    outcome = await run_match("azul", {}, 1, specs, FAST, limits=limits)
+    outcome = await run_match("azul", {}, 1, specs, UNHURRIED, limits=limits)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert outcome.faults == []
     log = Path(outcome.logs[1]).read_bytes()
@@ -204,7 +201,7 @@ async def test_a_missing_command_is_a_spawn_fault(bots: Bots, tmp_path: Path, sa
     if sandbox == "auto":  # the healthy bot must be able to run in the sandbox too
         specs[0] = BotSpec("healthy", specs[0].command, files=(str(BOTS),))
         limits = Limits(log_dir=str(tmp_path))
-    outcome = await run_match("azul", {}, 1, specs, FAST, limits=limits)
+    outcome = await run_match("azul", {}, 1, specs, UNHURRIED, limits=limits)
     [fault] = outcome.faults
     assert (fault.seat, fault.kind, fault.decision) == (1, "spawn", -1)
     assert "could not start `/nonexistent/arena-bot`: No such file or directory" in fault.reason
@@ -214,7 +211,7 @@ async def test_a_missing_command_is_a_spawn_fault(bots: Bots, tmp_path: Path, sa
 
 async def test_default_log_dir_is_created(bots: Bots) -> None:
     specs = [bots.healthy(), bots.broken("flood", "mb=1")]
-    outcome = await run_match("azul", {}, 1, specs, FAST, limits=Limits(sandbox="none"))
+    outcome = await run_match("azul", {}, 1, specs, UNHURRIED, limits=Limits(sandbox="none"))
     assert outcome.faults == []
     assert not os.path.exists(outcome.logs[0])
     assert os.path.getsize(outcome.logs[1]) == 1 << 20
@@ -300,11 +297,11 @@ async def test_a_log_file_is_made_only_when_a_bot_writes_to_stderr(
     talker = BotSpec("talker", [sys.executable, "-c", TALKER, str(BOTS), bots.marker])
     limits = Limits(sandbox="none", log_dir=str(logs))
     async with open_bots([bots.healthy(), talker], limits) as handles:
-        quiet = await play_match("azul", {}, 1, handles, FAST, match_id="m1")
+        quiet = await play_match("azul", {}, 1, handles, UNHURRIED, match_id="m1")
         assert quiet.faults == []
         assert quiet.logs == [str(logs / "m1-seat0-healthy.log"), str(logs / "m1-seat1-talker.log")]
         assert list(logs.iterdir()) == []
-        crashed = await play_match("azul", {}, 2, handles, FAST, match_id="m2")
+        crashed = await play_match("azul", {}, 2, handles, UNHURRIED, match_id="m2")
     [fault] = crashed.faults
     assert (fault.seat, fault.kind) == (1, "crash"), fault.reason
     assert "exited (exit code 5)" in fault.reason

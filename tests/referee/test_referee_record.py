@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 import trio
-from refhelp import Bots
+from refhelp import UNHURRIED, Bots
 
 from protocol.messages import PROTOCOL_VERSION, TimeControl
 from referee import BadRecord, Limits, MatchOutcome, parse_record, replay, replay_states, run_match
@@ -26,7 +26,7 @@ def outcome(tmp_path_factory: pytest.TempPathFactory) -> MatchOutcome:
     limits = Limits(log_dir=str(tmp_path_factory.mktemp("logs")))
 
     async def play() -> MatchOutcome:
-        return await run_match("azul", {"variant": "grey"}, 3, specs, TimeControl(), limits=limits)
+        return await run_match("azul", {"variant": "grey"}, 3, specs, UNHURRIED, limits=limits)
 
     played = trio.run(play)
     bots.assert_none_left()
@@ -50,10 +50,10 @@ def test_the_record_format(outcome: MatchOutcome) -> None:
         "names": ["a", "b"],
         "commands": [header["commands"][0], header["commands"][1]],
         "time": {
-            "move_ms": 1000,
+            "move_ms": 60000,
             "bank_ms": 0,
             "increment_ms": 0,
-            "startup_ms": 10000,
+            "startup_ms": 60000,
             "first_move_ms": 0,
         },
         "rules": find_game("azul").version,

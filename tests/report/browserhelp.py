@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from patience import Deadline
+
 
 def wait_for(driver: Any, script: str, timeout: float = 10.0) -> Any:
     """Poll a JavaScript expression until it is truthy (a game loads asynchronously)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    deadline = Deadline(timeout)
+    while not deadline.passed():
         value = driver.execute_script(f"return {script};")
         if value:
             return value

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from patience import stretch
 from tourhelp import in_process
 
 from tournaments.cli import main
@@ -75,13 +76,15 @@ class Hang(Exception):
 
 @contextlib.contextmanager
 def alarm(seconds: float) -> Iterator[None]:
-    """Raise `Hang` in this (the main) thread if the block runs longer than `seconds`."""
+    """Raise `Hang` in this (the main) thread if the block runs longer than `seconds` of an
+    idle machine (stretched by the load: the alarm is for a hang, not a slow machine)."""
+    limit = seconds * stretch()
 
     def ring(_signum: int, _frame: Any) -> None:
-        raise Hang(f"still running after {seconds} s")
+        raise Hang(f"still running after {limit:.0f} s")
 
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         yield
     finally:

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from patience import Deadline
 from tourhelp import ARENA, ARENA_CTRL_C, Gate, arena, stored_games
 
 from tournaments.cli import main
@@ -185,8 +186,8 @@ def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path)
     for kills, target in enumerate(targets):
         gate.limit(2 * (len(expected) - 1 - stored_games(db)))  # two gated seats a game
         runner = subprocess.Popen([*ARENA, "run", str(killed), "-q"], stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while stored_games(db) < target and time.monotonic() < deadline and runner.poll() is None:
+        deadline = Deadline(60)
+        while stored_games(db) < target and not deadline.passed() and runner.poll() is None:
             time.sleep(0.005)
         time.sleep(rng.uniform(0, 0.05))
         os.kill(runner.pid, signal.SIGKILL)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import trio
 from executorhelp import BOTS, GAMES, GOLDEN, digest, games, stored, tournament
+from patience import Deadline
 from tourhelp import ARENA, run
 
 from tournaments.executors import Executor
@@ -78,8 +79,8 @@ def alive(pid: int) -> bool:
 
 def wait_gone(pids: list[int], timeout: float = 15.0) -> list[int]:
     """Wait until none of `pids` runs; those still running at the timeout."""
-    deadline = time.monotonic() + timeout
-    while (left := [pid for pid in pids if alive(pid)]) and time.monotonic() < deadline:
+    deadline = Deadline(timeout)
+    while (left := [pid for pid in pids if alive(pid)]) and not deadline.passed():
         time.sleep(0.05)
     return left
 
@@ -325,9 +326,9 @@ def stop_mid_run(directory: Path, how: signal.Signals) -> tuple[Path, int, bytes
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 120
+        deadline = Deadline(120)
         while not stored(db):  # the deadline only ends a test that would hang
-            assert coordinator.poll() is None and time.monotonic() < deadline, "no game stored"
+            assert coordinator.poll() is None and not deadline.passed(), "no game stored"
             time.sleep(0.05)
         bots = pids_running(marker)
         workers = children(coordinator.pid, "tournaments.executors.worker")

@@ -21,6 +21,7 @@ import pytest
 import trio
 from distributed import Client, LocalCluster
 from executorhelp import BOTS, GAMES, GOLDEN, digest, stored, tournament
+from patience import Deadline
 from tourhelp import ARENA, play, run
 
 from referee import Limits
@@ -88,8 +89,8 @@ def test_a_killed_coordinator_loses_nothing_and_resumes(tmp_path: Path, client: 
     command = [*ARENA, "run", str(file), "--dask", address(client), "-q"]
     coordinator = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 60
-        while not busy(client) and coordinator.poll() is None and time.monotonic() < deadline:
+        deadline = Deadline(60)
+        while not busy(client) and coordinator.poll() is None and not deadline.passed():
             time.sleep(0.01)
     finally:
         coordinator.kill()  # mid-run: its games in play and its batch not committed are lost

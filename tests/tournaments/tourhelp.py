@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from patience import Deadline
 
 from tournaments.cli import main
 from tournaments.executors import Executor
@@ -109,9 +110,9 @@ class Gate:
     def wait_held(self, db: Path, games: int, timeout: float = 120) -> int:
         """Until a game is held and the store at `db` holds `games` games (a run unable to end:
         a signal now stops it mid-way); the games stored. The timeout only ends a hung test."""
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while not (self.directory / "held").exists() or stored_games(db) < games:
-            assert time.monotonic() < deadline, f"no game held and {games} stored in {timeout} s"
+            assert not deadline.passed(), f"no game held and {games} stored in {timeout} s"
             time.sleep(0.01)
         return stored_games(db)
 

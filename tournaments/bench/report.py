@@ -108,6 +108,10 @@ class Sizes(msgspec.Struct, frozen=True):
     standings: tuple[tuple[int, int], ...]
     """Ladders whose kept standings are timed: bots, deals a pairing."""
     scale: ScaleSizes
+    executors: tuple[int, int, int, int]
+    """`scale`: the round-robin's bots and deals, its interleaved rounds, the games stored."""
+    search: tuple[int, int]
+    """`search`: the positions searched, and the iterations from each."""
     final_sim: FinalSimSizes
 
 
@@ -174,6 +178,8 @@ FULL = Sizes(
     ScaleSizes(
         300, 200, 20, (10, 100, 200), ((10, 10_000), (100, 100_000), (1000, 1_000_000)), 20, 30.0
     ),
+    (4, 20, 3, 5000),
+    (30, 300),
     FinalSimSizes((20, 100, 200), 200, 200_000),
 )
 QUICK = Sizes(
@@ -193,6 +199,8 @@ QUICK = Sizes(
     QUICK_LEAGUE,
     ((10, 2), (70, 1)),
     ScaleSizes(20, 6, 3, (6,), ((10, 1000),), 4, 3.0),
+    (2, 1, 1, 200),
+    (3, 20),
     FinalSimSizes((6,), 2, 2_000),
 )
 ROSTER_S = 5.0
@@ -395,7 +403,7 @@ class Bench:
         )
 
     def scale(self) -> None:
-        bots, deals, rounds, stored = (2, 1, 1, 200) if self.sizes == QUICK else (4, 20, 3, 5000)
+        bots, deals, rounds, stored = self.sizes.executors
         dask: list[Figure] = []
         if not scale.dask_available():
             self.progress(f"scale: Dask LocalCluster row skipped, Dask is not installed: {INSTALL}")
@@ -503,7 +511,7 @@ class Bench:
             )
 
     def search(self) -> None:
-        positions, iterations = (3, 20) if self.sizes == QUICK else (30, 300)
+        positions, iterations = self.sizes.search
         for game_id, players in search.CASES:
             self.progress(f"search: mcts on {game_id}, {players} players")
             rate = search.iterations_per_second(game_id, players, positions, iterations)
@@ -928,13 +936,19 @@ class Bench:
 
 
 def run(
-    only: Sequence[str] = (), *, quick: bool = False, progress: Progress | None = None
+    only: Sequence[str] = (),
+    *,
+    quick: bool = False,
+    progress: Progress | None = None,
+    sizes: Sizes | None = None,
 ) -> list[Figure]:
-    """Measure the sections in `only` (all when empty), with what they are judged against."""
+    """Measure the sections in `only` (all when empty), with what they are judged against, at
+    `sizes` (the tests' smallest) or else the quick or the full ones."""
     wanted = set(only or SECTIONS)
     for section in list(wanted):
         wanted.update(NEEDS.get(section, ()))
-    bench = Bench(QUICK if quick else FULL, os.cpu_count() or 1, progress or (lambda _: None))
+    chosen = sizes or (QUICK if quick else FULL)
+    bench = Bench(chosen, os.cpu_count() or 1, progress or (lambda _: None))
     for section in SECTIONS:
         if section in wanted:
             getattr(bench, section.replace("-", "_"))()
