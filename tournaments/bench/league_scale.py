@@ -22,6 +22,7 @@ import contextlib
 import csv
 import hashlib
 import json
+import math
 import sqlite3
 import subprocess
 import threading
@@ -328,7 +329,16 @@ def pages(
             while time.monotonic() < deadline:
                 peak = max(peak, rss_mb(server.process.pid))
                 time.sleep(1.0)
-    p99 = {kind: percentile(reading.by_path[path], 0.99) * 1000 for kind, path in kinds.items()}
+    p99 = {  # a page never answered in the window: no latency, an error
+        kind: percentile(reading.by_path[path], 0.99) * 1000 if reading.by_path[path] else math.inf
+        for kind, path in kinds.items()
+    }
+    silent = [
+        f"no answer to {path} in {seconds:g} s"
+        for path in kinds.values()
+        if not reading.by_path[path]
+    ]
+    errors = [*reading.errors, *silent]
     return Pages(
         bots,
         games,
@@ -336,7 +346,7 @@ def pages(
         fill_s,
         p99,
         len(reading.latencies),
-        reading.errors,
+        errors,
         peak,
     )
 
