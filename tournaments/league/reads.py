@@ -31,8 +31,10 @@ from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import SqliteFile, StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
 
-READS_NICE = 5
-"""How far below the server's priority the child reads: the pages come first."""
+READS_NICE = 2
+"""How far below the server's priority the child reads: below the server's thread, above the
+ladder's bots (`ladder.LADDER_NICE`), whose games fill every core and would hold a bot's page
+behind them."""
 RECHECK_S = 600.0
 """How often the child checks again each store it reads (`PRAGMA quick_check`)."""
 CHECK_NICE = 19

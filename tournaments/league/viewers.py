@@ -16,8 +16,9 @@ from tournaments.league.child import Kept, serve
 from tournaments.report.page import game_page
 from tournaments.report.public import public_record
 
-VIEWERS_NICE = 5
-"""How far below the server's priority the child makes pages: the other pages come first."""
+VIEWERS_NICE = 2
+"""How far below the server's priority the child makes pages: below the server's thread,
+above the ladder's bots (as the reads child: `reads.READS_NICE`)."""
 KEPT_PAGES = 64
 """Pages kept made: a stored game never changes, and a game in the news is asked for often."""
 
