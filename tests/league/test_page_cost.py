@@ -29,7 +29,7 @@ from tournaments.league.board import Board, Keeping, Refresh
 from tournaments.league.files import League
 from tournaments.league.reads import KeptStores, Rechecks
 from tournaments.league.service import LeagueService
-from tournaments.server import bots
+from tournaments.server import bots, front
 from tournaments.server.app import make_app
 from tournaments.server.leaderboard import ROWS
 from tournaments.store.sqlitefile import StoreError
@@ -274,4 +274,39 @@ async def test_a_damaged_shelf_leaves_the_bot_page_without_its_head_to_head_unti
         assert page.status_code == 200 and 'id="recent"' in page.text
         assert 'id="head-to-head"' not in page.text
         Keeping().refresh(Refresh(str(tmp_path / "cup.sqlite")))  # the board's child: anew
+        await trio.sleep(front.PUBLIC_PAGE_S)  # the signed-out page made again
         assert 'id="head-to-head"' in (await client.get("/bots/house")).text
+
+
+async def test_a_bots_page_is_made_once_a_second_for_every_signed_out_browser(
+    leagues: dict[int, Path],
+) -> None:
+    """Signed-out browsers asking for a bot's page at once get the one made (its games read
+    once); a signed-in author's page is their own; a second later it is made again."""
+    async with serving(leagues[SMALL]) as (service, client):
+        reads: list[str] = []
+        bot_view = service.bot_view
+
+        async def counted(bot: str, viewer: Any, **kwargs: Any) -> Any:
+            reads.append(bot)
+            return await bot_view(bot, viewer, **kwargs)
+
+        service.bot_view = counted  # type: ignore[method-assign]
+        async with trio.open_nursery() as nursery:
+            for _ in range(5):
+                nursery.start_soon(client.get, "/bots/house")
+        assert reads == ["house"]
+        browser = httpx.AsyncClient(transport=client._transport, base_url="http://league")
+        async with browser:
+            other = await browser.get("/bots/house")  # another browser, its own CSRF cookie
+        first = await client.get("/bots/house")
+        assert other.text == first.text and reads == ["house"]
+        assert other.cookies.get("arena_csrf") not in first.text
+        assert (await client.get("/bots/house?opponents=1")).status_code == 200  # another page
+        assert len(reads) == 2
+        await trio.sleep(front.PUBLIC_PAGE_S)
+        await client.get("/bots/house")
+        assert len(reads) == 3
+        token = service.league.registry.new_token("reader")
+        signed = await client.get("/bots/house", headers={"Authorization": f"Bearer {token}"})
+        assert signed.status_code == 200 and len(reads) == 4  # not the signed-out page

@@ -3,13 +3,14 @@ API listing its games: what each viewer may see of it is `LeagueService.bot_view
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import msgspec
 from markupsafe import Markup
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import HTMLResponse, Response
 
 from protocol.errors import RequestError
 from tournaments.league.answers import BotAnswer, VersionRow
@@ -17,7 +18,15 @@ from tournaments.league.files import bot_of
 from tournaments.league.registry import Author, NotFound, numbers_by_label
 from tournaments.league.service import MAX_GAME_ID, BotView, Where
 from tournaments.server.fields import whole_number
-from tournaments.server.front import Front, api, front, html, with_csrf
+from tournaments.server.front import (
+    SAFE_HEADERS,
+    Front,
+    api,
+    front,
+    html,
+    was_signed_out,
+    with_csrf,
+)
 from tournaments.server.history import svg_line
 from tournaments.server.seasons import when
 from tournaments.store.store import GameChoice
@@ -43,12 +52,26 @@ async def bot_page(request: Request) -> Response:
     start = request.query_params.get("opponents")
     first = 0 if start is None else whole_number(start, "opponents", least=0)
     opponents = range(first, first + OPPONENTS_SHOWN)
+    made = functools.partial(_bot_page, f, request, viewer, older, opponents)
+    if viewer is None and not was_signed_out(request, viewer):  # as every such browser sees it
+        key = (request.path_params["bot"], older, first)
+        status, body = await f.public_bot_pages.get(key, made)
+    else:
+        status, body = await made()
+    return with_csrf(HTMLResponse(body, status, headers=SAFE_HEADERS), request)
+
+
+async def _bot_page(
+    f: Front, request: Request, viewer: Author | None, older: int | None, opponents: range
+) -> tuple[int, bytes]:
+    """The bot page's status and body for `viewer`."""
     try:
         view = await f.service.bot_view(
             request.path_params["bot"], viewer, before=older, opponents=opponents
         )
     except NotFound:
-        return f.page("bot.html", request, 404, bot=request.path_params["bot"], missing=True)
+        missing = f.rendered("bot.html", request, bot=request.path_params["bot"], missing=True)
+        return 404, missing.encode()
     history = view.history
     board = f.service.leaderboard()  # its bots ranked among themselves, older versions apart
     standing = next((s.row for s in board.standings if s.row["bot"] == view.name), None)
@@ -56,36 +79,33 @@ async def bot_page(request: Request) -> Response:
     owner = None if view.author is None else f.league.registry.author(view.author)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
-    return with_csrf(
-        f.page(
-            "bot.html",
-            request,
-            bot=view.name,
-            view=view,
-            versions=view.versions,
-            numbers={v.id: v.number for v in view.versions},
-            season=f.league.season.number,
-            when=when,
-            named=_named(view),
-            history=Markup(svg_line(history.points, history.games)) if history else "",
-            games=_games(view),
-            older=older,
-            organiser=viewer is not None and viewer.organiser,
-            author_disabled=owner is not None and owner.disabled,
-            standing=standing,
-            ranked=len(board.standings),
-            head_to_head=[
-                {**row, "opponent_bot": bot_of(row["opponent"])} for row in view.opponents.rows
-            ],
-            opponents=opponents,
-            more_opponents=view.opponents.more,
-            players=f.league.tournament.players,
-            refresh=WAITING_REFRESH_S if waiting else None,
-            scrimmages=scrimmages,
-            scrimmage=_scrimmage_choices(f, view, viewer),
-        ),
+    return 200, f.rendered(
+        "bot.html",
         request,
-    )
+        bot=view.name,
+        view=view,
+        versions=view.versions,
+        numbers={v.id: v.number for v in view.versions},
+        season=f.league.season.number,
+        when=when,
+        named=_named(view),
+        history=Markup(svg_line(history.points, history.games)) if history else "",
+        games=_games(view),
+        older=older,
+        organiser=viewer is not None and viewer.organiser,
+        author_disabled=owner is not None and owner.disabled,
+        standing=standing,
+        ranked=len(board.standings),
+        head_to_head=[
+            {**row, "opponent_bot": bot_of(row["opponent"])} for row in view.opponents.rows
+        ],
+        opponents=opponents,
+        more_opponents=view.opponents.more,
+        players=f.league.tournament.players,
+        refresh=WAITING_REFRESH_S if waiting else None,
+        scrimmages=scrimmages,
+        scrimmage=_scrimmage_choices(f, view, viewer),
+    ).encode()
 
 
 def _scrimmage_choices(f: Front, view: BotView, viewer: Author | None) -> dict[str, Any] | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
 from typing import Any, ClassVar
 
@@ -44,6 +44,9 @@ records — and as many at once: a browser's pages reload far less often; a clie
 without pause is refused (429) rather than served before everyone else."""
 THROTTLED_S = 1.0
 """How long an expensive read over its client's budget waits for its 429."""
+PUBLIC_PAGE_S = 1.0
+"""A bot's page as signed-out browsers see it is made at most this often (`Fresh`): its
+games and rating move by the game, not by the millisecond."""
 FORM_BYTES = 64 * 1024
 """The largest form that is not an upload (sign in, an organiser's button), and the room an
 upload's form takes beyond its file."""
@@ -97,6 +100,8 @@ class Front:
         self.signins_by_author = Buckets(SIGNINS_PER_AUTHOR, SIGNINS_PER_AUTHOR)
         self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
         self.leaderboard_shown: dict[int, Kept] = {}
+        self.public_bot_pages = Fresh(PUBLIC_PAGE_S, most=1000)
+        """Bots' pages as signed-out browsers see them (`bots.bot_page`)."""
         """The leaderboard's pages by number (`server.leaderboard.ROWS` rows each)."""
         self.leaderboard_sent: dict[int, Kept] = {}
 
@@ -319,3 +324,29 @@ class Kept:
         if shows != self._shows:
             self._body, self._shows = render(), shows
         return self._body
+
+
+class Fresh:
+    """Pages every signed-out browser sees alike, by what they show (their key), each made at
+    most once every `seconds`: the browsers of a popular bot asking for its page at once wait
+    for the one being made rather than each making it (a read of its games and a render)."""
+
+    def __init__(self, seconds: float, most: int) -> None:
+        self.seconds, self.most = seconds, most
+        self._kept: dict[Hashable, tuple[float, int, bytes]] = {}
+        self._making: dict[Hashable, trio.Lock] = {}
+
+    async def get(
+        self, key: Hashable, make: Callable[[], Awaitable[tuple[int, bytes]]]
+    ) -> tuple[int, bytes]:
+        """The page (status, body) of `key`, made by `make` unless made in the last
+        `seconds`."""
+        if len(self._kept) >= self.most:  # keys come from addresses: keep their number small
+            self._kept.clear()
+            self._making = {k: lock for k, lock in self._making.items() if lock.locked()}
+        async with self._making.setdefault(key, trio.Lock()):
+            kept = self._kept.get(key)
+            if kept is None or trio.current_time() - kept[0] >= self.seconds:
+                status, body = await make()
+                kept = self._kept[key] = (trio.current_time(), status, body)
+        return kept[1], kept[2]
