@@ -40,6 +40,7 @@ from tournaments.league.reads import GamesOf, KeptStores, Recent, Sees, reader, 
 from tournaments.league.registry import (
     Author,
     NotFound,
+    Registry,
     Scrimmage,
     Season,
     Version,
@@ -206,6 +207,26 @@ MAX_GAME_ID = 2**63 - 1
 """The largest game id SQLite holds: a larger one in an address is no game (not an error)."""
 
 
+class Roster:
+    """What the leaderboard reads of the registry — the versions waiting and playing, the
+    authors' names, the bots — read once per change of the registry (`changes`), not once per
+    board: at a thousand bots a read is milliseconds of the server's thread."""
+
+    def __init__(self, registry: Registry, changes: object) -> None:
+        self.changes = changes
+        self.waiting, self.playing = registry.waiting(), registry.playing()
+        self.authors = {author.id: author.name for author in registry.authors()}
+        self.uploaded = registry.bots()
+        self._registry = registry
+        self._numbers: dict[str, int] | None = None
+
+    def numbers_by_label(self) -> dict[str, int]:
+        """Every version's number by its store label (read when a board first needs it)."""
+        if self._numbers is None:
+            self._numbers = numbers_by_label(self._registry.versions())
+        return self._numbers
+
+
 class LeagueService:
     """The league of `league` running: its operations and its tasks (`run`)."""
 
@@ -264,6 +285,7 @@ class LeagueService:
         """Each ended season's grades, every finalist's (`season_grades`)."""
         self._leaderboard_shows: object = None
         self._leaderboard_token: object = None
+        self._roster: Roster | None = None
         """The board's generation and the registry's `changes` when it was last looked at."""
 
     def close(self) -> None:
@@ -552,14 +574,18 @@ class LeagueService:
         """The leaderboard now: made again only when the board or the versions playing and
         being checked changed (every open browser polls it)."""
         registry = self.league.registry
-        token = (self.board.generation, registry.changes())
+        changes = registry.changes()
+        token = (self.board.generation, changes)
         if self._leaderboard is not None and token == self._leaderboard_token:
             return self._leaderboard  # nothing it shows can have changed: no read of 1,000 rows
-        waiting, playing = registry.waiting(), registry.playing()
-        shows = (self.board.generation, [(v.bot, v.status, v.number) for v in (*waiting, *playing)])
+        if self._roster is None or self._roster.changes != changes:
+            self._roster = Roster(registry, changes)  # else a new board alone: no registry read
+        roster = self._roster
+        listed = (*roster.waiting, *roster.playing)
+        shows = (self.board.generation, [(v.bot, v.status, v.number) for v in listed])
         if self._leaderboard is None or shows != self._leaderboard_shows:
             made = self._leaderboard.generation + 1 if self._leaderboard else 1
-            self._leaderboard = self._make_leaderboard(made, waiting, playing)
+            self._leaderboard = self._make_leaderboard(made, roster)
             self._leaderboard_shows = shows
         self._leaderboard_token = token
         return self._leaderboard
@@ -635,15 +661,17 @@ class LeagueService:
             shown.append(row)
         return shown
 
-    def _make_leaderboard(
-        self, generation: int, waiting: list[Version], playing: list[Version]
-    ) -> Leaderboard:
+    def _make_leaderboard(self, generation: int, roster: Roster) -> Leaderboard:
         board, previous = self.board.board, self.board.previous
-        registry = self.league.registry
-        authors = {author.id: author.name for author in registry.authors()}
-        uploaded, numbers = registry.bots(), {v.bot: v.number for v in playing}
+        waiting, playing, authors, uploaded = (
+            roster.waiting,
+            roster.playing,
+            roster.authors,
+            roster.uploaded,
+        )
+        numbers = {v.bot: v.number for v in playing}
         if any("@" in str(row["bot"]) for row in board.standings):  # older versions: one read
-            numbers |= numbers_by_label(registry.versions())
+            numbers |= roster.numbers_by_label()
         standings: list[Standing] = []
         earlier: list[Standing] = []
         for row in board.standings:
