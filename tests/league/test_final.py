@@ -4,6 +4,7 @@ budget."""
 
 from __future__ import annotations
 
+import msgspec
 from tourhelp_league import finished
 
 from referee import Limits
@@ -80,3 +81,14 @@ def test_the_last_units_are_cut_to_the_budget_left() -> None:
     kept = list(_within(iter([unit(4), unit(4), unit(4)]), 6))
     assert [len(work.deals) for work in kept] == [4, 2]
     assert list(_within(iter([unit(4)]), 0)) == []
+
+
+def test_a_budget_smaller_than_one_deal_plays_what_it_holds_of_the_first() -> None:
+    waiting = FinalProgress(1, games=0, deals=0, budget=4, standings=[], settled=False, per_deal=56)
+    assert not waiting.spent and not waiting.over
+    played = msgspec.structs.replace(waiting, games=4, deals=1)
+    assert played.spent and played.cut
+    whole = FinalProgress(
+        1, games=56, deals=1, budget=120, standings=[], settled=False, per_deal=56
+    )
+    assert not whole.spent and msgspec.structs.replace(whole, games=112, deals=2).spent

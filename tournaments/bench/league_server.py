@@ -292,7 +292,7 @@ def upload_playing(url: str, token: str, comment: str) -> int:
     status, body = upload(url, token, "up", THINKER + comment)
     if status != 201:
         raise RuntimeError(f"the upload was refused ({status}): {body!r}")
-    version = int(json.loads(body)["version"])
+    version = int(json.loads(body)["version_id"])
     with contextlib.closing(connect(url)) as connection:
         while status_of(connection, version) != "playing":
             time.sleep(0.005)
@@ -302,7 +302,7 @@ def upload_playing(url: str, token: str, comment: str) -> int:
 def status_of(connection: http.client.HTTPConnection, version: int) -> str:
     """The status of `version` of the bot `up`, as the JSON API gives it."""
     versions = json.loads(request(connection, "GET", "/api/bots/up")[1])["versions"]
-    status = next(v["status"] for v in versions if v["version"] == version)
+    status = next(v["status"] for v in versions if v["version_id"] == version)
     if status in ("rejected", "disabled"):
         raise RuntimeError(f"version {version} was {status}: {versions!r}")
     return str(status)

@@ -58,8 +58,10 @@ class FinalProgress(msgspec.Struct, frozen=True):
 
     @property
     def spent(self) -> bool:
-        """Its budget holds no further whole deal."""
-        no_deal_more = self.per_deal > 0 and self.per_deal * (self.deals + 1) > self.budget
+        """Its budget holds no further whole deal (a budget smaller than one deal plays what
+        it holds of the first: it is not spent before it begins)."""
+        begun = self.games > 0 and self.per_deal > 0
+        no_deal_more = begun and self.per_deal * (self.deals + 1) > self.budget
         return self.games >= self.budget or no_deal_more
 
     @property
