@@ -171,3 +171,4 @@ async def test_the_leaderboard_answers_while_an_upload_is_unpacked(
             unpacking,
         )
     assert order == ["leaderboard", "work"]
+    assert list(staging.iterdir()) == []  # the upload's saved bytes and its refused files

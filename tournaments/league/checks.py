@@ -93,7 +93,7 @@ async def build_version(
     when it built; else the version, rejected with the reason."""
     league.registry.set_status(version.id, "building")
     folder = league.version_dir(version)
-    staging = league.bots_dir / ".staging"
+    staging = league.staging_dir
     staging.mkdir(parents=True, exist_ok=True)
     packed = staging / f"{secrets.token_hex(8)}.tar"
     built = staging / secrets.token_hex(8)

@@ -127,6 +127,12 @@ class League:
             runtimes=tuple(self.settings.runtimes),
         )
 
+    @property
+    def staging_dir(self) -> Path:
+        """Where uploads and builds are unpacked before they are a version's (a name no bot
+        can have: bots' names start with a letter or digit)."""
+        return self.bots_dir / ".staging"
+
     def version_dir(self, version: Version) -> Path:
         """Where a version's files live: one folder per bot and content hash, never reused."""
         return self.bots_dir / version.bot / version.hash

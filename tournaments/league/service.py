@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, BinaryIO, ClassVar
 
 import msgspec
 import trio
@@ -463,9 +463,11 @@ class LeagueService:
 
     # ---- operations ----------------------------------------------------------------------
 
-    async def upload(self, author: Author, bot: str, filename: str, data: bytes) -> Version:
-        """A new version of `bot` from `author`'s upload: the version uploaded (the same files
-        again: that same version), queued for its check."""
+    async def upload(
+        self, author: Author, bot: str, filename: str, data: bytes | BinaryIO
+    ) -> Version:
+        """A new version of `bot` from `author`'s upload (its bytes, or a file of them): the
+        version uploaded (the same files again: that same version), queued for its check."""
         version = await submit(self.league, author, bot, filename, data, self._staging)
         self.notify()
         return version

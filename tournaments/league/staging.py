@@ -32,11 +32,12 @@ class Staged(msgspec.Struct, frozen=True, tag=True):
 
 
 class Upload(msgspec.Struct, frozen=True):
-    """An upload to stage: under `root`, its name, its bytes, the league's limits."""
+    """An upload to stage: under `root`, its name, the file holding its bytes (written by the
+    server: no upload's bytes cross the pipe), the league's limits."""
 
     root: str
     filename: str
-    data: bytes
+    path: str
     limits: UploadLimits
 
 
@@ -47,7 +48,8 @@ def stager() -> Kept[Upload, Staged]:
 
 def staged(upload: Upload) -> Staged:
     """`stage` of an `Upload`."""
-    return stage(Path(upload.root), upload.filename, upload.data, upload.limits)
+    data = Path(upload.path).read_bytes()
+    return stage(Path(upload.root), upload.filename, data, upload.limits)
 
 
 def stage(root: Path, filename: str, data: bytes, limits: UploadLimits) -> Staged:

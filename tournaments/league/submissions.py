@@ -12,9 +12,13 @@ nothing behind.
 
 from __future__ import annotations
 
+import functools
+import os
+import secrets
+import shutil
 import time
 from pathlib import Path
-from typing import ClassVar
+from typing import BinaryIO, ClassVar
 
 import trio
 
@@ -52,23 +56,30 @@ async def submit(
     author: Author,
     bot: str,
     filename: str,
-    data: bytes,
+    data: bytes | BinaryIO,
     staging: Kept[Upload, Staged] | None = None,
 ) -> Version:
-    """Take `data` (an upload named `filename`) as a new version of `bot` by `author`, queued
-    for its check; the same files again are the same version (queued again if rejected). The
-    upload is unpacked by `staging` (the running league's child), else in a thread."""
+    """Take `data` (an upload named `filename`: its bytes, or a file of them) as a new version
+    of `bot` by `author`, queued for its check; the same files again are the same version
+    (queued again if rejected). The upload is unpacked by `staging` (the running league's
+    child), else in a thread."""
     staging = staging or stager()
     refuse_early(league, author, bot)
     limit = league.settings.upload_mb
-    if len(data) > limit * 1024 * 1024:
+    if _size(data) > limit * 1024 * 1024:
         raise TooLarge(f"the upload is over the league's {limit} MB limit")
     if not league.registry.allow_upload(author.id, time.time(), league.settings.uploads_per_hour):
         raise RateLimited(
             f"{league.settings.uploads_per_hour} uploads an hour at most: try again later"
         )
-    root = str(league.bots_dir / ".staging")
-    staged = await staging.ask(Upload(root, filename, data, league.upload_limits))
+    root = league.staging_dir
+    saved = root / f"{secrets.token_hex(8)}.upload"
+    try:
+        await trio.to_thread.run_sync(_save, data, saved)
+        upload = Upload(str(root), filename, str(saved), league.upload_limits)
+        staged = await staging.ask(upload)
+    finally:
+        await trio.to_thread.run_sync(functools.partial(saved.unlink, missing_ok=True))
     try:
         version = league.registry.add_version(
             author.id, bot, staged.hash, staged.command, staged.build
@@ -84,3 +95,21 @@ async def submit(
         return version
     finally:
         await trio.to_thread.run_sync(remove, Path(staged.folder))
+
+
+def _size(data: bytes | BinaryIO) -> int:
+    if isinstance(data, bytes):
+        return len(data)
+    size = data.seek(0, os.SEEK_END)
+    data.seek(0)
+    return size
+
+
+def _save(data: bytes | BinaryIO, path: Path) -> None:
+    """Write the upload to `path`, private to the server (in a thread: megabytes to copy)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+        if isinstance(data, bytes):
+            out.write(data)
+        else:
+            shutil.copyfileobj(data, out)

@@ -92,8 +92,7 @@ async def _upload(f: Front, author: Author, form: FormData) -> Version:
         raise RequestError("the form has no bot name (field `name`)")
     if not isinstance(file, UploadFile):
         raise RequestError("the form has no file (field `file`)")
-    data = await file.read()
-    return await f.service.upload(author, name, file.filename or "upload", data)
+    return await f.service.upload(author, name, file.filename or "upload", file.file)
 
 
 @html

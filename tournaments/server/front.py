@@ -20,6 +20,7 @@ from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.types import Message
 
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
@@ -187,21 +188,21 @@ async def read_form(request: Request, limit: int) -> AsyncIterator[FormData]:
     when the block ends."""
     declared = request.headers.get("content-length")
     length = "the Content-Length header"
+    too_large = f"the request is over the limit of {limit // 1024} KiB"
     if declared is not None and whole_number(declared, length, least=0, most=10**18) > limit:
-        raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
+        raise TooLarge(too_large)
+    size = 0
+
+    async def receive() -> Message:
+        nonlocal size
+        message = await request.receive()
+        size += len(message.get("body", b""))
         if size > limit:
-            raise TooLarge(f"the request is over the limit of {limit // 1024} KiB")
-        chunks.append(chunk)
-    body = b"".join(chunks)
+            raise TooLarge(too_large)
+        return message
 
-    async def replay() -> dict[str, Any]:
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    try:
-        form = await Request(request.scope, replay).form(max_files=1, max_fields=10)
+    try:  # parsed as it arrives: each part of the body a step of its own
+        form = await Request(request.scope, receive).form(max_files=1, max_fields=10)
     except HTTPException as exc:
         raise RequestError(f"the form cannot be read: {exc.detail}") from None
     try:
