@@ -68,11 +68,12 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import msgspec
 
 from protocol.errors import RequestError
+from tournaments.league.errors import NotFound, RateLimited, Taken
 from tournaments.store.sqlitefile import SqliteFile, StoreError, guarded
 
 SCHEMA_VERSION = "3"
@@ -203,25 +204,6 @@ REGISTRY_TABLES = frozenset(
 )
 _VERSION_3_TABLES = ("seasons", "finalists", "scrimmages")
 """What version 3 added."""
-
-
-class NotFound(RequestError):
-    """No author or bot of that name (HTTP 404)."""
-
-    http_status: ClassVar[int] = 404
-
-
-class RateLimited(RequestError):
-    """An author over the league's uploads or scrimmages per hour (HTTP 429)."""
-
-    http_status: ClassVar[int] = 429
-
-
-class Taken(RequestError):
-    """The bot name (or one it looks like) belongs to another author, or to a house bot: the
-    upload must use another name."""
-
-    http_status: ClassVar[int] = 403
 
 
 class Author(msgspec.Struct, frozen=True):

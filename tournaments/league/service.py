@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import msgspec
 import trio
@@ -32,6 +32,7 @@ from tournaments.executors.choose import executor_for
 from tournaments.league.answers import GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, compute
 from tournaments.league.check_queue import CheckQueue
+from tournaments.league.errors import Forbidden, NotFound
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, claim_of, play_final, progress
 from tournaments.league.grades import Graded, authored, graded, season_grades
@@ -39,7 +40,6 @@ from tournaments.league.ladder import LADDER_NICE, run_ladder
 from tournaments.league.reads import GamesOf, KeptStores, Recent, Sees, reader, seen
 from tournaments.league.registry import (
     Author,
-    NotFound,
     Registry,
     Scrimmage,
     Season,
@@ -64,12 +64,6 @@ from tournaments.store.store import GameChoice, LogRow, Store
 
 LOG_TAIL_BYTES = 8192
 """A stderr log's end shown on its bot's page."""
-
-
-class Forbidden(RequestError):
-    """The signed-in author may not do this (HTTP 403)."""
-
-    http_status: ClassVar[int] = 403
 
 
 class StderrLog(msgspec.Struct, frozen=True):

@@ -12,8 +12,9 @@ from starlette.responses import RedirectResponse, Response
 
 from protocol.errors import ArenaError, RequestError
 from tournaments.league.answers import ScrimmageAnswer, VersionAnswer
-from tournaments.league.registry import Author, NotFound, Scrimmage, Version
-from tournaments.league.service import Forbidden, ScrimmageView
+from tournaments.league.errors import Forbidden, NotFound, Unauthorized
+from tournaments.league.registry import Author, Scrimmage, Version
+from tournaments.league.service import ScrimmageView
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     EXPIRED,
@@ -23,11 +24,8 @@ from tournaments.server.front import (
     SIGN_IN,
     SIGN_IN_OR_TOKEN,
     Front,
-    Unauthorized,
-    api,
     from_this_site,
     front,
-    html,
     over_tls,
     read_form,
     refusal,
@@ -39,7 +37,6 @@ from tournaments.server.limits import client_address, retry_headers
 # ---- signing in ---------------------------------------------------------------------------
 
 
-@html
 async def signin_form(request: Request) -> Response:
     return with_csrf(front(request).page("signin.html", request), request)
 
@@ -71,7 +68,6 @@ async def signin_post(request: Request) -> Response:
     return response
 
 
-@html
 async def signout_post(request: Request) -> Response:
     f = front(request)
     async with read_form(request, FORM_BYTES) as form:
@@ -96,7 +92,6 @@ async def _upload(f: Front, author: Author, form: FormData) -> Version:
     return await f.service.upload(author, name, file.filename or "upload", data)
 
 
-@html
 async def submit_form(request: Request) -> Response:
     f = front(request)
     page = f.page("submit.html", request, base_url=str(request.base_url).rstrip("/"))
@@ -123,7 +118,6 @@ async def submit_post(request: Request) -> Response:
     return RedirectResponse(f"/bots/{version.bot}", status_code=303)
 
 
-@api
 async def submit_api(request: Request) -> Response:
     f = front(request)
     author = f.token_author(request)
@@ -143,7 +137,6 @@ async def submit_api(request: Request) -> Response:
 # ---- scrimmages ---------------------------------------------------------------------------
 
 
-@api
 async def scrimmage_api(request: Request) -> Response:
     """`POST /api/bots/NAME/scrimmages` (form: version, opponent, games) by the bot's author:
     the scrimmage asked for, by its version's number, with where to follow it."""
@@ -157,7 +150,6 @@ async def scrimmage_api(request: Request) -> Response:
     return Response(msgspec.json.encode(answer), 201, media_type="application/json")
 
 
-@api
 async def scrimmage_status_api(request: Request) -> Response:
     """`GET /api/bots/NAME/scrimmages/ID`: the scrimmage now, with its games so far, for the
     bot's author and the organisers (signed in, or by token)."""
@@ -191,7 +183,6 @@ def scrimmage_answer(bot: str, view: ScrimmageView) -> ScrimmageAnswer:
     )
 
 
-@html
 async def scrimmage_form(request: Request) -> Response:
     """The scrimmage form on the author's bot page."""
     bot = request.path_params["bot"]

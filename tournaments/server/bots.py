@@ -14,16 +14,15 @@ from starlette.responses import HTMLResponse, Response
 
 from protocol.errors import RequestError
 from tournaments.league.answers import BotAnswer, VersionRow
+from tournaments.league.errors import NotFound
 from tournaments.league.files import bot_of
-from tournaments.league.registry import Author, NotFound, numbers_by_label
+from tournaments.league.registry import Author, numbers_by_label
 from tournaments.league.service import MAX_GAME_ID, BotView, Where
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     SAFE_HEADERS,
     Front,
-    api,
     front,
-    html,
     was_signed_out,
     with_csrf,
 )
@@ -42,7 +41,6 @@ OPPONENTS_SHOWN = 50
 next ones."""
 
 
-@html
 async def bot_page(request: Request) -> Response:
     f = front(request)
     await f.spend(request)
@@ -165,7 +163,6 @@ def _ordinal(rank: int) -> str:
     return f"{rank}{'st' if rank == 1 else 'nd' if rank == 2 else 'rd' if rank == 3 else 'th'}"
 
 
-@api
 async def bot_api(request: Request) -> Response:
     f = front(request)
     view = await f.service.bot_view(request.path_params["bot"], f.bearer(request), games=0)
@@ -192,7 +189,6 @@ class GamesQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     season: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
-@api
 async def games_api(request: Request) -> Response:
     """A bot's games, filtered, newest first, with their downloads (`GamesAnswer`)."""
     f = front(request)

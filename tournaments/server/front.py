@@ -1,7 +1,7 @@
 """The web front's state and request handling, shared by the endpoints of every area (the
 modules beside it that `server.app` routes): templates, browser sessions, cookies and CSRF
 values, request bodies (read only once the request is authenticated, and never past their size
-limit), and the one mapping from the error family to HTTP answers (`refusal`: each error's
+limit), and the one mapping from the error family to HTTP answers (`answer_refusal`: each error's
 `http_status`, beside its exit code).
 """
 
@@ -12,7 +12,7 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar
+from typing import Any
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -23,9 +23,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
+from tournaments.league.errors import Forbidden, TooLarge, Unauthorized
 from tournaments.league.registry import Author
-from tournaments.league.service import Forbidden, LeagueService
-from tournaments.league.submissions import TooLarge
+from tournaments.league.service import LeagueService
 from tournaments.server.fields import whole_number
 from tournaments.server.limits import Buckets, Throttled, client_address, retry_headers
 from tournaments.server.sessions import Session, Sessions
@@ -50,12 +50,6 @@ games and rating move by the game, not by the millisecond."""
 FORM_BYTES = 64 * 1024
 """The largest form that is not an upload (sign in, an organiser's button), and the room an
 upload's form takes beyond its file."""
-
-
-class Unauthorized(RequestError):
-    """No token, an unknown or old one, a disabled author, or no session (HTTP 401)."""
-
-    http_status: ClassVar[int] = 401
 
 
 SAFE_HEADERS = {
@@ -278,36 +272,17 @@ def with_csrf(response: Response, request: Request) -> Response:
     return response
 
 
-def api(
-    endpoint: Callable[[Request], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    """An API endpoint whose refusals (the error family) are JSON `{"error": reason}` with
-    their status."""
-
-    async def answer(request: Request) -> Response:
-        try:
-            return await endpoint(request)
-        except ArenaError as exc:
-            headers = retry_headers(exc)
-            return JSONResponse({"error": refusal(exc)}, exc.http_status, headers=headers)
-
-    return answer
-
-
-def html(
-    endpoint: Callable[[Request], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    """A page whose refusals (the error family) are an error page with their status."""
-
-    async def answer(request: Request) -> Response:
-        try:
-            return await endpoint(request)
-        except ArenaError as exc:
-            page = front(request).page("error.html", request, exc.http_status, error=refusal(exc))
-            page.headers.update(retry_headers(exc))
-            return page
-
-    return answer
+async def answer_refusal(request: Request, exc: Exception) -> Response:
+    """The app's one answer to a refusal (the error family) of any endpoint: JSON
+    `{"error": reason}` under `/api/`, an error page elsewhere, with its status (and a
+    `Throttled`'s `Retry-After`)."""
+    assert isinstance(exc, ArenaError)  # the app maps this family alone here
+    headers = retry_headers(exc)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": refusal(exc)}, exc.http_status, headers=headers)
+    page = front(request).page("error.html", request, exc.http_status, error=refusal(exc))
+    page.headers.update(headers)
+    return page
 
 
 class Kept:

@@ -8,12 +8,12 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from tournaments.league.errors import Unauthorized
 from tournaments.league.files import bot_of
 from tournaments.league.service import LADDER, SCRIMMAGES, Where
-from tournaments.server.front import SIGN_IN_OR_TOKEN, Unauthorized, api, front, html
+from tournaments.server.front import SIGN_IN_OR_TOKEN, front
 
 
-@html
 async def game_view(request: Request) -> Response:
     """The game's viewer (the report's, with its scripts: served without the league pages'
     policy), with links back and to the downloads of whom asks (signed in, or by token)."""
@@ -35,7 +35,6 @@ async def game_view(request: Request) -> Response:
     return HTMLResponse(await f.service.game_page(game, viewer, title, links))
 
 
-@api
 async def game_record(request: Request) -> Response:
     """The game's record to download: the public one, with the reasons of the viewer's own
     seats' faults (signed in, or with a bearer token)."""
@@ -46,7 +45,6 @@ async def game_record(request: Request) -> Response:
     return _jsonl(record, f"{_file_stem(request)}-{game_id}.jsonl")
 
 
-@api
 async def seat_record(request: Request) -> Response:
     """The game's record with one seat's observations, for that seat's author."""
     f = front(request)

@@ -10,8 +10,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from tournaments.league.board import MIN_REFRESH_S
+from tournaments.league.errors import NotFound
 from tournaments.league.grades import as_table
-from tournaments.league.registry import NotFound
 from tournaments.league.service import Leaderboard, Standing
 from tournaments.output import render_csv
 from tournaments.server.fields import whole_number
@@ -19,10 +19,8 @@ from tournaments.server.front import (
     SAFE_HEADERS,
     Front,
     Kept,
-    api,
     csrf_value,
     front,
-    html,
     was_signed_out,
     with_csrf,
 )
@@ -50,7 +48,6 @@ def _pages(rows: int) -> int:
     return max(1, -(-rows // ROWS))
 
 
-@html
 async def leaderboard_page(request: Request) -> Response:
     f = front(request)
     board = f.service.leaderboard()
@@ -100,7 +97,6 @@ def _clock(made: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(made)) if made else ""
 
 
-@api
 async def leaderboard_api(request: Request) -> Response:
     """The standings as JSON, `ROWS` a page (`?page=N`; `pages` says how many)."""
     f = front(request)
@@ -133,7 +129,6 @@ def _season(f: Front, request: Request) -> int:
     return f.league.season.number if asked is None else whole_number(asked, "season")
 
 
-@html
 async def benchmarks_page(request: Request) -> Response:
     """Every author's bot against the staff's benchmark bots, with the grades the viewer may
     see: this season's, or an ended season's as it was frozen."""
@@ -153,7 +148,6 @@ async def benchmarks_page(request: Request) -> Response:
     )
 
 
-@api
 async def benchmarks_csv(request: Request) -> Response:
     """The benchmarks page as CSV (a grade where the asker may see it), for a gradebook."""
     f = front(request)
@@ -165,7 +159,6 @@ async def benchmarks_csv(request: Request) -> Response:
     return Response(render_csv(table.keys, table.rows), media_type="text/csv", headers=headers)
 
 
-@api
 async def benchmarks_api(request: Request) -> Response:
     """A season's benchmarks, grade thresholds and the grades the asker may see, as JSON."""
     f = front(request)
