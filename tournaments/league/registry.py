@@ -54,7 +54,7 @@ Schema (version 3; a version 1 or 2 file is brought up when it is opened)::
     finalists(season, version, PRIMARY KEY(season, version))
                                           -- the versions a season's final plays
     sessions(cookie_hash PRIMARY KEY, author, sessions, made, csrf)
-                                          -- browser sessions (`server.sessions`): the hex
+                                          -- browser sessions (`league.sessions`): the hex
                                           --   SHA-256 of the cookie, the author's session
                                           --   count then, Unix time made; made at the opening
                                           --   of a file without it (no version change)
@@ -264,7 +264,7 @@ class Scrimmage(msgspec.Struct, frozen=True):
 
 
 class SessionRow(NamedTuple):
-    """A browser session as stored (`tournaments.server.sessions` keeps their rules)."""
+    """A browser session as stored (`tournaments.league.sessions` keeps their rules)."""
 
     cookie_hash: str
     """The hex SHA-256 of its cookie (the cookie itself is never stored)."""
@@ -887,7 +887,7 @@ class Registry(SqliteFile):
             )
         return self.scrimmage(scrimmage_id)
 
-    # ---- browser sessions (their rules are `tournaments.server.sessions`') ------------------
+    # ---- browser sessions (their rules are `tournaments.league.sessions`') ------------------
 
     @guarded
     def add_session(self, row: SessionRow, ended: Sequence[str]) -> None:

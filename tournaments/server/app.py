@@ -23,7 +23,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from protocol.errors import ArenaError
-from tournaments.league.service import SCRIMMAGES, LeagueService
+from tournaments.league.service import LeagueService
+from tournaments.league.views import SCRIMMAGES
 from tournaments.server.authors import (
     scrimmage_api,
     scrimmage_form,

@@ -3,6 +3,7 @@ token), uploads a bot (the form and the API) and asks for scrimmages of it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import msgspec
@@ -13,8 +14,7 @@ from starlette.responses import RedirectResponse, Response
 from protocol.errors import ArenaError, RequestError
 from tournaments.league.answers import ScrimmageAnswer, VersionAnswer
 from tournaments.league.errors import Forbidden, NotFound, Unauthorized
-from tournaments.league.registry import Author, Scrimmage, Version
-from tournaments.league.service import ScrimmageView
+from tournaments.league.views import ScrimmageView
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     EXPIRED,
@@ -34,6 +34,9 @@ from tournaments.server.front import (
 )
 from tournaments.server.limits import client_address, retry_headers
 
+if TYPE_CHECKING:
+    from tournaments.league.registry import Author, Version
+
 # ---- signing in ---------------------------------------------------------------------------
 
 
@@ -51,7 +54,7 @@ async def signin_post(request: Request) -> Response:
             same_site, token = from_this_site(request, form), form.get("token", "")
         if not same_site:
             raise Forbidden(EXPIRED)
-        author = f.league.registry.author_for(token if isinstance(token, str) else "")
+        author = f.service.author_of_token(token if isinstance(token, str) else "")
         if author is None:
             raise Unauthorized(NO_TOKEN)
         f.signins_by_author.take(str(author.id), f"too many sign-ins as {author.name}")
@@ -145,8 +148,7 @@ async def scrimmage_api(request: Request) -> Response:
     bot = request.path_params["bot"]
     async with read_form(request, FORM_BYTES) as form:
         asked = _ask_scrimmage(f, author, bot, form)
-    number = next(v.number for v in f.league.registry.versions(bot) if v.id == asked.version)
-    answer = scrimmage_answer(bot, ScrimmageView(asked, number, []))
+    answer = scrimmage_answer(bot, asked)
     return Response(msgspec.json.encode(answer), 201, media_type="application/json")
 
 
@@ -191,7 +193,7 @@ async def scrimmage_form(request: Request) -> Response:
     return RedirectResponse(f"/bots/{quote(bot)}#scrimmages", status_code=303)
 
 
-def _ask_scrimmage(f: Front, author: Author, bot: str, form: FormData) -> Scrimmage:
+def _ask_scrimmage(f: Front, author: Author, bot: str, form: FormData) -> ScrimmageView:
     numbers = {key: whole_number(form.get(key), key) for key in ("version", "games")}
     opponent = form.get("opponent")
     if not isinstance(opponent, str) or not opponent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from markupsafe import Markup
@@ -15,9 +15,7 @@ from starlette.responses import HTMLResponse, Response
 from protocol.errors import RequestError
 from tournaments.league.answers import BotAnswer, VersionRow
 from tournaments.league.errors import NotFound
-from tournaments.league.files import bot_of
-from tournaments.league.registry import Author, numbers_by_label
-from tournaments.league.service import MAX_GAME_ID, BotView, Where
+from tournaments.league.views import MAX_GAME_ID, BotView, Where, bot_of, numbers_by_label
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     SAFE_HEADERS,
@@ -29,6 +27,9 @@ from tournaments.server.front import (
 from tournaments.server.history import svg_line
 from tournaments.server.seasons import when
 from tournaments.store.store import GameChoice
+
+if TYPE_CHECKING:
+    from tournaments.league.registry import Author
 
 WAITING = frozenset({"queued", "building", "checking"})
 LISTED_PER_READ = 100
@@ -74,7 +75,6 @@ async def _bot_page(
     board = f.service.leaderboard()  # its bots ranked among themselves, older versions apart
     standing = next((s.row for s in board.standings if s.row["bot"] == view.name), None)
     scrimmages = await f.service.scrimmages(view.name, viewer)
-    owner = None if view.author is None else f.league.registry.author(view.author)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
     return 200, f.rendered(
@@ -91,7 +91,7 @@ async def _bot_page(
         games=_games(view),
         older=older,
         organiser=viewer is not None and viewer.organiser,
-        author_disabled=owner is not None and owner.disabled,
+        author_disabled=view.author_disabled,
         standing=standing,
         ranked=len(board.standings),
         head_to_head=[
@@ -102,23 +102,8 @@ async def _bot_page(
         players=f.league.tournament.players,
         refresh=WAITING_REFRESH_S if waiting else None,
         scrimmages=scrimmages,
-        scrimmage=_scrimmage_choices(f, view, viewer),
+        scrimmage=f.service.scrimmage_choices(view, viewer),
     ).encode()
-
-
-def _scrimmage_choices(f: Front, view: BotView, viewer: Author | None) -> dict[str, Any] | None:
-    """What the bot's author may ask a scrimmage of: its versions that passed their check and
-    the other bots playing (None for anyone else)."""
-    found = f.league.registry.bot(view.name)
-    if viewer is None or found is None or found.author != viewer.id:
-        return None
-    others = [*f.league.tournament.participants, *(v.bot for v in f.league.registry.playing())]
-    return {
-        "versions": [v.number for v in view.versions if v.status in ("playing", "superseded")],
-        "opponents": [name for name in dict.fromkeys(others) if name != view.name],
-        "most": f.league.settings.scrimmage_games,
-        "per_hour": f.league.settings.scrimmages_per_hour,
-    }
 
 
 def _named(view: BotView) -> Callable[[str], str]:

@@ -12,7 +12,7 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -24,11 +24,13 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
 from tournaments.league.errors import Forbidden, TooLarge, Unauthorized
-from tournaments.league.registry import Author
 from tournaments.league.service import LeagueService
 from tournaments.server.fields import whole_number
 from tournaments.server.limits import Buckets, Throttled, client_address, retry_headers
-from tournaments.server.sessions import Session, Sessions
+
+if TYPE_CHECKING:
+    from tournaments.league.registry import Author
+    from tournaments.league.sessions import Session
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
@@ -89,15 +91,16 @@ class Front:
             autoescape=select_autoescape(["html"]),
         )
         self.game = find_game(self.league.tournament.game)
-        self.sessions = Sessions(self.league.registry)
+        self.sessions = service.sessions
         self.signins_by_address = Buckets(SIGNINS_PER_ADDRESS, SIGNINS_PER_ADDRESS)
         self.signins_by_author = Buckets(SIGNINS_PER_AUTHOR, SIGNINS_PER_AUTHOR)
         self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
         self.leaderboard_shown: dict[int, Kept] = {}
-        self.public_bot_pages = Fresh(PUBLIC_PAGE_S, most=1000)
-        """Bots' pages as signed-out browsers see them (`bots.bot_page`)."""
         """The leaderboard's pages by number (`server.leaderboard.ROWS` rows each)."""
         self.leaderboard_sent: dict[int, Kept] = {}
+        """The leaderboard's JSON pages by number."""
+        self.public_bot_pages = Fresh(PUBLIC_PAGE_S, most=1000)
+        """Bots' pages as signed-out browsers see them (`bots.bot_page`)."""
 
     def rendered(self, template: str, request: Request, **values: Any) -> str:
         viewer = self.viewer(request)
@@ -122,10 +125,7 @@ class Front:
         session = self.session(request)
         if session is None:
             return None
-        author = self.league.registry.author_by_id(session.author)
-        if author is None or author.disabled or author.sessions != session.count:
-            return None
-        return author
+        return self.sessions.author(session)
 
     def session(self, request: Request) -> Session | None:
         """The live session the request's cookie names, if any."""
@@ -159,7 +159,7 @@ class Front:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer":
             return None
-        return self.league.registry.author_for(token.strip())
+        return self.service.author_of_token(token.strip())
 
     @property
     def upload_bytes(self) -> int:

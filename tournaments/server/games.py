@@ -9,8 +9,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from tournaments.league.errors import Unauthorized
-from tournaments.league.files import bot_of
-from tournaments.league.service import LADDER, SCRIMMAGES, Where
+from tournaments.league.views import LADDER, SCRIMMAGES, Where, bot_of
 from tournaments.server.front import SIGN_IN_OR_TOKEN, front
 
 
@@ -21,7 +20,7 @@ async def game_view(request: Request) -> Response:
     await f.spend(request)
     viewer, where = f.viewer(request), _where(request)
     game = f.service.game(request.path_params["game"], viewer, where)
-    own = f.service.own_seats(game.names, viewer)
+    own = f.service.access.own_seats(game.names, viewer)
     pages = where.pages
     links = [("leaderboard", "/")]
     for bot in dict.fromkeys(map(bot_of, game.names)):

@@ -9,10 +9,8 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from tournaments.league.board import MIN_REFRESH_S
 from tournaments.league.errors import NotFound
-from tournaments.league.grades import as_table
-from tournaments.league.service import Leaderboard, Standing
+from tournaments.league.views import MIN_REFRESH_S, Leaderboard, Standing, as_table
 from tournaments.output import render_csv
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
@@ -100,8 +98,7 @@ def _clock(made: float) -> str:
 async def leaderboard_api(request: Request) -> Response:
     """The standings as JSON, `ROWS` a page (`?page=N`; `pages` says how many)."""
     f = front(request)
-    board = f.service.board
-    shown = board.board
+    generation, shown = f.service.ladder_board()
     page = _page(request, len(shown.standings))
 
     def encoded() -> bytes:
@@ -116,7 +113,7 @@ async def leaderboard_api(request: Request) -> Response:
             }
         )
 
-    body = f.leaderboard_sent.setdefault(page, Kept()).get(board.generation, encoded)
+    body = f.leaderboard_sent.setdefault(page, Kept()).get(generation, encoded)
     return Response(body, media_type="application/json")
 
 

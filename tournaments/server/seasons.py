@@ -11,7 +11,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
 from tournaments.league.errors import NotFound
-from tournaments.league.final import SETTLED_LOS
+from tournaments.league.views import SETTLED_LOS
 from tournaments.output import render_csv
 from tournaments.server.front import front
 
