@@ -80,6 +80,8 @@ SCHEMA_VERSION = "3"
 
 Status = Literal["queued", "building", "checking", "playing", "rejected", "superseded"]
 STATUSES: frozenset[str] = frozenset(get_args(Status))
+WAITING: tuple[Status, ...] = ("queued", "building", "checking")
+"""The statuses of a version waiting for its check (`waiting`: the leaderboard lists them)."""
 LogKind = Literal["build", "check"]
 LOG_KINDS: tuple[str, ...] = get_args(LogKind)
 
@@ -128,7 +130,7 @@ CREATE TABLE IF NOT EXISTS versions (
     bot TEXT NOT NULL,
     hash TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('queued', 'building', 'checking', 'playing',
-                                           'rejected', 'superseded', 'disabled')),
+                                           'rejected', 'superseded')),
     reason TEXT,
     command TEXT NOT NULL,
     build TEXT,
@@ -738,7 +740,8 @@ class Registry(SqliteFile):
         order."""
         rows = self._db.execute(
             f"SELECT {_VERSION_COLUMNS} FROM versions "
-            "WHERE status IN ('queued', 'building', 'checking') ORDER BY id"
+            f"WHERE status IN ({', '.join('?' * len(WAITING))}) ORDER BY id",
+            WAITING,
         )
         return [self._version_row(row) for row in rows]
 

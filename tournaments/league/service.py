@@ -31,7 +31,7 @@ from protocol.errors import ArenaError, RequestError
 from tournaments.executors import Executor
 from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
-from tournaments.league.answers import GameRow, GamesAnswer
+from tournaments.league.api_answers import GameRow, GamesAnswer
 from tournaments.league.board import Board, BoardKeeper, compute
 from tournaments.league.check_queue import CheckQueue
 from tournaments.league.errors import Forbidden, NotFound
@@ -484,7 +484,7 @@ class LeagueService:
         listed = (*roster.waiting, *roster.playing)
         shows = (self.board.generation, [(v.bot, v.status, v.number) for v in listed])
         if self._leaderboard is None or shows != self._leaderboard_shows:
-            made = self._leaderboard.generation + 1 if self._leaderboard else 1
+            made = self._leaderboard.number + 1 if self._leaderboard else 1
             self._leaderboard = self._make_leaderboard(made, roster)
             self._leaderboard_shows = shows
         self._leaderboard_token = token
@@ -566,7 +566,7 @@ class LeagueService:
             shown.append(row)
         return shown
 
-    def _make_leaderboard(self, generation: int, roster: Roster) -> Leaderboard:
+    def _make_leaderboard(self, made: int, roster: Roster) -> Leaderboard:
         board, previous = self.board.board, self.board.previous
         waiting, playing, authors, uploaded = (
             roster.waiting,
@@ -604,7 +604,7 @@ class LeagueService:
             if v.bot not in ranked:
                 unplaced.append((v.bot, authors.get(v.author, ""), v.number))
         return Leaderboard(
-            generation=generation,
+            number=made,
             games=board.games,
             made=board.made,
             standings=standings,

@@ -15,13 +15,19 @@ from typing import Any
 
 import msgspec
 
-from tournaments.league.answers import GameRow
+from tournaments.league.api_answers import GameRow
 from tournaments.league.board import MIN_REFRESH_S as MIN_REFRESH_S
 from tournaments.league.files import bot_of as bot_of
 from tournaments.league.final import SETTLED_LOS as SETTLED_LOS
 from tournaments.league.final import FinalProgress
 from tournaments.league.grades import as_table as as_table
 from tournaments.league.reads import Sees, seen
+from tournaments.league.registry import (
+    MAX_NAME as MAX_NAME,
+)
+from tournaments.league.registry import (
+    WAITING as WAITING,
+)
 from tournaments.league.registry import (
     Author,
     Registry,
@@ -108,8 +114,10 @@ class Leaderboard(msgspec.Struct, frozen=True):
     """What the leaderboard shows: the board's standings with their authors, the playing bots
     with no games yet, and the versions being checked."""
 
-    generation: int
-    """Counts the leaderboards made: what is rendered from one may be kept under it."""
+    number: int
+    """The leaderboard's number, one more each time it is made again (its board, or the
+    versions it lists, changed): what is rendered from one may be kept under it. (The board's
+    own count, `BoardKeeper.generation`, moves with the board alone.)"""
     games: int
     made: float
     standings: list[Standing]

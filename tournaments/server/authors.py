@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from protocol.errors import ArenaError, RequestError
-from tournaments.league.answers import ScrimmageAnswer, VersionAnswer
+from tournaments.league.api_answers import ScrimmageAnswer, VersionAnswer
 from tournaments.league.errors import Forbidden, NotFound, Unauthorized
 from tournaments.league.views import ScrimmageView
 from tournaments.server.fields import whole_number

@@ -13,9 +13,17 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from protocol.errors import RequestError
-from tournaments.league.answers import BotAnswer, VersionRow
+from tournaments.league.api_answers import BotAnswer, VersionRow
 from tournaments.league.errors import NotFound
-from tournaments.league.views import MAX_GAME_ID, BotView, Where, bot_of, numbers_by_label
+from tournaments.league.views import (
+    MAX_GAME_ID,
+    MAX_NAME,
+    WAITING,
+    BotView,
+    Where,
+    bot_of,
+    numbers_by_label,
+)
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     SAFE_HEADERS,
@@ -31,7 +39,6 @@ from tournaments.store.store import GameChoice
 if TYPE_CHECKING:
     from tournaments.league.registry import Author
 
-WAITING = frozenset({"queued", "building", "checking"})
 LISTED_PER_READ = 100
 """A list of a bot's games costs one read of the client's budget, and one more each this many
 games it asks for."""
@@ -165,7 +172,7 @@ async def bot_api(request: Request) -> Response:
 class GamesQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """`GET /api/bots/NAME/games?…`: which of the bot's games to list."""
 
-    opponent: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    opponent: Annotated[str, msgspec.Meta(max_length=MAX_NAME)] | None = None
     version: Annotated[int, msgspec.Meta(ge=1)] | None = None
     faulted: bool = False
     result: Literal["win", "draw", "loss"] | None = None

@@ -54,7 +54,7 @@ async def leaderboard_page(request: Request) -> Response:
     # What the page shows of its browser: its sign-out form, or the note that it was signed out.
     browser = was_signed_out(request, viewer) if viewer is None else (viewer, csrf_value(request))
     final = f.service.final
-    shows = (board.generation, browser, f.league.season, final and final.games)
+    shows = (board.number, browser, f.league.season, final and final.games)
     kept = f.leaderboard_shown.setdefault(page, Kept())
     body = kept.get(shows, lambda: _leaderboard(f, request, board, page).encode())
     return with_csrf(HTMLResponse(body, headers=SAFE_HEADERS), request)
