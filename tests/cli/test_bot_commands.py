@@ -287,7 +287,8 @@ def open_dir() -> Iterator[Path]:
 
 
 def test_bots_named_only_by_their_command_show_their_ready_names(open_dir: Path) -> None:
-    """Two copies of one script used to show as `bot.py` twice; a given name is kept."""
+    """Two copies of one script show as the names they say they are ready as, not as
+    `bot.py` twice; a given name is kept."""
     for name in ("alpha", "beta"):
         (open_dir / name).mkdir()
         (open_dir / name / "bot.py").write_text(NAMED_BOT)
@@ -304,7 +305,8 @@ def test_bots_named_only_by_their_command_show_their_ready_names(open_dir: Path)
 def test_the_sandbox_shows_a_bot_its_files_not_the_directory_it_was_started_from(
     open_dir: Path,
 ) -> None:
-    """`.` used to be made absolute and bound into the sandbox: the secret was readable."""
+    """A bot started from a directory sees its own files in the sandbox, not that directory
+    (`.` is not made absolute and bound): a secret beside it stays unread."""
     (open_dir / "secret.txt").write_text("the store")
     (open_dir / "bot").mkdir()
     (open_dir / "bot/bot.py").write_text(

@@ -181,7 +181,7 @@ def test_ladder_rounds_play_on_the_season_prepared_once(
     league: League, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened = counted(monkeypatch, season_module, "opened")
-    configs = counted(monkeypatch, Store, "save_config")
+    bound = counted(monkeypatch, Store, "bind")
     registered = counted(monkeypatch, Store, "bot")
     (version,) = queued(league, "alice", "fresh", 1)
     changes = Changes()
@@ -199,6 +199,6 @@ def test_ladder_rounds_play_on_the_season_prepared_once(
             runners.add(id(rounds.runner_of(work)))
         players = rounds.runner_of(work).players.values()
     assert len(runners) == 5  # five rounds planned...
-    assert len(opened) == 1 and len(configs) == 1  # ...on one preparation of the season
+    assert len(opened) == 1 and len(bound) == 1  # ...on one preparation of the season
     assert sorted(call[1] for call in registered) == ["fresh", "greedy", "random"]  # once each
     assert {player.entrant.name for player in players} == {"random", "greedy", "fresh"}

@@ -257,7 +257,7 @@ def test_the_leaderboard_reads_the_registry_again_only_once_it_changed(
         assert author is not None
         league.registry.add_version(author.id, "fresh", "c0ffee", "python3 bot.py", None)
         again = service.leaderboard()
-        assert again.generation == first.generation + 1 and len(reads) == 3
+        assert again.number == first.number + 1 and len(reads) == 3
         assert [v.bot for v in again.waiting] == ["fresh"]
         service.close()
 

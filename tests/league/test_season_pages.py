@@ -20,7 +20,7 @@ from tourhelp_league import finished, front_of, sign_in
 from protocol.errors import ArenaError
 from tournaments.commands import fetch
 from tournaments.errors import UsageError
-from tournaments.league.answers import GameRow
+from tournaments.league.api_answers import GameRow
 from tournaments.league.board import Board
 from tournaments.league.registry import Registry, Version
 from tournaments.league.service import LeagueService

@@ -14,9 +14,9 @@ import pytest
 
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService
+from tournaments.league.sessions import PER_AUTHOR, SESSION_S
 from tournaments.server.app import make_app
 from tournaments.server.front import SIGNINS_PER_ADDRESS, SIGNINS_PER_AUTHOR, Front
-from tournaments.server.sessions import PER_AUTHOR, SESSION_S
 
 LEAGUE = """
 game = "azul"

@@ -3,9 +3,10 @@
 the machine's memory.
 
 A record's header sets the game up: a record with options the game does not have, or with 9
-or 100,000 players, used to raise the engine's `BadOptions`/`BadPlayerCount` out of `arena
-replay` and `arena export` (a traceback) and stop `arena report` whole. A record file was read
-whole, however big (`arena replay /dev/zero` filled the memory).
+or 100,000 players, is refused as a bad record, not as the engine's `BadOptions` or
+`BadPlayerCount` (a traceback in `arena replay` and `arena export`, the whole of `arena
+report` stopped); and a record file is read only up to its limit, however big
+(`arena replay /dev/zero`).
 """
 
 from __future__ import annotations

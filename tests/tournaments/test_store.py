@@ -46,10 +46,6 @@ def test_settings_bind_once_and_mismatch_is_explained(tmp_path: Path) -> None:
         assert store.settings() == SETTINGS
         with pytest.raises(StoreError, match=r"seed: stored 1, now 2.*--db"):
             store.bind({**SETTINGS, "seed": 2})
-        assert store.config() is None
-        store.save_config({"deals": 2})
-        store.save_config({"deals": 3})
-        assert store.config() == {"deals": 3}
 
 
 def test_not_a_store(tmp_path: Path) -> None:

@@ -211,7 +211,7 @@ def test_a_read_only_store_reads_and_refuses_writes(cup: Path) -> None:
     with Store(db, readonly=True) as store:
         assert len(store.games()) == 2 * GAMES_PER_DEAL
         with pytest.raises(StoreError, match=r"cannot write"):
-            store.save_config({"deals": 9})
+            store.bot("late", "python3 late.py", "0" * 64)
 
 
 def test_the_secret_is_stable_private_and_differs_between_stores(tmp_path: Path) -> None:

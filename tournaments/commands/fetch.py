@@ -22,7 +22,7 @@ from tournaments.commands.client import (
 )
 from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from tournaments.errors import UsageError
-from tournaments.league.answers import GameRow, GamesAnswer
+from tournaments.league.api_answers import GameRow, GamesAnswer
 from tournaments.output import render_json
 
 EPILOG = f"""\

@@ -34,7 +34,7 @@ from tournaments.commands.client import (
 )
 from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from tournaments.errors import UsageError
-from tournaments.league.answers import BotAnswer, VersionAnswer, VersionRow
+from tournaments.league.api_answers import BotAnswer, VersionAnswer, VersionRow
 from tournaments.output import render_json
 
 WAIT_S = 900.0

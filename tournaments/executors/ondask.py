@@ -88,10 +88,10 @@ SLACK_S = 60.0
 """A unit's deadline beyond what its games' clocks allow (`deadline_s`)."""
 DECISIONS_PER_GAME = 500
 """The decisions a unit's deadline allows each game, each at its whole clock: an allowance far
-above a game's length (an Azul game of random bots takes 46 to 114), not a measurement."""
+above any game's length, not a measurement."""
 GAME_BYTES = 4 << 20
-"""What a unit's results may take a game beside its stderr (`results_cap`): about twice the
-largest real record with observations (1.8 MB), which results do not even carry."""
+"""What a unit's results may take a game beside its stderr (`results_cap`): well above the
+largest real record with observations, which results do not even carry."""
 
 INSTALL = "pip install 'tile-arena[dask]' (from a source tree: pip install '.[dask]')"
 

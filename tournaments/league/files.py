@@ -24,7 +24,8 @@ from bots import BUILTIN_BOTS
 from protocol.errors import RequestError
 from referee import BotSpec, Limits
 from tournaments.errors import BotCommandError
-from tournaments.league.registry import Registry, Season, Taken, Version, name_key
+from tournaments.league.errors import Taken
+from tournaments.league.registry import Registry, Season, Version, name_key
 from tournaments.league.unpack import UploadLimits
 from tournaments.plan.botcommands import split_command
 from tournaments.plan.config import ConfigError, LeagueSettings, Tournament, db_path, load_league

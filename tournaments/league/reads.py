@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 
 import msgspec
 
-from tournaments.league.answers import FaultAnswer, GameRow
+from tournaments.league.api_answers import FaultAnswer, GameRow
 from tournaments.league.child import Kept, serve
 from tournaments.league.files import bot_of
 from tournaments.league.shelf import NO_OPPONENTS, History, Opponents, Shelf, shelf_path

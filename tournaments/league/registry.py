@@ -54,7 +54,7 @@ Schema (version 3; a version 1 or 2 file is brought up when it is opened)::
     finalists(season, version, PRIMARY KEY(season, version))
                                           -- the versions a season's final plays
     sessions(cookie_hash PRIMARY KEY, author, sessions, made, csrf)
-                                          -- browser sessions (`server.sessions`): the hex
+                                          -- browser sessions (`league.sessions`): the hex
                                           --   SHA-256 of the cookie, the author's session
                                           --   count then, Unix time made; made at the opening
                                           --   of a file without it (no version change)
@@ -68,17 +68,20 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal, NamedTuple, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 import msgspec
 
 from protocol.errors import RequestError
+from tournaments.league.errors import NotFound, RateLimited, Taken
 from tournaments.store.sqlitefile import SqliteFile, StoreError, guarded
 
 SCHEMA_VERSION = "3"
 
 Status = Literal["queued", "building", "checking", "playing", "rejected", "superseded"]
 STATUSES: frozenset[str] = frozenset(get_args(Status))
+WAITING: tuple[Status, ...] = ("queued", "building", "checking")
+"""The statuses of a version waiting for its check (`waiting`: the leaderboard lists them)."""
 LogKind = Literal["build", "check"]
 LOG_KINDS: tuple[str, ...] = get_args(LogKind)
 
@@ -127,7 +130,7 @@ CREATE TABLE IF NOT EXISTS versions (
     bot TEXT NOT NULL,
     hash TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('queued', 'building', 'checking', 'playing',
-                                           'rejected', 'superseded', 'disabled')),
+                                           'rejected', 'superseded')),
     reason TEXT,
     command TEXT NOT NULL,
     build TEXT,
@@ -205,25 +208,6 @@ _VERSION_3_TABLES = ("seasons", "finalists", "scrimmages")
 """What version 3 added."""
 
 
-class NotFound(RequestError):
-    """No author or bot of that name (HTTP 404)."""
-
-    http_status: ClassVar[int] = 404
-
-
-class RateLimited(RequestError):
-    """An author over the league's uploads or scrimmages per hour (HTTP 429)."""
-
-    http_status: ClassVar[int] = 429
-
-
-class Taken(RequestError):
-    """The bot name (or one it looks like) belongs to another author, or to a house bot: the
-    upload must use another name."""
-
-    http_status: ClassVar[int] = 403
-
-
 class Author(msgspec.Struct, frozen=True):
     id: int
     name: str
@@ -282,7 +266,7 @@ class Scrimmage(msgspec.Struct, frozen=True):
 
 
 class SessionRow(NamedTuple):
-    """A browser session as stored (`tournaments.server.sessions` keeps their rules)."""
+    """A browser session as stored (`tournaments.league.sessions` keeps their rules)."""
 
     cookie_hash: str
     """The hex SHA-256 of its cookie (the cookie itself is never stored)."""
@@ -756,7 +740,8 @@ class Registry(SqliteFile):
         order."""
         rows = self._db.execute(
             f"SELECT {_VERSION_COLUMNS} FROM versions "
-            "WHERE status IN ('queued', 'building', 'checking') ORDER BY id"
+            f"WHERE status IN ({', '.join('?' * len(WAITING))}) ORDER BY id",
+            WAITING,
         )
         return [self._version_row(row) for row in rows]
 
@@ -905,7 +890,7 @@ class Registry(SqliteFile):
             )
         return self.scrimmage(scrimmage_id)
 
-    # ---- browser sessions (their rules are `tournaments.server.sessions`') ------------------
+    # ---- browser sessions (their rules are `tournaments.league.sessions`') ------------------
 
     @guarded
     def add_session(self, row: SessionRow, ended: Sequence[str]) -> None:

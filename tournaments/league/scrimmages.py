@@ -15,8 +15,9 @@ import msgspec
 from protocol.errors import RequestError
 from tournaments.executors import Executor
 from tournaments.executors.work import UnitWork
+from tournaments.league.errors import NotFound
 from tournaments.league.files import League
-from tournaments.league.registry import NotFound, Scrimmage
+from tournaments.league.registry import Scrimmage
 from tournaments.league.season import OpenSeason
 from tournaments.league.side_games import play_side_games
 from tournaments.plan.entrants import Entrant

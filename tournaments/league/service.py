@@ -2,14 +2,16 @@
 headless script) asks of a league, and the tasks that keep it going.
 
 `LeagueService` holds the league (its settings, registry and store), the change events the
-ladder and the checks wait on, and the board; its operations return values and raise the
-`ArenaError` family (`RequestError` and its kinds: `NotFound`, `Forbidden`, `Taken`,
-`TooLarge`, `RateLimited`), and notify the ladder themselves. `run()` starts the board, the
-checks and the ladder in one nursery; `arena serve` runs it beside the web server.
+ladder and the checks wait on, and the board; it is the one door of every front: its
+operations return values (the read models of `views`) and raise the `ArenaError` family (the
+league's kinds are in `errors`), and notify the ladder themselves. `run()` starts the board,
+the checks and the ladder in one nursery; `arena serve` runs it beside the web server
+(docs/architecture.md says which thread and process runs what).
 
-Who sees what is decided here, once: `bot_view` gives everyone a bot's versions with their
-public reasons, its games and its rating; its author and the organisers also get its build and
-check logs and its stderr logs, which the store records game by game with their seat and label.
+Who sees what is decided once, by `views.Access`: `bot_view` gives everyone a bot's versions
+with their public reasons, its games and its rating; its author and the organisers also get
+its build and check logs and its stderr logs, which the store records game by game with their
+seat and label.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, ClassVar
+from typing import Any, BinaryIO
 
 import msgspec
 import trio
@@ -29,31 +31,49 @@ from protocol.errors import ArenaError, RequestError
 from tournaments.executors import Executor
 from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
-from tournaments.league.answers import GameRow, GamesAnswer
-from tournaments.league.board import BoardKeeper, compute
+from tournaments.league.api_answers import GameRow, GamesAnswer
+from tournaments.league.board import Board, BoardKeeper, compute
 from tournaments.league.check_queue import CheckQueue
+from tournaments.league.errors import Forbidden, NotFound
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, claim_of, play_final, progress
 from tournaments.league.grades import Graded, authored, graded, season_grades
 from tournaments.league.ladder import LADDER_NICE, run_ladder
-from tournaments.league.reads import GamesOf, KeptStores, Recent, Sees, reader, seen
+from tournaments.league.reads import GamesOf, KeptStores, Recent, reader
 from tournaments.league.registry import (
     Author,
-    NotFound,
-    Registry,
     Scrimmage,
     Season,
     Version,
-    numbers_by_label,
 )
 from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.season import OpenSeason
-from tournaments.league.shelf import NO_OPPONENTS, History, Opponents
+from tournaments.league.sessions import Sessions
+from tournaments.league.shelf import Opponents
 from tournaments.league.staging import stager
 from tournaments.league.submissions import submit
 from tournaments.league.turns import Turns
 from tournaments.league.viewers import Shown, Viewers
+from tournaments.league.views import (
+    LADDER,
+    LOG_TAIL_BYTES,
+    MAX_GAME_ID,
+    SCRIMMAGE_READY,
+    SCRIMMAGES,
+    Access,
+    BotView,
+    Leaderboard,
+    Private,
+    Roster,
+    ScrimmageChoices,
+    ScrimmageView,
+    SeasonResult,
+    Standing,
+    StderrLog,
+    StoredGame,
+    Where,
+)
 from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.public import public_record
@@ -62,108 +82,9 @@ from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
 
-LOG_TAIL_BYTES = 8192
-"""A stderr log's end shown on its bot's page."""
-
-
-class Forbidden(RequestError):
-    """The signed-in author may not do this (HTTP 403)."""
-
-    http_status: ClassVar[int] = 403
-
-
-class StderrLog(msgspec.Struct, frozen=True):
-    """One game's stderr of one of the bot's seats, as its page shows it."""
-
-    game: int
-    seat: int
-    label: str
-    bytes: int
-    dropped: bool
-    """Not kept: the version's logs had reached the league's `logs_mb`."""
-    tail: str
-    """Its last `LOG_TAIL_BYTES` (empty when dropped or its file is gone)."""
-
-
-class Private(msgspec.Struct, frozen=True):
-    """What only the bot's author and the organisers see."""
-
-    version_logs: list[tuple[int, dict[str, str]]]
-    """(version id, its build and check logs by kind)."""
-    stderr: list[StderrLog]
-
-
-class BotView(msgspec.Struct, frozen=True):
-    """A bot as a given viewer may see it."""
-
-    name: str
-    house: bool
-    disabled: bool
-    author: str | None
-    versions: list[Version]
-    games: list[tuple[int, FinishedGame]]
-    more: int | None
-    """The id to pass as `before` for its older games (None: these were the oldest)."""
-    history: History | None
-    private: Private | None
-    """None unless the viewer is the bot's author or an organiser."""
-    opponents: Opponents = NO_OPPONENTS
-    """A page of its head-to-head rows, as the viewer may see them."""
-
-
-class StoredGame(msgspec.Struct, frozen=True):
-    """A stored game's record and who sat in it (store labels: `name` or `name@hash`)."""
-
-    id: int
-    names: list[str]
-    record: bytes
-
 
 class _Names(msgspec.Struct):
     names: list[str]
-
-
-class Standing(msgspec.Struct, frozen=True):
-    """A leaderboard row: `arena table`'s standings row of a store label, and whose it is."""
-
-    row: dict[str, Any]
-    bot: str
-    """The bot the label is a version of."""
-    author: str
-    """Its author's name ("" for a house bot)."""
-    number: int | None
-    """The version number of the label's version (None: a house bot's, or not known)."""
-    disabled: bool
-    change: float | None
-    """Its Elo move since the board before (None: new on this board, or the first board)."""
-
-
-class Leaderboard(msgspec.Struct, frozen=True):
-    """What the leaderboard shows: the board's standings with their authors, the playing bots
-    with no games yet, and the versions being checked."""
-
-    generation: int
-    """Counts the leaderboards made: what is rendered from one may be kept under it."""
-    games: int
-    made: float
-    standings: list[Standing]
-    """The bots' rows (each bot's newest version in the store), ranked among themselves."""
-    earlier: list[Standing]
-    """The rows of bots' older versions: their games stay rated, but they are no bot of the
-    ranking (shown apart, with their version numbers)."""
-    unplaced: list[tuple[str, str, int | None]]
-    """(bot, its author or "house", its version number) of each playing bot not ranked yet."""
-    waiting: list[Version]
-    first: bool
-    """The first board: no Elo moves to show yet."""
-
-
-class ScrimmageView(msgspec.Struct, frozen=True):
-    """A scrimmage as its bot's page shows it: its version's number and its games."""
-
-    scrimmage: Scrimmage
-    number: int
-    games: list[GameRow]
 
 
 class _Quiet:
@@ -176,55 +97,6 @@ class _Quiet:
 
     def on_game(self, game: FinishedGame) -> None:
         """Nothing to tell: a scrimmage's games are listed from its store."""
-
-
-class SeasonResult(msgspec.Struct, frozen=True):
-    """A season, its final's standings (None before it is frozen) and whether its final's
-    report is written."""
-
-    season: Season
-    final: FinalProgress | None
-    report: bool
-
-
-class Where(msgspec.Struct, frozen=True):
-    """Which store a game is in: a season's ladder (None: this season's), or the scrimmages."""
-
-    season: int | None = None
-    scrimmages: bool = False
-
-    @property
-    def pages(self) -> str:
-        """Where its games are shown and downloaded (`…/ID`, `…/ID/record.jsonl`)."""
-        if self.scrimmages:
-            return "/scrimmage-games"
-        return "/games" if self.season is None else f"/seasons/{self.season}/games"
-
-
-LADDER = Where()
-SCRIMMAGES = Where(scrimmages=True)
-MAX_GAME_ID = 2**63 - 1
-"""The largest game id SQLite holds: a larger one in an address is no game (not an error)."""
-
-
-class Roster:
-    """What the leaderboard reads of the registry — the versions waiting and playing, the
-    authors' names, the bots — read once per change of the registry (`changes`), not once per
-    board: at a thousand bots a read is milliseconds of the server's thread."""
-
-    def __init__(self, registry: Registry, changes: object) -> None:
-        self.changes = changes
-        self.waiting, self.playing = registry.waiting(), registry.playing()
-        self.authors = {author.id: author.name for author in registry.authors()}
-        self.uploaded = registry.bots()
-        self._registry = registry
-        self._numbers: dict[str, int] | None = None
-
-    def numbers_by_label(self) -> dict[str, int]:
-        """Every version's number by its store label (read when a board first needs it)."""
-        if self._numbers is None:
-            self._numbers = numbers_by_label(self._registry.versions())
-        return self._numbers
 
 
 class LeagueService:
@@ -255,6 +127,10 @@ class LeagueService:
                 self.stores.get(store)  # checked now, before the pages: never at a page's read
             except StoreError as exc:  # the pages go on; each one that reads it says so
                 print(f"arena serve: {exc}", file=sys.stderr, flush=True)
+        self.access = Access(league.registry)
+        """Who may see what of the league's bots (their logs, seats and grades)."""
+        self.sessions = Sessions(league.registry)
+        """The browser sessions of the league's authors (the web front's sign-ins)."""
         self.board = BoardKeeper(league.store_path, keep=league.settings.benchmarks)
         self._change = trio.Event()
         self._runtimes: list[Runtime] | None = None
@@ -273,10 +149,10 @@ class LeagueService:
         runs."""
         self._read_stores = KeptStores(check=True)
         self._reader = reader(self._read_stores)
-        self.viewers = Viewers()
-        """Makes the games' pages, out of this process while the league runs."""
         """Reads and decodes a bot's games for its page and its listings, out of this process
         while the league runs."""
+        self.viewers = Viewers()
+        """Makes the games' pages, out of this process while the league runs."""
         self.final: FinalProgress | None = None
         """Where the final of the frozen season stands (None: no final is playing)."""
         self._leaderboard: Leaderboard | None = None
@@ -463,6 +339,10 @@ class LeagueService:
 
     # ---- operations ----------------------------------------------------------------------
 
+    def author_of_token(self, token: str) -> Author | None:
+        """The author `token` is the token of, unless disabled (or none)."""
+        return self.league.registry.author_for(token)
+
     async def upload(
         self, author: Author, bot: str, filename: str, data: bytes | BinaryIO
     ) -> Version:
@@ -474,7 +354,7 @@ class LeagueService:
 
     def ask_scrimmage(
         self, author: Author, bot: str, number: int, opponent: str, games: int
-    ) -> Scrimmage:
+    ) -> ScrimmageView:
         """`games` unranked games of version `number` of `author`'s bot `bot` against the
         playing bot `opponent`, queued (rate-limited per author); none while the organisers
         have the bot or its author disabled."""
@@ -490,10 +370,9 @@ class LeagueService:
                 "enable it again"
             )
         version = next((v for v in registry.versions(bot) if v.number == number), None)
-        if version is None or version.status not in ("playing", "superseded"):
+        if version is None or version.status not in SCRIMMAGE_READY:
             raise NotFound(f"{bot} has no version {number} that passed its check")
-        house = opponent in self.league.tournament.participants
-        if opponent == bot or not (house or opponent in {v.bot for v in registry.playing()}):
+        if opponent not in self._opponents(bot):
             raise NotFound(f"{opponent!r} is not another bot playing in this league")
         if not 1 <= games <= settings.scrimmage_games:
             raise RequestError(f"games: from 1 to {settings.scrimmage_games}, not {games}")
@@ -503,14 +382,35 @@ class LeagueService:
         )
         self._scrimmage_asked.set()
         self._scrimmage_asked = trio.Event()
-        return asked
+        return ScrimmageView(asked, version.number, [])
+
+    def _opponents(self, bot: str) -> list[str]:
+        """Whom `bot` may play a scrimmage against: every other bot playing (house bots
+        first)."""
+        playing = (v.bot for v in self.league.registry.playing())
+        others = dict.fromkeys([*self.league.tournament.participants, *playing])
+        return [name for name in others if name != bot]
+
+    def scrimmage_choices(self, view: BotView, viewer: Author | None) -> ScrimmageChoices | None:
+        """What `viewer` may ask a scrimmage of the bot of `view` with (None unless it is
+        their bot): what `ask_scrimmage` accepts."""
+        found = self.league.registry.bot(view.name)
+        if viewer is None or found is None or found.author != viewer.id:
+            return None
+        settings = self.league.settings
+        return ScrimmageChoices(
+            versions=[v.number for v in view.versions if v.status in SCRIMMAGE_READY],
+            opponents=self._opponents(view.name),
+            most=settings.scrimmage_games,
+            per_hour=settings.scrimmages_per_hour,
+        )
 
     async def scrimmages(
         self, bot: str, viewer: Author | None, only: int | None = None
     ) -> list[ScrimmageView]:
         """The bot's scrimmages (`only`: that one, if it is the bot's) with their games, for
         its author and the organisers (none for anyone else)."""
-        if not self.may_see_private(viewer, bot):
+        if not self.access.may_see_private(viewer, bot):
             return []
         numbers = {v.id: v for v in self.league.registry.versions(bot)}
         views = []
@@ -586,11 +486,16 @@ class LeagueService:
         listed = (*roster.waiting, *roster.playing)
         shows = (self.board.generation, [(v.bot, v.status, v.number) for v in listed])
         if self._leaderboard is None or shows != self._leaderboard_shows:
-            made = self._leaderboard.generation + 1 if self._leaderboard else 1
+            made = self._leaderboard.number + 1 if self._leaderboard else 1
             self._leaderboard = self._make_leaderboard(made, roster)
             self._leaderboard_shows = shows
         self._leaderboard_token = token
         return self._leaderboard
+
+    def ladder_board(self) -> tuple[int, Board]:
+        """The ladder's board now, every label's row (older versions' too), and its
+        generation: a new board, a new generation."""
+        return self.board.generation, self.board.board
 
     def seasons(self) -> list[Season]:
         return self.league.registry.seasons()
@@ -627,7 +532,7 @@ class LeagueService:
         grade, so both are its author's and the organisers' alone."""
         registry, season = self.league.registry, self.league.season
         field = registry.playing() if season.frozen is None else registry.finalists(season.number)
-        sees = self._sees(viewer)
+        sees = self.access.sees(viewer)
         bots = [(bot, author) for bot, author in authored(self.league, field) if sees(bot)]
         return graded(self.board.board, self.league.settings, bots)
 
@@ -642,7 +547,7 @@ class LeagueService:
             store, benchmarks = self.league.season_store(number), self.league.settings.benchmarks
             board = await trio.to_thread.run_sync(compute, store, benchmarks)
             rows = self._season_grades[number] = season_grades(self.league, number, board)
-        sees = self._sees(viewer)
+        sees = self.access.sees(viewer)
         return [row for row in rows if sees(row.bot)]
 
     def _head_to_head(
@@ -658,12 +563,12 @@ class LeagueService:
             pair = {bot, bot_of(str(row["opponent"]))}
             if pair & benchmarks:
                 graded = next((name for name in pair if registry.bot(name) is not None), None)
-                if graded is not None and not self.may_see_private(viewer, graded):
+                if graded is not None and not self.access.may_see_private(viewer, graded):
                     continue
             shown.append(row)
         return shown
 
-    def _make_leaderboard(self, generation: int, roster: Roster) -> Leaderboard:
+    def _make_leaderboard(self, made: int, roster: Roster) -> Leaderboard:
         board, previous = self.board.board, self.board.previous
         waiting, playing, authors, uploaded = (
             roster.waiting,
@@ -701,7 +606,7 @@ class LeagueService:
             if v.bot not in ranked:
                 unplaced.append((v.bot, authors.get(v.author, ""), v.number))
         return Leaderboard(
-            generation=generation,
+            number=made,
             games=board.games,
             made=board.made,
             standings=standings,
@@ -734,7 +639,7 @@ class LeagueService:
         if record is None:
             raise NotFound(f"the league has no game {game_id}")
         names = msgspec.json.decode(record.split(b"\n", 1)[0], type=_Names).names
-        if where.scrimmages and not self.own_seats(names, viewer):
+        if where.scrimmages and not self.access.own_seats(names, viewer):
             raise NotFound(f"the league has no game {game_id}")
         return StoredGame(game_id, names, record)
 
@@ -743,24 +648,9 @@ class LeagueService:
     ) -> str:
         """The page of `game` (`game`'s answer) as `viewer` may see it: its viewer of the public
         record, with the fault reasons of the viewer's own seats."""
-        own = self.own_seats(game.names, viewer)
+        own = self.access.own_seats(game.names, viewer)
         shown = Shown(game.record, own, title, links)
         return await self.viewers.page(shown)
-
-    def own_seats(self, names: Sequence[str], viewer: Author | None) -> list[int]:
-        """The seats of a game of `names` whose logs `viewer` may see (their own bots'; an
-        organiser's: every seat)."""
-        return seen(names, functools.partial(self.may_see_private, viewer))
-
-    def _sees(self, viewer: Author | None) -> Sees:
-        """Whose logs `viewer` may see (`may_see_private`), for the many bots of a list: the
-        bots they own are read once, not once a seat."""
-        if viewer is None or viewer.organiser:
-            return Sees(every=viewer is not None)
-        owned = [
-            name for name, bot in self.league.registry.bots().items() if bot.author == viewer.id
-        ]
-        return Sees(owned=owned)
 
     async def games_of(
         self,
@@ -783,7 +673,9 @@ class LeagueService:
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
         if not where.scrimmages:  # its season's addresses: they name the same game next season
             where = Where(season=where.season or self.league.season.number)
-        asked = GamesOf(str(self.store_of(where)), bot, choice, self._sees(viewer), where.pages)
+        asked = GamesOf(
+            str(self.store_of(where)), bot, choice, self.access.sees(viewer), where.pages
+        )
         listed = await self._reader.ask(asked)
         rows = [msgspec.structs.replace(row, season=where.season) for row in listed.rows]
         return GamesAnswer(bot, rows, listed.more)
@@ -792,7 +684,7 @@ class LeagueService:
         """The game's record as `viewer` may have it: the public record, with the reasons of
         the faults of the viewer's own seats."""
         game = self.game(game_id, viewer, where)
-        return public_record(game.record, self.own_seats(game.names, viewer))
+        return public_record(game.record, self.access.own_seats(game.names, viewer))
 
     async def seat_record(
         self, game_id: int, seat: int, viewer: Author | None, where: Where = LADDER
@@ -803,17 +695,11 @@ class LeagueService:
         game = self.game(game_id, viewer, where)
         if not 0 <= seat < len(game.names):
             raise NotFound(f"game {game_id} has no seat {seat}")
-        own = self.own_seats(game.names, viewer)
+        own = self.access.own_seats(game.names, viewer)
         if seat not in own:
             raise Forbidden(f"seat {seat} of game {game_id} is not your bot's")
         public = public_record(game.record, own)
         return await trio.to_thread.run_sync(with_observations, public, [seat])
-
-    def may_see_private(self, viewer: Author | None, bot: str) -> bool:
-        """An author sees only their own bots' logs; an organiser sees every bot's."""
-        if viewer is None:
-            return False
-        return viewer.organiser or self.league.registry.owner(bot) == viewer.id
 
     async def bot_view(
         self,
@@ -849,13 +735,14 @@ class LeagueService:
         logs = [self._log(game, label, row) for game, label, row in read.logs]
         versions = registry.versions(bot)
         private = None
-        if self.may_see_private(viewer, bot):
+        if self.access.may_see_private(viewer, bot):
             private = Private([(v.id, registry.logs(v.id)) for v in versions], logs)
         return BotView(
             name=bot,
             house=house,
             disabled=found is not None and found.disabled,
             author=None if owner is None else owner.name,
+            author_disabled=owner is not None and owner.disabled,
             versions=versions,
             games=recent,
             more=more,

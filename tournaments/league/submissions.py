@@ -18,22 +18,16 @@ import secrets
 import shutil
 import time
 from pathlib import Path
-from typing import BinaryIO, ClassVar
+from typing import BinaryIO
 
 import trio
 
-from protocol.errors import RequestError
 from tournaments.league.child import Kept
+from tournaments.league.errors import RateLimited, Taken, TooLarge
 from tournaments.league.files import League
 from tournaments.league.folders import remove
-from tournaments.league.registry import Author, RateLimited, Taken, Version
+from tournaments.league.registry import Author, Version
 from tournaments.league.staging import Staged, Upload, stager
-
-
-class TooLarge(RequestError):
-    """An upload over the league's size limit (HTTP 413)."""
-
-    http_status: ClassVar[int] = 413
 
 
 def refuse_early(league: League, author: Author, bot: str) -> None:

@@ -134,10 +134,10 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     batch: Positive = 1024
     """Most deals a ladder unit plays of one seat-set (its blocks grow as it is repeated:
     `league.pairing`). Each seat-set's rotation is one unit of bot processes, started once for
-    its deals: a Python bot's start costs as much CPU as some tens of quick games, so units of
-    32 deals left the ladder at about 0.4x `arena run`'s games/s (`arena bench --only
-    league`). A new version does not wait for a unit's end: an upload or a check ends the
-    units in hand after their game in play."""
+    its deals: a Python bot's start costs as much CPU as some tens of quick games, so small
+    units leave the ladder far below `arena run`'s games/s (`arena bench --only league`
+    measures it; docs/benchmarks.md). A new version does not wait for a unit's end: an upload
+    or a check ends the units in hand after their game in play."""
     upload_mb: Positive = 20
     """Largest upload (an archive or a single file)."""
     unpacked_mb: Positive = 100

@@ -121,7 +121,6 @@ def opened(
     store = Store(path)
     try:
         store.bind(settings, carried=CARRIED_DEALING)
-        store.save_config(msgspec.to_builtins(tournament))
         added = [
             resolve(row.name, row.command, None)
             for row in store.added_bots()

@@ -1,4 +1,4 @@
-"""A bot joining a tournament between runs (`arena add`, and the league server's uploads): its
+"""A bot joining a tournament between runs (`arena add`): its
 name checked free, its command resolved, its check game played, and it written into the
 tournament file — or, where the file cannot be written, kept by the store. Nothing here prints.
 """

@@ -1,6 +1,7 @@
-"""A tournament run as the CLI and the league server drive it: the tournament opened with its
-overrides, whether it can be played, its newcomers checked, the warnings a run deserves, and
-the games played with progress reported to a listener as values. Nothing here prints.
+"""A tournament run as the CLI drives it: the tournament opened with its overrides, whether it
+can be played, its newcomers checked, the warnings a run deserves, and the games played with
+progress reported to a listener as values (`GameListener`, which the league's runners report
+to as well). Nothing here prints.
 """
 
 from __future__ import annotations

@@ -1,2 +1,2 @@
-"""The league server (`arena serve`): the league's pages and HTTP API (Starlette, served by
-Hypercorn's trio worker) and its ladder and checks, in one trio program."""
+"""The league's web front (`arena serve`): its pages and HTTP API (Starlette, served by
+Hypercorn's trio worker), asking the league's service (`tournaments.league.service`) alone."""

@@ -11,7 +11,8 @@ from another site, and the league's own pages run no script.
 The areas: `leaderboard` (and the benchmarks), `bots`, `games`, `seasons`, `guide` (the /league
 page, the documents and the kits), `authors` (signing in, uploads, scrimmages) and
 `organisers`. Cookies, sessions, CSRF values, request bodies and the error family's HTTP answers
-are `server.front`'s.
+are `server.front`'s: the app maps every endpoint's refusals once (`answer_refusal`), so an
+endpoint raises them and never catches them to answer.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from tournaments.league.service import SCRIMMAGES, LeagueService
+from protocol.errors import ArenaError
+from tournaments.league.service import LeagueService
+from tournaments.league.views import SCRIMMAGES
 from tournaments.server.authors import (
     scrimmage_api,
     scrimmage_form,
@@ -34,7 +37,7 @@ from tournaments.server.authors import (
     submit_post,
 )
 from tournaments.server.bots import bot_api, bot_page, games_api
-from tournaments.server.front import Front
+from tournaments.server.front import Front, answer_refusal
 from tournaments.server.games import game_record, game_view, seat_record
 from tournaments.server.guide import document, kit, league_page
 from tournaments.server.leaderboard import (
@@ -63,7 +66,7 @@ from tournaments.server.seasons import (
 
 def make_app(service: LeagueService) -> Starlette:
     """The ASGI app of the running league `service`."""
-    app = Starlette(routes=ROUTES)
+    app = Starlette(routes=ROUTES, exception_handlers={ArenaError: answer_refusal})
     app.state.front = Front(service)
     return app
 

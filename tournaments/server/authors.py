@@ -3,6 +3,7 @@ token), uploads a bot (the form and the API) and asks for scrimmages of it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import msgspec
@@ -11,9 +12,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from protocol.errors import ArenaError, RequestError
-from tournaments.league.answers import ScrimmageAnswer, VersionAnswer
-from tournaments.league.registry import Author, NotFound, Scrimmage, Version
-from tournaments.league.service import Forbidden, ScrimmageView
+from tournaments.league.api_answers import ScrimmageAnswer, VersionAnswer
+from tournaments.league.errors import Forbidden, NotFound, Unauthorized
+from tournaments.league.views import ScrimmageView
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     EXPIRED,
@@ -23,11 +24,8 @@ from tournaments.server.front import (
     SIGN_IN,
     SIGN_IN_OR_TOKEN,
     Front,
-    Unauthorized,
-    api,
     from_this_site,
     front,
-    html,
     over_tls,
     read_form,
     refusal,
@@ -36,10 +34,12 @@ from tournaments.server.front import (
 )
 from tournaments.server.limits import client_address, retry_headers
 
+if TYPE_CHECKING:
+    from tournaments.league.registry import Author, Version
+
 # ---- signing in ---------------------------------------------------------------------------
 
 
-@html
 async def signin_form(request: Request) -> Response:
     return with_csrf(front(request).page("signin.html", request), request)
 
@@ -54,7 +54,7 @@ async def signin_post(request: Request) -> Response:
             same_site, token = from_this_site(request, form), form.get("token", "")
         if not same_site:
             raise Forbidden(EXPIRED)
-        author = f.league.registry.author_for(token if isinstance(token, str) else "")
+        author = f.service.author_of_token(token if isinstance(token, str) else "")
         if author is None:
             raise Unauthorized(NO_TOKEN)
         f.signins_by_author.take(str(author.id), f"too many sign-ins as {author.name}")
@@ -71,7 +71,6 @@ async def signin_post(request: Request) -> Response:
     return response
 
 
-@html
 async def signout_post(request: Request) -> Response:
     f = front(request)
     async with read_form(request, FORM_BYTES) as form:
@@ -95,7 +94,6 @@ async def _upload(f: Front, author: Author, form: FormData) -> Version:
     return await f.service.upload(author, name, file.filename or "upload", file.file)
 
 
-@html
 async def submit_form(request: Request) -> Response:
     f = front(request)
     page = f.page("submit.html", request, base_url=str(request.base_url).rstrip("/"))
@@ -122,7 +120,6 @@ async def submit_post(request: Request) -> Response:
     return RedirectResponse(f"/bots/{version.bot}", status_code=303)
 
 
-@api
 async def submit_api(request: Request) -> Response:
     f = front(request)
     author = f.token_author(request)
@@ -142,7 +139,6 @@ async def submit_api(request: Request) -> Response:
 # ---- scrimmages ---------------------------------------------------------------------------
 
 
-@api
 async def scrimmage_api(request: Request) -> Response:
     """`POST /api/bots/NAME/scrimmages` (form: version, opponent, games) by the bot's author:
     the scrimmage asked for, by its version's number, with where to follow it."""
@@ -151,12 +147,10 @@ async def scrimmage_api(request: Request) -> Response:
     bot = request.path_params["bot"]
     async with read_form(request, FORM_BYTES) as form:
         asked = _ask_scrimmage(f, author, bot, form)
-    number = next(v.number for v in f.league.registry.versions(bot) if v.id == asked.version)
-    answer = scrimmage_answer(bot, ScrimmageView(asked, number, []))
+    answer = scrimmage_answer(bot, asked)
     return Response(msgspec.json.encode(answer), 201, media_type="application/json")
 
 
-@api
 async def scrimmage_status_api(request: Request) -> Response:
     """`GET /api/bots/NAME/scrimmages/ID`: the scrimmage now, with its games so far, for the
     bot's author and the organisers (signed in, or by token)."""
@@ -190,7 +184,6 @@ def scrimmage_answer(bot: str, view: ScrimmageView) -> ScrimmageAnswer:
     )
 
 
-@html
 async def scrimmage_form(request: Request) -> Response:
     """The scrimmage form on the author's bot page."""
     bot = request.path_params["bot"]
@@ -199,7 +192,7 @@ async def scrimmage_form(request: Request) -> Response:
     return RedirectResponse(f"/bots/{quote(bot)}#scrimmages", status_code=303)
 
 
-def _ask_scrimmage(f: Front, author: Author, bot: str, form: FormData) -> Scrimmage:
+def _ask_scrimmage(f: Front, author: Author, bot: str, form: FormData) -> ScrimmageView:
     numbers = {key: whole_number(form.get(key), key) for key in ("version", "games")}
     opponent = form.get("opponent")
     if not isinstance(opponent, str) or not opponent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from markupsafe import Markup
@@ -13,17 +13,22 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from protocol.errors import RequestError
-from tournaments.league.answers import BotAnswer, VersionRow
-from tournaments.league.files import bot_of
-from tournaments.league.registry import Author, NotFound, numbers_by_label
-from tournaments.league.service import MAX_GAME_ID, BotView, Where
+from tournaments.league.api_answers import BotAnswer, VersionRow
+from tournaments.league.errors import NotFound
+from tournaments.league.views import (
+    MAX_GAME_ID,
+    MAX_NAME,
+    WAITING,
+    BotView,
+    Where,
+    bot_of,
+    numbers_by_label,
+)
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     SAFE_HEADERS,
     Front,
-    api,
     front,
-    html,
     was_signed_out,
     with_csrf,
 )
@@ -31,7 +36,9 @@ from tournaments.server.history import svg_line
 from tournaments.server.seasons import when
 from tournaments.store.store import GameChoice
 
-WAITING = frozenset({"queued", "building", "checking"})
+if TYPE_CHECKING:
+    from tournaments.league.registry import Author
+
 LISTED_PER_READ = 100
 """A list of a bot's games costs one read of the client's budget, and one more each this many
 games it asks for."""
@@ -42,7 +49,6 @@ OPPONENTS_SHOWN = 50
 next ones."""
 
 
-@html
 async def bot_page(request: Request) -> Response:
     f = front(request)
     await f.spend(request)
@@ -76,7 +82,6 @@ async def _bot_page(
     board = f.service.leaderboard()  # its bots ranked among themselves, older versions apart
     standing = next((s.row for s in board.standings if s.row["bot"] == view.name), None)
     scrimmages = await f.service.scrimmages(view.name, viewer)
-    owner = None if view.author is None else f.league.registry.author(view.author)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
     return 200, f.rendered(
@@ -93,7 +98,7 @@ async def _bot_page(
         games=_games(view),
         older=older,
         organiser=viewer is not None and viewer.organiser,
-        author_disabled=owner is not None and owner.disabled,
+        author_disabled=view.author_disabled,
         standing=standing,
         ranked=len(board.standings),
         head_to_head=[
@@ -104,23 +109,8 @@ async def _bot_page(
         players=f.league.tournament.players,
         refresh=WAITING_REFRESH_S if waiting else None,
         scrimmages=scrimmages,
-        scrimmage=_scrimmage_choices(f, view, viewer),
+        scrimmage=f.service.scrimmage_choices(view, viewer),
     ).encode()
-
-
-def _scrimmage_choices(f: Front, view: BotView, viewer: Author | None) -> dict[str, Any] | None:
-    """What the bot's author may ask a scrimmage of: its versions that passed their check and
-    the other bots playing (None for anyone else)."""
-    found = f.league.registry.bot(view.name)
-    if viewer is None or found is None or found.author != viewer.id:
-        return None
-    others = [*f.league.tournament.participants, *(v.bot for v in f.league.registry.playing())]
-    return {
-        "versions": [v.number for v in view.versions if v.status in ("playing", "superseded")],
-        "opponents": [name for name in dict.fromkeys(others) if name != view.name],
-        "most": f.league.settings.scrimmage_games,
-        "per_hour": f.league.settings.scrimmages_per_hour,
-    }
 
 
 def _named(view: BotView) -> Callable[[str], str]:
@@ -165,7 +155,6 @@ def _ordinal(rank: int) -> str:
     return f"{rank}{'st' if rank == 1 else 'nd' if rank == 2 else 'rd' if rank == 3 else 'th'}"
 
 
-@api
 async def bot_api(request: Request) -> Response:
     f = front(request)
     view = await f.service.bot_view(request.path_params["bot"], f.bearer(request), games=0)
@@ -183,7 +172,7 @@ async def bot_api(request: Request) -> Response:
 class GamesQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """`GET /api/bots/NAME/games?…`: which of the bot's games to list."""
 
-    opponent: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    opponent: Annotated[str, msgspec.Meta(max_length=MAX_NAME)] | None = None
     version: Annotated[int, msgspec.Meta(ge=1)] | None = None
     faulted: bool = False
     result: Literal["win", "draw", "loss"] | None = None
@@ -192,7 +181,6 @@ class GamesQuery(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     season: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
-@api
 async def games_api(request: Request) -> Response:
     """A bot's games, filtered, newest first, with their downloads (`GamesAnswer`)."""
     f = front(request)

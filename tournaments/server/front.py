@@ -1,7 +1,7 @@
 """The web front's state and request handling, shared by the endpoints of every area (the
 modules beside it that `server.app` routes): templates, browser sessions, cookies and CSRF
 values, request bodies (read only once the request is authenticated, and never past their size
-limit), and the one mapping from the error family to HTTP answers (`refusal`: each error's
+limit), and the one mapping from the error family to HTTP answers (`answer_refusal`: each error's
 `http_status`, beside its exit code).
 """
 
@@ -12,7 +12,7 @@ import secrets
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import trio
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -24,12 +24,14 @@ from starlette.types import Message
 
 from protocol.errors import ArenaError, RequestError
 from referee.games import find_game
-from tournaments.league.registry import Author
-from tournaments.league.service import Forbidden, LeagueService
-from tournaments.league.submissions import TooLarge
+from tournaments.league.errors import Forbidden, TooLarge, Unauthorized
+from tournaments.league.service import LeagueService
 from tournaments.server.fields import whole_number
 from tournaments.server.limits import Buckets, Throttled, client_address, retry_headers
-from tournaments.server.sessions import Session, Sessions
+
+if TYPE_CHECKING:
+    from tournaments.league.registry import Author
+    from tournaments.league.sessions import Session
 
 CSRF_COOKIE = "arena_csrf"
 SESSION_COOKIE = "arena_session"
@@ -51,12 +53,6 @@ games and rating move by the game, not by the millisecond."""
 FORM_BYTES = 64 * 1024
 """The largest form that is not an upload (sign in, an organiser's button), and the room an
 upload's form takes beyond its file."""
-
-
-class Unauthorized(RequestError):
-    """No token, an unknown or old one, a disabled author, or no session (HTTP 401)."""
-
-    http_status: ClassVar[int] = 401
 
 
 SAFE_HEADERS = {
@@ -96,15 +92,16 @@ class Front:
             autoescape=select_autoescape(["html"]),
         )
         self.game = find_game(self.league.tournament.game)
-        self.sessions = Sessions(self.league.registry)
+        self.sessions = service.sessions
         self.signins_by_address = Buckets(SIGNINS_PER_ADDRESS, SIGNINS_PER_ADDRESS)
         self.signins_by_author = Buckets(SIGNINS_PER_AUTHOR, SIGNINS_PER_AUTHOR)
         self.reads = Buckets(READS_PER_MINUTE, READS_PER_MINUTE)
         self.leaderboard_shown: dict[int, Kept] = {}
-        self.public_bot_pages = Fresh(PUBLIC_PAGE_S, most=1000)
-        """Bots' pages as signed-out browsers see them (`bots.bot_page`)."""
         """The leaderboard's pages by number (`server.leaderboard.ROWS` rows each)."""
         self.leaderboard_sent: dict[int, Kept] = {}
+        """The leaderboard's JSON pages by number."""
+        self.public_bot_pages = Fresh(PUBLIC_PAGE_S, most=1000)
+        """Bots' pages as signed-out browsers see them (`bots.bot_page`)."""
 
     def rendered(self, template: str, request: Request, **values: Any) -> str:
         viewer = self.viewer(request)
@@ -129,10 +126,7 @@ class Front:
         session = self.session(request)
         if session is None:
             return None
-        author = self.league.registry.author_by_id(session.author)
-        if author is None or author.disabled or author.sessions != session.count:
-            return None
-        return author
+        return self.sessions.author(session)
 
     def session(self, request: Request) -> Session | None:
         """The live session the request's cookie names, if any."""
@@ -166,7 +160,7 @@ class Front:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer":
             return None
-        return self.league.registry.author_for(token.strip())
+        return self.service.author_of_token(token.strip())
 
     @property
     def upload_bytes(self) -> int:
@@ -279,36 +273,17 @@ def with_csrf(response: Response, request: Request) -> Response:
     return response
 
 
-def api(
-    endpoint: Callable[[Request], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    """An API endpoint whose refusals (the error family) are JSON `{"error": reason}` with
-    their status."""
-
-    async def answer(request: Request) -> Response:
-        try:
-            return await endpoint(request)
-        except ArenaError as exc:
-            headers = retry_headers(exc)
-            return JSONResponse({"error": refusal(exc)}, exc.http_status, headers=headers)
-
-    return answer
-
-
-def html(
-    endpoint: Callable[[Request], Awaitable[Response]],
-) -> Callable[[Request], Awaitable[Response]]:
-    """A page whose refusals (the error family) are an error page with their status."""
-
-    async def answer(request: Request) -> Response:
-        try:
-            return await endpoint(request)
-        except ArenaError as exc:
-            page = front(request).page("error.html", request, exc.http_status, error=refusal(exc))
-            page.headers.update(retry_headers(exc))
-            return page
-
-    return answer
+async def answer_refusal(request: Request, exc: Exception) -> Response:
+    """The app's one answer to a refusal (the error family) of any endpoint: JSON
+    `{"error": reason}` under `/api/`, an error page elsewhere, with its status (and a
+    `Throttled`'s `Retry-After`)."""
+    assert isinstance(exc, ArenaError)  # the app maps this family alone here
+    headers = retry_headers(exc)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": refusal(exc)}, exc.http_status, headers=headers)
+    page = front(request).page("error.html", request, exc.http_status, error=refusal(exc))
+    page.headers.update(headers)
+    return page
 
 
 class Kept:

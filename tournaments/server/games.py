@@ -8,12 +8,11 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from tournaments.league.files import bot_of
-from tournaments.league.service import LADDER, SCRIMMAGES, Where
-from tournaments.server.front import SIGN_IN_OR_TOKEN, Unauthorized, api, front, html
+from tournaments.league.errors import Unauthorized
+from tournaments.league.views import LADDER, SCRIMMAGES, Where, bot_of
+from tournaments.server.front import SIGN_IN_OR_TOKEN, front
 
 
-@html
 async def game_view(request: Request) -> Response:
     """The game's viewer (the report's, with its scripts: served without the league pages'
     policy), with links back and to the downloads of whom asks (signed in, or by token)."""
@@ -21,7 +20,7 @@ async def game_view(request: Request) -> Response:
     await f.spend(request)
     viewer, where = f.viewer(request), _where(request)
     game = f.service.game(request.path_params["game"], viewer, where)
-    own = f.service.own_seats(game.names, viewer)
+    own = f.service.access.own_seats(game.names, viewer)
     pages = where.pages
     links = [("leaderboard", "/")]
     for bot in dict.fromkeys(map(bot_of, game.names)):
@@ -35,7 +34,6 @@ async def game_view(request: Request) -> Response:
     return HTMLResponse(await f.service.game_page(game, viewer, title, links))
 
 
-@api
 async def game_record(request: Request) -> Response:
     """The game's record to download: the public one, with the reasons of the viewer's own
     seats' faults (signed in, or with a bearer token)."""
@@ -46,7 +44,6 @@ async def game_record(request: Request) -> Response:
     return _jsonl(record, f"{_file_stem(request)}-{game_id}.jsonl")
 
 
-@api
 async def seat_record(request: Request) -> Response:
     """The game's record with one seat's observations, for that seat's author."""
     f = front(request)

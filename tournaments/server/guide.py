@@ -8,12 +8,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from referee import CPU_MODE_WALL_CAP, CPU_MODE_WALL_FACTOR
-from tournaments.league.registry import NotFound
+from tournaments.league.errors import NotFound
 from tournaments.server import library
-from tournaments.server.front import api, front, html
+from tournaments.server.front import front
 
 
-@html
 async def league_page(request: Request) -> Response:
     f = front(request)
     t, s = f.league.tournament, f.league.settings
@@ -50,7 +49,6 @@ async def league_page(request: Request) -> Response:
     )
 
 
-@html
 async def document(request: Request) -> Response:
     """The rules page of the league's game, or the protocol, as HTML."""
     f = front(request)
@@ -64,7 +62,6 @@ async def document(request: Request) -> Response:
     return f.page("document.html", request, title=title, body=Markup(body))
 
 
-@api
 async def kit(request: Request) -> Response:
     name = request.path_params["name"]
     data = library.kit_zip(name)

@@ -9,20 +9,16 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from tournaments.league.board import MIN_REFRESH_S
-from tournaments.league.grades import as_table
-from tournaments.league.registry import NotFound
-from tournaments.league.service import Leaderboard, Standing
+from tournaments.league.errors import NotFound
+from tournaments.league.views import MIN_REFRESH_S, Leaderboard, Standing, as_table
 from tournaments.output import render_csv
 from tournaments.server.fields import whole_number
 from tournaments.server.front import (
     SAFE_HEADERS,
     Front,
     Kept,
-    api,
     csrf_value,
     front,
-    html,
     was_signed_out,
     with_csrf,
 )
@@ -50,7 +46,6 @@ def _pages(rows: int) -> int:
     return max(1, -(-rows // ROWS))
 
 
-@html
 async def leaderboard_page(request: Request) -> Response:
     f = front(request)
     board = f.service.leaderboard()
@@ -59,7 +54,7 @@ async def leaderboard_page(request: Request) -> Response:
     # What the page shows of its browser: its sign-out form, or the note that it was signed out.
     browser = was_signed_out(request, viewer) if viewer is None else (viewer, csrf_value(request))
     final = f.service.final
-    shows = (board.generation, browser, f.league.season, final and final.games)
+    shows = (board.number, browser, f.league.season, final and final.games)
     kept = f.leaderboard_shown.setdefault(page, Kept())
     body = kept.get(shows, lambda: _leaderboard(f, request, board, page).encode())
     return with_csrf(HTMLResponse(body, headers=SAFE_HEADERS), request)
@@ -100,12 +95,10 @@ def _clock(made: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(made)) if made else ""
 
 
-@api
 async def leaderboard_api(request: Request) -> Response:
     """The standings as JSON, `ROWS` a page (`?page=N`; `pages` says how many)."""
     f = front(request)
-    board = f.service.board
-    shown = board.board
+    generation, shown = f.service.ladder_board()
     page = _page(request, len(shown.standings))
 
     def encoded() -> bytes:
@@ -120,7 +113,7 @@ async def leaderboard_api(request: Request) -> Response:
             }
         )
 
-    body = f.leaderboard_sent.setdefault(page, Kept()).get(board.generation, encoded)
+    body = f.leaderboard_sent.setdefault(page, Kept()).get(generation, encoded)
     return Response(body, media_type="application/json")
 
 
@@ -133,7 +126,6 @@ def _season(f: Front, request: Request) -> int:
     return f.league.season.number if asked is None else whole_number(asked, "season")
 
 
-@html
 async def benchmarks_page(request: Request) -> Response:
     """Every author's bot against the staff's benchmark bots, with the grades the viewer may
     see: this season's, or an ended season's as it was frozen."""
@@ -153,7 +145,6 @@ async def benchmarks_page(request: Request) -> Response:
     )
 
 
-@api
 async def benchmarks_csv(request: Request) -> Response:
     """The benchmarks page as CSV (a grade where the asker may see it), for a gradebook."""
     f = front(request)
@@ -165,7 +156,6 @@ async def benchmarks_csv(request: Request) -> Response:
     return Response(render_csv(table.keys, table.rows), media_type="text/csv", headers=headers)
 
 
-@api
 async def benchmarks_api(request: Request) -> Response:
     """A season's benchmarks, grade thresholds and the grades the asker may see, as JSON."""
     f = front(request)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from tournaments.league.runtimes import ASKED
+from tournaments.league.views import ASKED
 
 SHIPPED = "shipped"
 """The package folder a build copies the documents and kits into."""

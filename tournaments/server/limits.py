@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from starlette.requests import Request
 
-from tournaments.league.registry import RateLimited
+from tournaments.league.errors import RateLimited
 
 FORGET_AT = 4096
 """Buckets kept before the full ones are forgotten."""

@@ -7,12 +7,11 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
-from tournaments.league.registry import NotFound
+from tournaments.league.errors import NotFound
 from tournaments.server.fields import whole_number
-from tournaments.server.front import FORM_BYTES, api, front, html, read_form, session_form
+from tournaments.server.front import FORM_BYTES, front, read_form, session_form
 
 
-@html
 async def freeze_form(request: Request) -> Response:
     """An organiser's button on /league: freeze the season for its final."""
     async with session_form(request) as (viewer, form):
@@ -21,7 +20,6 @@ async def freeze_form(request: Request) -> Response:
     return RedirectResponse("/", status_code=303)
 
 
-@api
 async def freeze_api(request: Request) -> Response:
     f = front(request)
     actor = front(request).token_author(request)
@@ -45,7 +43,6 @@ def _action(request: Request) -> bool:
     return _ACTIONS[action]
 
 
-@html
 async def bot_action_form(request: Request) -> Response:
     """An organiser's disable/enable buttons on a bot's page (for the bot, or its author)."""
     f = front(request)
@@ -62,7 +59,6 @@ async def bot_action_form(request: Request) -> Response:
     return RedirectResponse(f"/bots/{bot}", status_code=303)
 
 
-@api
 async def bot_action_api(request: Request) -> Response:
     f, disabled = front(request), _action(request)
     bot = request.path_params["bot"]
@@ -70,7 +66,6 @@ async def bot_action_api(request: Request) -> Response:
     return JSONResponse({"bot": bot, "disabled": disabled})
 
 
-@api
 async def author_action_api(request: Request) -> Response:
     f, disabled = front(request), _action(request)
     author = f.service.set_author_disabled(

@@ -10,10 +10,10 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
-from tournaments.league.final import SETTLED_LOS
-from tournaments.league.registry import NotFound
+from tournaments.league.errors import NotFound
+from tournaments.league.views import SETTLED_LOS
 from tournaments.output import render_csv
-from tournaments.server.front import api, front, html
+from tournaments.server.front import front
 
 
 def when(stamp: str | None) -> str:
@@ -25,14 +25,12 @@ def when(stamp: str | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-@html
 async def seasons_page(request: Request) -> Response:
     f = front(request)
     seasons = f.service.seasons()
     return f.page("seasons.html", request, seasons=seasons, now=f.league.season, when=when)
 
 
-@html
 async def season_page(request: Request) -> Response:
     """A season's final: its standings (so far, while it plays) and their downloads."""
     f = front(request)
@@ -43,7 +41,6 @@ async def season_page(request: Request) -> Response:
     )
 
 
-@api
 async def season_api(request: Request) -> Response:
     """A season and its final (`SeasonResult`), with the grades the asker may see (their own
     bots'; an organiser's: every finalist's)."""
@@ -55,7 +52,6 @@ async def season_api(request: Request) -> Response:
     return Response(msgspec.json.encode(answer), media_type="application/json")
 
 
-@api
 async def season_csv(request: Request) -> Response:
     """The season's final standings as CSV (`arena table`'s standings of its games), with a
     `grade` column for whom may see grades (the league has some and the asker signed in: their
@@ -79,7 +75,6 @@ async def season_csv(request: Request) -> Response:
     )
 
 
-@api
 async def season_certificate_csv(request: Request) -> Response:
     """The certificate of a season's final as CSV: a row per finalist, strongest first, with
     its place interval and whether it is proven above the next."""
@@ -99,7 +94,6 @@ async def season_certificate_csv(request: Request) -> Response:
     )
 
 
-@api
 async def season_report(request: Request) -> Response:
     """A file of the static report of a season's final (its page runs its own scripts: served
     as the game viewer is, without the league pages' policy)."""

@@ -22,7 +22,6 @@ Schema (version 1)::
 
     meta(key PRIMARY KEY, value)          -- 'schema' = '1'; 'settings' = JSON (game, players,
                                           --   options, time, seed: what the games depend on);
-                                          --   'config' = JSON of the tournament file last run;
                                           --   'secret' = 32 random bytes (hex), see secret()
     bots(id PRIMARY KEY, name, command, hash, added, created, UNIQUE(name, hash))
                                           -- a changed bot (new hash) is a new row;
@@ -373,20 +372,6 @@ class Store(SqliteFile):
                 "INSERT OR REPLACE INTO meta VALUES ('settings', ?)",
                 (msgspec.json.encode(settings).decode(),),
             )
-
-    @guarded
-    def save_config(self, config: dict[str, Any]) -> None:
-        """Keep the tournament file as last run (participants and deals may change per run)."""
-        with self._transaction():
-            self._db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('config', ?)",
-                (msgspec.json.encode(config).decode(),),
-            )
-
-    @_read_back
-    def config(self) -> dict[str, Any] | None:
-        value = self._meta("config")
-        return None if value is None else msgspec.json.decode(value, type=dict[str, Any])
 
     # ---- bots -------------------------------------------------------------------------------
 

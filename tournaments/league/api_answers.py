@@ -1,5 +1,6 @@
-"""The league's JSON answers, as msgspec Structs: what the server encodes and what a client
-(`arena submit`) decodes with `type=`, one definition for both sides."""
+"""The league's HTTP API answers (JSON), as msgspec Structs: what the server encodes and what
+a client (`arena submit`, `arena fetch`) decodes with `type=`, one definition for both
+sides."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import msgspec
 
-from tournaments.league.registry import Registry, SessionRow, token_hash
+from tournaments.league.registry import Author, Registry, SessionRow, token_hash
 
 SESSION_S = 7 * 24 * 3600.0
 """A session's age limit: then its browser signs in again."""
@@ -59,6 +59,13 @@ class Sessions:
         if row is None or self.clock() - row.made > SESSION_S:
             return None
         return Session(row.author, row.sessions, row.made, row.csrf)
+
+    def author(self, session: Session) -> Author | None:
+        """The author `session` signs in, unless disabled, or re-issued a token, since."""
+        author = self.registry.author_by_id(session.author)
+        if author is None or author.disabled or author.sessions != session.count:
+            return None
+        return author
 
     def close(self, cookie: str) -> None:
         if cookie:
