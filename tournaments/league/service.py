@@ -32,9 +32,12 @@ from tournaments.executors.choose import executor_for
 from tournaments.league.answers import GameRow, GamesAnswer
 from tournaments.league.board import BoardKeeper, compute
 from tournaments.league.check_queue import CheckQueue
+from tournaments.league.clones import Pair
+from tournaments.league.copies import league_pairs
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, claim_of, play_final, progress
 from tournaments.league.grades import Graded, authored, graded, season_grades
+from tournaments.league.headline import best_of_each, groups
 from tournaments.league.ladder import LADDER_NICE, run_ladder
 from tournaments.league.reads import GamesOf, KeptStores, Recent, Sees, reader, seen
 from tournaments.league.registry import (
@@ -156,6 +159,9 @@ class Leaderboard(msgspec.Struct, frozen=True):
     waiting: list[Version]
     first: bool
     """The first board: no Elo moves to show yet."""
+    apart: list[Standing] = []
+    """With the organiser's `one_per_author`: the bots counted with a better-placed bot of
+    their author or of their cluster of copies (`league.headline`), unranked."""
 
 
 class ScrimmageView(msgspec.Struct, frozen=True):
@@ -563,6 +569,15 @@ class LeagueService:
             raise RequestError("an organiser cannot disable themselves")
         return self.league.registry.set_author_disabled(name, disabled)
 
+    def clones(self, actor: Author | None) -> list[Pair]:
+        """The playing bots of different authors compared by their fingerprints
+        (`league.copies`): an organiser's alone (`Forbidden` for anyone else, signed out
+        included)."""
+        if actor is None:
+            raise Forbidden("only an organiser may see this: sign in")
+        self._organiser(actor)
+        return league_pairs(self.league)
+
     @staticmethod
     def _organiser(actor: Author) -> None:
         if not actor.organiser:
@@ -661,6 +676,20 @@ class LeagueService:
             shown.append(row)
         return shown
 
+    def _one_per_author(self, standings: list[Standing]) -> tuple[list[Standing], list[Standing]]:
+        """The standings counted (re-ranked) and those set apart, with the organiser's
+        `one_per_author` (`league.headline`); else all counted."""
+        if not self.league.settings.one_per_author:
+            return standings, []
+        group = groups({standing.bot: standing.author for standing in standings}, ())
+        counted, apart = best_of_each([standing.bot for standing in standings], group)
+        by_bot = {standing.bot: standing for standing in standings}
+        ranked = [
+            msgspec.structs.replace(by_bot[bot], row={**by_bot[bot].row, "rank": place})
+            for place, bot in enumerate(counted, 1)
+        ]
+        return ranked, [by_bot[bot] for bot in apart]
+
     def _make_leaderboard(self, generation: int, roster: Roster) -> Leaderboard:
         board, previous = self.board.board, self.board.previous
         waiting, playing, authors, uploaded = (
@@ -692,7 +721,8 @@ class LeagueService:
                     change=None if before is None else float(row["elo"]) - before,
                 )
             )
-        ranked = {standing.row["bot"] for standing in standings}
+        standings, apart = self._one_per_author(standings)
+        ranked = {standing.row["bot"] for standing in (*standings, *apart)}
         house = [name for name in self.league.tournament.participants if name not in ranked]
         unplaced: list[tuple[str, str, int | None]] = [(name, "house", None) for name in house]
         for v in playing:
@@ -707,6 +737,7 @@ class LeagueService:
             unplaced=unplaced,
             waiting=waiting,
             first=not previous,
+            apart=apart,
         )
 
     def store_of(self, where: Where) -> Path:
