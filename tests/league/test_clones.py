@@ -16,6 +16,7 @@ from referee import Limits
 from tournaments.bench.corpus import node_port
 from tournaments.cli import main
 from tournaments.league import copies
+from tournaments.league.board import Board
 from tournaments.league.checks import check_version
 from tournaments.league.clones import Pair, compare
 from tournaments.league.files import League
@@ -228,3 +229,35 @@ async def test_a_checked_version_is_fingerprinted_and_its_logs_say_nothing_of_it
         assert all(len(answer.choices) == 2 for answer in made.answers.values())
         logs = league.registry.logs(version.id)
         assert "fingerprint" not in str(logs).lower() and "greedy" not in str(logs)
+
+
+async def test_the_leaderboard_ranks_one_bot_per_author_when_the_organiser_asks(
+    tmp_path: Path,
+) -> None:
+    async with front_of(tmp_path, LEAGUE + "one_per_author = true\n") as (service, client):
+        registry = service.league.registry
+        for author, bots in (("ann", ("x", "x2", "x3")), ("bob", ("y",))):
+            registry.new_token(author)
+            found = registry.author(author)
+            assert found is not None
+            for bot in bots:
+                version = registry.add_version(found.id, bot, "0" * 64, "python3 bot.py", None)
+                registry.set_status(version.id, "checking")
+                registry.set_status(version.id, "playing")
+        order = ["x2", "y", "x", "random", "x3"]
+        rows = [
+            {"bot": bot, "elo": 2000 - 10 * n, "ci": 10, "games": 9, "wins": 3, "losses": 3}
+            | {"draws": 3}
+            for n, bot in enumerate(order)
+        ]
+        service.board.board = Board(games=20, standings=rows)
+        service.board.generation += 1
+        board = service.leaderboard()
+        assert [(s.bot, s.row["rank"]) for s in board.standings] == [
+            ("x2", 1),
+            ("y", 2),
+            ("random", 3),
+        ]
+        assert [s.bot for s in board.apart] == ["x", "x3"]
+        page = (await client.get("/")).text
+        assert 'id="apart"' in page and page.index('href="/bots/x3"') > page.index('id="apart"')

@@ -44,12 +44,17 @@ def measure(
     players: int = 2,
     deals: int = DEALS,
     repeats: int = REPEATS,
+    *,
+    search: bool = True,
     progress: Callable[[str], None] = lambda _: None,
 ) -> Outcome:
-    """Fingerprint the corpus of `game` and judge every pair."""
+    """Fingerprint the corpus of `game` (without its mcts bots unless `search`) and judge
+    every pair."""
     tournament = Tournament(game=game, players=players)
     with tempfile.TemporaryDirectory(prefix="arena-bench-clones-") as folder:
-        entries = corpus(game, Path(folder))
+        entries = [
+            entry for entry in corpus(game, Path(folder)) if search or "mcts" not in entry.command
+        ]
 
         async def fingerprints() -> tuple[dict[str, Fingerprint], list[float]]:
             made, cpu = {}, []

@@ -115,6 +115,15 @@ class Sizes(msgspec.Struct, frozen=True):
     search: tuple[int, int]
     """`search`: the positions searched, and the iterations from each."""
     final_sim: FinalSimSizes
+    clones: ClonesSizes = msgspec.field(default_factory=lambda: ClonesSizes())
+
+
+class ClonesSizes(msgspec.Struct, frozen=True):
+    """`clones`: the games, the deals of the bank, and whether the mcts bots are in."""
+
+    games: tuple[str, ...] = ("azul", "5211")
+    deals: int = clones.DEALS
+    search: bool = True
 
 
 class FinalSimSizes(msgspec.Struct, frozen=True):
@@ -204,6 +213,7 @@ QUICK = Sizes(
     (2, 1, 1, 200),
     (3, 20),
     FinalSimSizes((6,), 2, 2_000),
+    ClonesSizes(("azul",), 2, False),
 )
 ROSTER_S = 5.0
 """A class's tokens from one command, at most this long."""
@@ -822,11 +832,10 @@ class Bench:
                 self.add(Figure("final-sim", name, row.wrong_pct, "%", target, passed))
 
     def clones(self) -> None:
-        """The copy check on its corpus, in Azul and 5211 for 2 players (`bench.clones`)."""
-        quick = self.sizes is QUICK
-        for game in ("azul", "5211"):
-            deals = 2 if quick else clones.DEALS
-            found = clones.measure(game, 2, deals, progress=self.progress)
+        """The copy check on its corpus, for 2 players (`bench.clones`)."""
+        s = self.sizes.clones
+        for game in s.games:
+            found = clones.measure(game, 2, s.deals, search=s.search, progress=self.progress)
             where = f"{game}, 2 players, {found.bots} bots"
             copies = 100 * found.found / max(found.copy_pairs, 1)
             name = f"{where}: copy pairs found (of {found.copy_pairs})"
