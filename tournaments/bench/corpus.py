@@ -42,6 +42,8 @@ def node_port(folder: Path) -> str:
     after = rest.split(STRATEGY_END, 1)[1]
     path = folder / "most_tiles.js"
     path.write_text(before + PORT.read_text() + after)
+    folder.chmod(0o755)  # the sandbox runs a bot as another user, who must read it
+    path.chmod(0o644)
     return f"node {path}"
 
 

@@ -29,11 +29,11 @@ from scipy import sparse
 
 from tournaments.league.fingerprint import Fingerprint
 
-COPY_LIKENESS = 0.85
+COPY_LIKENESS = 0.75
 """A pair this alike, and `COPY_Z` above the baseline, is called a copy."""
 COPY_Z = 4.0
-LOOK_Z = 3.0
-"""From here on (below a copy's bar) the pair is worth a look."""
+LOOK_Z = 5.0
+"""From here on, less alike than a copy, the pair is worth a look."""
 MIN_SHARED = 8
 """Fewer shared positions (each reached twice by both) than this say nothing either way."""
 MIN_SELF = 0.25
