@@ -61,6 +61,7 @@ def pair(pairs: list[Pair], a: str, b: str) -> Pair:
     return next(p for p in pairs if {p.a, p.b} == {a, b})
 
 
+@pytest.mark.needs("node")
 def test_a_port_to_another_language_is_flagged(fingerprints: dict[str, Fingerprint]) -> None:
     pairs = compare(fingerprints, {name: name for name in fingerprints})
     port = pair(pairs, "most-tiles", "most-tiles-js")
@@ -133,6 +134,7 @@ def league_of(folder: Path, fingerprints: dict[str, Fingerprint]) -> tuple[Path,
     return file, tokens
 
 
+@pytest.mark.needs("node")
 def test_arena_league_clones_lists_the_flagged_pairs(
     tmp_path: Path, fingerprints: dict[str, Fingerprint], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -147,6 +149,7 @@ def test_arena_league_clones_lists_the_flagged_pairs(
     assert len(capsys.readouterr().out.splitlines()) == 1 + 10  # every pair of 5 authors
 
 
+@pytest.mark.needs("node")
 async def test_authors_never_see_a_fingerprint_or_a_flag(
     tmp_path: Path, fingerprints: dict[str, Fingerprint]
 ) -> None:
