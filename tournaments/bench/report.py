@@ -23,6 +23,7 @@ import msgspec
 
 from referee.games import GAME_IDS
 from tournaments.bench import (
+    clones,
     engine,
     final_sim,
     league_scale,
@@ -56,6 +57,7 @@ SECTIONS = (
     "standings",
     "league-scale",
     "final-sim",
+    "clones",
 )
 NEEDS = {"overhead": ("floor",)}
 PLAYOUT_MS = 10.0
@@ -113,6 +115,15 @@ class Sizes(msgspec.Struct, frozen=True):
     search: tuple[int, int]
     """`search`: the positions searched, and the iterations from each."""
     final_sim: FinalSimSizes
+    clones: ClonesSizes = msgspec.field(default_factory=lambda: ClonesSizes())
+
+
+class ClonesSizes(msgspec.Struct, frozen=True):
+    """`clones`: the games, the deals of the bank, and whether the mcts bots are in."""
+
+    games: tuple[str, ...] = ("azul", "5211")
+    deals: int = clones.DEALS
+    search: bool = True
 
 
 class FinalSimSizes(msgspec.Struct, frozen=True):
@@ -202,6 +213,7 @@ QUICK = Sizes(
     (2, 1, 1, 200),
     (3, 20),
     FinalSimSizes((6,), 2, 2_000),
+    ClonesSizes(("azul",), 2, False),
 )
 ROSTER_S = 5.0
 """A class's tokens from one command, at most this long."""
@@ -819,6 +831,22 @@ class Bench:
                 passed = row.wrong_pct <= 5 if sequential else None
                 self.add(Figure("final-sim", name, row.wrong_pct, "%", target, passed))
 
+    def clones(self) -> None:
+        """The copy check on its corpus, for 2 players (`bench.clones`)."""
+        s = self.sizes.clones
+        for game in s.games:
+            found = clones.measure(game, 2, s.deals, search=s.search, progress=self.progress)
+            where = f"{game}, 2 players, {found.bots} bots"
+            copies = 100 * found.found / max(found.copy_pairs, 1)
+            name = f"{where}: copy pairs found (of {found.copy_pairs})"
+            self.add(Figure("clones", name, copies, "%", "≥ 95%", copies >= 95))
+            falsely = 100 * found.flagged / max(found.independent_pairs, 1)
+            name = f"{where}: independent pairs flagged (of {found.independent_pairs})"
+            self.add(Figure("clones", name, falsely, "%", "≤ 1%", falsely <= 1))
+            worst, median = max(found.cpu_s), statistics.median(found.cpu_s)
+            name = f"{where}: CPU per fingerprint, the most (median {median:.1f} s)"
+            self.add(Figure("clones", name, worst, "s", "≤ 60 s", worst <= 60))
+
     def league_scale(self) -> None:
         """A class's tokens and first uploads, and ladders of many uploaded bots."""
         s = self.sizes.scale
@@ -1089,6 +1117,11 @@ with tiny repetitions (a smoke test, not a measurement).
   today's (every seat-set, doubling deals, neighbours at 95% likelihood of superiority) on the
   same fields. A figure is the share of fields where the final claimed its order and the claim
   is wrong (the family-wise error); its name says how often it claimed and the median games.
+- **clones**: the copy check (`tournaments.bench.clones`) on its corpus (`bench.corpus`):
+  every bot fingerprinted with the league's bank, each its own author; a copy pair (a bot and
+  a copy of it, or two copies of one bot) is found when its verdict is a copy; an independent
+  pair is flagged falsely when its verdict is a copy or worth a look. CPU per fingerprint is
+  the referee's and every bot's (the house bot's included), the most over the corpus.
 """
     if CLOCKS_SECTION in existing:
         text += "\n" + existing[existing.index(CLOCKS_SECTION) :].rstrip() + "\n"

@@ -17,8 +17,10 @@ from typing import Any
 
 from protocol.errors import RequestError
 from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from tournaments.league.copies import CSV_HEADERS, league_pairs, rows
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService
+from tournaments.output import add_output_options, render_csv, render_json, render_table
 
 EPILOG = f"""\
 exit codes:
@@ -93,6 +95,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     freeze.add_argument(
         "--budget", type=int, required=True, metavar="GAMES", help="the final's most games"
     )
+    clones = actions.add_parser(
+        "clones",
+        help="the playing bots of different authors compared by how they play (organisers')",
+        description="Compare the fingerprints of the bots playing now (kept when the league "
+        "file sets `fingerprints = true` in [league]): every pair of bots by different "
+        "authors, the most suspicious first, with its likeness, the league's baseline and a "
+        "verdict in plain words (docs/server.md, 'Copied bots').",
+    )
+    clones.add_argument("file", type=Path, metavar="LEAGUE", help="the league file (TOML)")
+    clones.add_argument("--all", action="store_true", help="every pair, not only flagged ones")
+    add_output_options(clones)
     parser.set_defaults(handler=handle)
 
 
@@ -106,6 +119,8 @@ def handle(args: argparse.Namespace) -> int:
         return freeze(args.file, args.budget)
     if args.action == "token":
         return tokens(args)
+    if args.action == "clones":
+        return clones(args)
     with League(args.file) as league:
         registry = league.registry
         action, kind = args.action.split("-")
@@ -192,6 +207,20 @@ def _private_csv(path: Path) -> Iterator[Any]:
     except BaseException:
         path.unlink(missing_ok=True)
         raise
+
+
+def clones(args: argparse.Namespace) -> int:
+    """Print the compared pairs (flagged ones, or all with --all) as a table, CSV or JSON."""
+    with League(args.file) as league:
+        pairs = league_pairs(league)
+    shown = pairs if args.all else [pair for pair in pairs if pair.flagged]
+    if args.json:
+        print(render_json(shown))
+    elif args.csv:
+        print(render_csv(CSV_HEADERS, rows(shown)), end="")
+    else:
+        print(render_table(CSV_HEADERS, rows(shown), args.fmt))
+    return EXIT_OK
 
 
 def freeze(file: Path, budget: int) -> int:

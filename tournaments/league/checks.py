@@ -1,9 +1,11 @@
 """A queued version's check: its build step first if it has one (`referee.run_build`: in the
 sandbox, in memory, with the league's limits), then its identity (the hash of its folder as it
 will run, made once), then the handshake and one game against random (as `arena add` checks a
-bot), then playing — or rejected, its files removed and its log kept. The check game runs its bots
-as the ladder does: with the league's limits, at the ladder's priority (`LADDER_NICE`), so
-that a bot that keeps to its time in its check keeps to it in the ladder's games.
+bot), then its fingerprint if the league asks for them (`league.copies`; never shown to its
+author), then playing — or rejected, its files removed and its log kept. The check game runs
+its bots as the ladder does: with the league's limits, at the ladder's priority
+(`LADDER_NICE`), so that a bot that keeps to its time in its check keeps to it in the ladder's
+games.
 
 What is public and what is private: a version's status and `reason` are on its public page,
 so the reason says only what kind of failure it was and where (the build's exit, the fault and
@@ -14,6 +16,7 @@ see.
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
 import tempfile
@@ -25,12 +28,15 @@ import trio
 
 from protocol.errors import ArenaError, RequestError
 from referee import BuildResult, Limits, run_build
+from tournaments.league.copies import fingerprint_version
 from tournaments.league.files import League
 from tournaments.league.folders import identity, remove
 from tournaments.league.ladder import LADDER_NICE
 from tournaments.league.registry import Version
 from tournaments.league.unpack import Refused, unpack_built
 from tournaments.play.admission import Rejected, check_bot
+
+_log = logging.getLogger(__name__)
 
 CHECK_LOG_BYTES = 16 * 1024
 """The check game's stderr kept in the check log: its last 16 KiB."""
@@ -71,7 +77,12 @@ async def check_version(league: League, limits: Limits, version: Version) -> Ver
         except (ArenaError, OSError) as exc:
             league.registry.append_log(version.id, "check", f"the check could not run: {exc}\n")
             return await reject(league, version, "the check could not run (see its check log)")
-    took = time.monotonic() - began
+        took = time.monotonic() - began
+        if league.settings.fingerprints:  # as its check game: its logs go with the folder
+            try:
+                await fingerprint_version(league, checked, version)
+            except (ArenaError, OSError):  # the organisers' tool: never the version's failure
+                _log.exception("fingerprinting version %d failed", version.id)
     league.registry.append_log(
         version.id, "check", f"passed in {took:.2f} s: the handshake and a game against random\n"
     )

@@ -25,6 +25,7 @@ from protocol.errors import RequestError
 from referee import BotSpec, Limits
 from tournaments.errors import BotCommandError
 from tournaments.league.errors import Taken
+from tournaments.league.fingerprint import fingerprints_path
 from tournaments.league.registry import Registry, Season, Version, name_key
 from tournaments.league.unpack import UploadLimits
 from tournaments.plan.botcommands import split_command
@@ -86,6 +87,11 @@ class League:
         base = self.base_path
         return base.with_name(f"{base.stem}.scrimmages{base.suffix}")
 
+    @property
+    def fingerprints_path(self) -> Path:
+        """The fingerprints of its versions and the secret of their games (organisers' only)."""
+        return fingerprints_path(self.base_path)
+
     def report_dir(self, number: int) -> Path:
         """The static report of season `number`'s final, written when it is published."""
         return self.final_store(number).with_suffix(".report")
@@ -112,7 +118,7 @@ class League:
         stores = [self.registry.path, self.scrimmage_store]
         for number in range(1, self.season.number + 1):
             stores += [self.season_store(number), self.final_store(number)]
-        resolved = [store.resolve() for store in stores]
+        resolved = [store.resolve() for store in (*stores, self.fingerprints_path)]
         files = [store.with_name(store.name + end) for store in resolved for end in ends]
         folders = [self.bots_dir, *(store.with_suffix(".logs") for store in stores[1:])]
         folders += [self.report_dir(number) for number in range(1, self.season.number + 1)]

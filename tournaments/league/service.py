@@ -34,10 +34,13 @@ from tournaments.executors.choose import executor_for
 from tournaments.league.api_answers import GameRow, GamesAnswer
 from tournaments.league.board import Board, BoardKeeper, compute
 from tournaments.league.check_queue import CheckQueue
+from tournaments.league.clones import Pair
+from tournaments.league.copies import league_pairs
 from tournaments.league.errors import Forbidden, NotFound
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, claim_of, play_final, progress
 from tournaments.league.grades import Graded, authored, graded, season_grades
+from tournaments.league.headline import best_of_each, groups
 from tournaments.league.ladder import LADDER_NICE, run_ladder
 from tournaments.league.reads import GamesOf, KeptStores, Recent, reader
 from tournaments.league.registry import (
@@ -465,6 +468,15 @@ class LeagueService:
             raise RequestError("an organiser cannot disable themselves")
         return self.league.registry.set_author_disabled(name, disabled)
 
+    def clones(self, actor: Author | None) -> list[Pair]:
+        """The playing bots of different authors compared by their fingerprints
+        (`league.copies`): an organiser's alone (`Forbidden` for anyone else, signed out
+        included)."""
+        if actor is None:
+            raise Forbidden("only an organiser may see this: sign in")
+        self._organiser(actor)
+        return league_pairs(self.league)
+
     @staticmethod
     def _organiser(actor: Author) -> None:
         if not actor.organiser:
@@ -568,6 +580,20 @@ class LeagueService:
             shown.append(row)
         return shown
 
+    def _one_per_author(self, standings: list[Standing]) -> tuple[list[Standing], list[Standing]]:
+        """The standings counted (re-ranked) and those set apart, with the organiser's
+        `one_per_author` (`league.headline`); else all counted."""
+        if not self.league.settings.one_per_author:
+            return standings, []
+        group = groups({standing.bot: standing.author for standing in standings}, ())
+        counted, apart = best_of_each([standing.bot for standing in standings], group)
+        by_bot = {standing.bot: standing for standing in standings}
+        ranked = [
+            msgspec.structs.replace(by_bot[bot], row={**by_bot[bot].row, "rank": place})
+            for place, bot in enumerate(counted, 1)
+        ]
+        return ranked, [by_bot[bot] for bot in apart]
+
     def _make_leaderboard(self, made: int, roster: Roster) -> Leaderboard:
         board, previous = self.board.board, self.board.previous
         waiting, playing, authors, uploaded = (
@@ -599,7 +625,8 @@ class LeagueService:
                     change=None if before is None else float(row["elo"]) - before,
                 )
             )
-        ranked = {standing.row["bot"] for standing in standings}
+        standings, apart = self._one_per_author(standings)
+        ranked = {standing.row["bot"] for standing in (*standings, *apart)}
         house = [name for name in self.league.tournament.participants if name not in ranked]
         unplaced: list[tuple[str, str, int | None]] = [(name, "house", None) for name in house]
         for v in playing:
@@ -614,6 +641,7 @@ class LeagueService:
             unplaced=unplaced,
             waiting=waiting,
             first=not previous,
+            apart=apart,
         )
 
     def store_of(self, where: Where) -> Path:

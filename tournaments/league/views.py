@@ -17,10 +17,14 @@ import msgspec
 
 from tournaments.league.api_answers import GameRow
 from tournaments.league.board import MIN_REFRESH_S as MIN_REFRESH_S
+from tournaments.league.clones import MIN_SHARED as MIN_SHARED
+from tournaments.league.copies import CSV_HEADERS as CSV_HEADERS
+from tournaments.league.copies import rows as rows
 from tournaments.league.files import bot_of as bot_of
 from tournaments.league.final import SETTLED_LOS as SETTLED_LOS
 from tournaments.league.final import FinalProgress
 from tournaments.league.grades import as_table as as_table
+from tournaments.league.headline import clusters as clusters
 from tournaments.league.reads import Sees, seen
 from tournaments.league.registry import (
     MAX_NAME as MAX_NAME,
@@ -130,6 +134,9 @@ class Leaderboard(msgspec.Struct, frozen=True):
     waiting: list[Version]
     first: bool
     """The first board: no Elo moves to show yet."""
+    apart: list[Standing] = []
+    """With the organiser's `one_per_author`: the bots counted with a better-placed bot of
+    their author (`league.headline`), unranked."""
 
 
 class ScrimmageView(msgspec.Struct, frozen=True):

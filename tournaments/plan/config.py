@@ -172,6 +172,13 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     order, the whole order, or each finalist's side of every grade threshold against its
     benchmark."""
     certify_top: Positive = 10
+    fingerprints: bool = False
+    """Fingerprint every version that passes its check, for the organisers' copy check
+    (`arena league clones`, /organiser/clones; `league.fingerprint`): some tens of games more
+    per version, against house bots, which is why it is asked for."""
+    one_per_author: bool = False
+    """The leaderboard ranks one bot per author (its best placed), the author's others listed
+    apart (`league.headline`)."""
 
 
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):

@@ -51,6 +51,9 @@ from tournaments.server.organisers import (
     author_action_api,
     bot_action_api,
     bot_action_form,
+    clones_api,
+    clones_csv,
+    clones_page,
     freeze_api,
     freeze_form,
 )
@@ -119,4 +122,7 @@ ROUTES = [
     Route("/bots/{bot}/{action}", bot_action_form, methods=["POST"]),
     Route("/api/bots/{bot}/{action}", bot_action_api, methods=["POST"]),
     Route("/api/authors/{author}/{action}", author_action_api, methods=["POST"]),
+    Route("/organiser/clones", clones_page),
+    Route("/organiser/clones.csv", clones_csv),
+    Route("/api/organiser/clones", clones_api),
 ]

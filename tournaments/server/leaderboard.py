@@ -77,6 +77,7 @@ def _leaderboard(f: Front, request: Request, board: Leaderboard, page: int) -> s
         players=f.league.tournament.players,
         waiting=board.waiting,
         earlier=board.earlier,
+        apart=board.apart,
         season=f.league.season,
         final=f.service.final,
     )

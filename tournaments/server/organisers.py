@@ -1,5 +1,6 @@
-"""What only an organiser may do (the league service refuses anyone else): freeze the season
-for its final, and disable or enable a bot or an author, from their pages' buttons or the API."""
+"""What only an organiser may do or see (the league service refuses anyone else): freeze the
+season for its final, disable or enable a bot or an author, from their pages' buttons or the
+API, and the bots that play like copies of each other (/organiser/clones, its CSV and API)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from tournaments.league.errors import NotFound
+from tournaments.league.views import CSV_HEADERS, MIN_SHARED, clusters, rows
+from tournaments.output import render_csv
 from tournaments.server.fields import whole_number
 from tournaments.server.front import FORM_BYTES, front, read_form, session_form
 
@@ -72,3 +75,34 @@ async def author_action_api(request: Request) -> Response:
         front(request).token_author(request), request.path_params["author"], disabled
     )
     return JSONResponse({"author": author.name, "disabled": author.disabled})
+
+
+async def clones_page(request: Request) -> Response:
+    """The flagged pairs with their evidence, and every other pair compared below them."""
+    f = front(request)
+    pairs = f.service.clones(f.viewer(request))
+    flagged = [pair for pair in pairs if pair.flagged]
+    others = [pair for pair in pairs if not pair.flagged]
+    joined = clusters((p.a, p.b) for p in flagged if p.verdict.startswith("copy"))
+    return f.page(
+        "clones.html",
+        request,
+        flagged=flagged,
+        others=others,
+        clusters=[members for members in joined if len(members) > 2],
+        min_shared=MIN_SHARED,
+    )
+
+
+async def clones_csv(request: Request) -> Response:
+    f = front(request)
+    pairs = f.service.clones(f.viewer(request))
+    name = f"{f.league.file.stem}-clones.csv"
+    headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+    return Response(render_csv(CSV_HEADERS, rows(pairs)), media_type="text/csv", headers=headers)
+
+
+async def clones_api(request: Request) -> Response:
+    f = front(request)
+    pairs = f.service.clones(f.token_author(request))
+    return Response(msgspec.json.encode({"pairs": pairs}), media_type="application/json")

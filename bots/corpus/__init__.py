@@ -1,0 +1,4 @@
+"""Bots of the clone benchmark's corpus (`tournaments.bench.clones`): small heuristic bots
+written independently of the house bots (`simple`), and the ways a copy is made of a bot
+(`variant`: the same bot under another name, its constants nudged, or playing at random in a
+share of its moves; `most_tiles.js`: examples/azul-most-tiles ported to JavaScript)."""

@@ -1,0 +1,56 @@
+"""A copy of a built-in bot made the ways the clone benchmark tries: under another name, its
+strategy's constants changed, or playing a uniformly random legal action in a share of its
+decisions.
+
+Run as `python -m bots.corpus.variant BASE [--set NAME=VALUE ...] [--noise P] [--name N]`,
+BASE `greedy` or `simple:RULE` (`bots.corpus.simple`); `--set` changes a constant of the
+game's greedy strategy module (`bots.strategies.<game>`) before the first decision.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from bots import greedy
+from bots.corpus import simple
+from bots.game_parts import game_module
+from bots.sdk import Choose, Context, run
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bots.corpus.variant")
+    parser.add_argument("base")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--noise", type=float, default=0.0)
+    parser.add_argument("--name", default="variant")
+    return parser.parse_args(argv)
+
+
+def base_choose(base: str) -> Choose:
+    if base == "greedy":
+        return greedy.choose
+    return simple.chooser(simple.RULES[base.removeprefix("simple:")])
+
+
+def variant(base: Choose, changes: dict[str, float], noise: float) -> Choose:
+    changed: set[str] = set()
+
+    def choose(observation: Any, legal: list[Any], context: Context) -> Any:
+        if context.game not in changed:
+            module = game_module("bots.strategies", context.game)
+            for name, value in changes.items():
+                setattr(module, name, type(getattr(module, name))(value))
+            changed.add(context.game)
+        if noise and context.rng.random() < noise:
+            return context.rng.randrange(len(legal))
+        return base(observation, legal, context)
+
+    return choose
+
+
+if __name__ == "__main__":
+    args = parse_args()
+    changes = {key: float(value) for key, value in (item.split("=", 1) for item in args.set)}
+    run(variant(base_choose(args.base), changes, args.noise), name=args.name)

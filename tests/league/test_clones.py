@@ -1,0 +1,266 @@
+"""Copied bots are found by how they play: a port of a bot to another language is flagged, two
+independent bots are not, a copy that tries to tell the fingerprint's games from others is
+flagged all the same, and no one but an organiser sees a fingerprint or a flag."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from tourhelp_league import BOT, LEAGUE, front_of, sign_in
+
+from referee import Limits
+from tournaments.bench.corpus import node_port
+from tournaments.cli import main
+from tournaments.league import copies
+from tournaments.league.board import Board
+from tournaments.league.checks import check_version
+from tournaments.league.clones import Pair, compare
+from tournaments.league.files import League
+from tournaments.league.fingerprint import Fingerprint, Fingerprints, bank, fingerprint
+from tournaments.league.headline import best_of_each, clusters, groups
+from tournaments.league.season import OpenSeason
+from tournaments.league.submissions import submit
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.config import Tournament
+
+ROOT = Path(__file__).parents[2]
+PY = sys.executable
+BOTS = {
+    "most-tiles": f"{PY} {ROOT}/examples/azul-most-tiles/bot.py",
+    "most-tiles-js": "",  # the port, written by the fixture (`corpus.node_port`)
+    "evasive": f"{PY} {Path(__file__).parent}/evasive_bot.py",
+    "floor": f"{PY} -m bots.corpus.simple floor",
+    "bottom": f"{PY} -m bots.corpus.simple bottom",
+}
+SECRET = b"test-clone-secret-of-32-bytes!!!"
+UNBOXED = Limits(sandbox="none")
+"""The bots run as plain processes: pytest's private tmp dirs hold the port."""
+
+
+@pytest.fixture(scope="module")
+def fingerprints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Fingerprint]:
+    """The corpus's bots fingerprinted once for the module (a small bank: 4 deals, 2 times)."""
+    tournament = Tournament(game="azul", players=2)
+    port = node_port(tmp_path_factory.mktemp("port"))
+
+    async def made() -> dict[str, Fingerprint]:
+        found = {}
+        for name, command in BOTS.items():
+            spec = parse_bot(command or port, name)
+            found[name] = await fingerprint(tournament, spec, UNBOXED, SECRET, 4, 2)
+        return found
+
+    return trio.run(made)
+
+
+def pair(pairs: list[Pair], a: str, b: str) -> Pair:
+    return next(p for p in pairs if {p.a, p.b} == {a, b})
+
+
+@pytest.mark.needs("node")
+def test_a_port_to_another_language_is_flagged(fingerprints: dict[str, Fingerprint]) -> None:
+    pairs = compare(fingerprints, {name: name for name in fingerprints})
+    port = pair(pairs, "most-tiles", "most-tiles-js")
+    assert port.verdict.startswith("copy"), port
+    assert port.evidence and all(e.action.startswith('{"type":"take"') for e in port.evidence)
+    # one author's own bots are never compared
+    same = {name: "one" for name in fingerprints}
+    assert compare(fingerprints, same) == []
+
+
+def test_two_independent_bots_are_not_flagged(fingerprints: dict[str, Fingerprint]) -> None:
+    pairs = compare(fingerprints, {name: name for name in fingerprints})
+    for a, b in (("floor", "bottom"), ("floor", "most-tiles"), ("bottom", "most-tiles-js")):
+        found = pair(pairs, a, b)
+        assert found.shared >= 8 and found.verdict == "independent", found
+
+
+def test_a_copy_that_looks_for_the_fingerprint_gains_nothing(
+    fingerprints: dict[str, Fingerprint],
+) -> None:
+    """The copy plays at random wherever it thinks it is fingerprinted (its first game, a late
+    start, a deal seen before): the fingerprint's games are ladder-like units of several deals
+    back to back, on deals it never saw, so it plays itself in most of them and is flagged."""
+    pairs = compare(fingerprints, {name: name for name in fingerprints})
+    evasive = pair(pairs, "most-tiles", "evasive")
+    assert evasive.verdict.startswith("copy"), evasive
+
+
+def test_the_bank_is_secret_and_fixed() -> None:
+    """Every version meets the same deals and house seeds; another secret, other deals; the
+    version's own seed changes with the repeat, the house bots' do not."""
+    first, again = bank(SECRET, "azul", 2, 3, 2), bank(SECRET, "azul", 2, 3, 2)
+    other = bank(b"another secret", "azul", 2, 3, 2)
+    assert first == again and first[0][0].seed != other[0][0].seed
+    seat0, seat0_again = first[0][0], first[1][0]  # seat 0, repeats 0 and 1, deal 0
+    assert seat0.seed == seat0_again.seed
+    assert seat0.bot_seeds[0] != seat0_again.bot_seeds[0]
+    assert seat0.bot_seeds[1] == seat0_again.bot_seeds[1]
+
+
+def test_a_deterministic_bot_answers_the_same_way_twice(
+    fingerprints: dict[str, Fingerprint],
+) -> None:
+    answers = fingerprints["floor"].answers.values()
+    assert answers and all(len(set(answer.choices)) == 1 for answer in answers)
+    assert any(len(answer.choices) == 2 for answer in answers)
+
+
+AUTHORS = dict(zip(("ann", "bob", "cy", "di", "ed"), BOTS, strict=True))
+"""Each corpus bot's author in the league of `league_of`."""
+
+
+def league_of(folder: Path, fingerprints: dict[str, Fingerprint]) -> tuple[Path, dict[str, str]]:
+    """A league file whose authors (`AUTHORS`) play the corpus's bots, fingerprinted, and the
+    tokens of its authors and of its organiser `boss`."""
+    file = folder / "cup.toml"
+    file.write_text(LEAGUE + "fingerprints = true\n")
+    with League(file) as league:
+        registry = league.registry
+        tokens = {name: registry.new_token(name) for name in AUTHORS}
+        tokens["boss"] = registry.new_token("boss", organiser=True)
+        for author, bot in AUTHORS.items():
+            found = registry.author(author)
+            assert found is not None
+            version = registry.add_version(found.id, bot, "0" * 64, "python bot.py", None)
+            registry.set_status(version.id, "checking")
+            registry.set_status(version.id, "playing")
+            with Fingerprints(league.fingerprints_path) as kept:
+                kept.put(version.id, fingerprints[bot])
+    return file, tokens
+
+
+@pytest.mark.needs("node")
+def test_arena_league_clones_lists_the_flagged_pairs(
+    tmp_path: Path, fingerprints: dict[str, Fingerprint], capsys: pytest.CaptureFixture[str]
+) -> None:
+    file, _ = league_of(tmp_path, fingerprints)
+    assert main(["league", "clones", str(file), "--csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("bot,author,other bot,other author,likeness")
+    flagged = {frozenset(line.split(",")[0:3:2]) for line in lines[1:]}
+    assert frozenset({"most-tiles", "most-tiles-js"}) in flagged
+    assert frozenset({"floor", "bottom"}) not in flagged
+    assert main(["league", "clones", str(file), "--all", "--csv"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1 + 10  # every pair of 5 authors
+
+
+@pytest.mark.needs("node")
+async def test_authors_never_see_a_fingerprint_or_a_flag(
+    tmp_path: Path, fingerprints: dict[str, Fingerprint]
+) -> None:
+    file, tokens = league_of(tmp_path, fingerprints)
+    boss = tokens.pop("boss")
+    authors = AUTHORS
+    async with front_of(tmp_path, file.read_text()) as (_, client):
+        # the organiser sees the flagged pair, by page, CSV and API
+        answer = await client.get(
+            "/api/organiser/clones", headers={"Authorization": f"Bearer {boss}"}
+        )
+        assert answer.status_code == 200
+        assert answer.json()["pairs"][0]["verdict"].startswith("copy")
+        await sign_in(client, boss)
+        page = await client.get("/organiser/clones")
+        assert page.status_code == 200 and "most-tiles-js" in page.text and "copy:" in page.text
+        csv = await client.get("/organiser/clones.csv")
+        assert csv.status_code == 200 and "copy:" in csv.text
+        client.cookies.clear()
+        # signed out, signed in as an author, or with an author's token: refused
+        for path in ("/organiser/clones", "/organiser/clones.csv"):
+            refused = await client.get(path)
+            assert refused.status_code == 403 and "copy:" not in refused.text
+        assert (await client.get("/api/organiser/clones")).status_code == 401
+        for token in tokens.values():
+            bearer = {"Authorization": f"Bearer {token}"}
+            refused = await client.get("/api/organiser/clones", headers=bearer)
+            assert refused.status_code == 403 and "copy" not in refused.text
+            await sign_in(client, token)
+            for path in ("/organiser/clones", "/organiser/clones.csv"):
+                refused = await client.get(path)
+                assert refused.status_code == 403 and "copy:" not in refused.text
+        for author, token in tokens.items():
+            await sign_in(client, token)
+            mine = await client.get(f"/bots/{authors[author]}")
+            assert mine.status_code == 200
+            assert "copy" not in mine.text and "fingerprint" not in mine.text.lower()
+            client.cookies.clear()
+
+
+def test_one_bot_per_author_keeps_every_other_bots_place() -> None:
+    """Five more bots of one author, placed anywhere, change no other bot's place."""
+    authors = {"x": "ann", "y": "bob", "z": "cy", "house": ""}
+    alone, _ = best_of_each(["x", "y", "house", "z"], groups(authors, ()))
+    extra = {f"x{n}": "ann" for n in range(5)}
+    order = ["x0", "y", "x1", "x", "house", "x2", "x3", "z", "x4"]
+    counted, apart = best_of_each(order, groups({**authors, **extra}, ()))
+    assert counted == ["x0", "y", "house", "z"] and apart == ["x1", "x", "x2", "x3", "x4"]
+    assert [bot for bot in counted if bot != "x0"] == [bot for bot in alone if bot != "x"]
+
+
+def test_copies_across_authors_are_clustered_for_the_organisers() -> None:
+    pairs = [("a", "b"), ("c", "b"), ("d", "e")]
+    assert clusters(pairs) == [["a", "b", "c"], ["d", "e"]]
+
+
+async def test_a_checked_version_is_fingerprinted_and_its_logs_say_nothing_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With `fingerprints = true` a version that passes its check gets a fingerprint (a
+    bank of one deal here, for speed), which its check log does not mention."""
+
+    async def small(*args: Any) -> Fingerprint:
+        return await fingerprint(*args, 1, 2)
+
+    monkeypatch.setattr(copies, "fingerprint", small)
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE + "fingerprints = true\n")
+    with League(file) as league:
+        ann = league.registry.author_for(league.registry.new_token("ann"))
+        assert ann is not None
+        code = BOT.format(pick="len(legal) - 1", name="last").encode()
+        version = await submit(league, ann, "last", "bot.py", code)
+        with OpenSeason(league) as season:
+            checked = await check_version(league, season.limits, version)
+        assert checked.status == "playing"
+        with Fingerprints(league.fingerprints_path) as kept:
+            made = kept.get(version.id)
+        assert made is not None and made.game == "azul" and made.answers
+        assert all(len(answer.choices) == 2 for answer in made.answers.values())
+        logs = league.registry.logs(version.id)
+        assert "fingerprint" not in str(logs).lower() and "greedy" not in str(logs)
+
+
+async def test_the_leaderboard_ranks_one_bot_per_author_when_the_organiser_asks(
+    tmp_path: Path,
+) -> None:
+    async with front_of(tmp_path, LEAGUE + "one_per_author = true\n") as (service, client):
+        registry = service.league.registry
+        for author, bots in (("ann", ("x", "x2", "x3")), ("bob", ("y",))):
+            registry.new_token(author)
+            found = registry.author(author)
+            assert found is not None
+            for bot in bots:
+                version = registry.add_version(found.id, bot, "0" * 64, "python3 bot.py", None)
+                registry.set_status(version.id, "checking")
+                registry.set_status(version.id, "playing")
+        order = ["x2", "y", "x", "random", "x3"]
+        rows = [
+            {"bot": bot, "elo": 2000 - 10 * n, "ci": 10, "games": 9, "wins": 3, "losses": 3}
+            | {"draws": 3}
+            for n, bot in enumerate(order)
+        ]
+        service.board.board = Board(games=20, standings=rows)
+        service.board.generation += 1
+        board = service.leaderboard()
+        assert [(s.bot, s.row["rank"]) for s in board.standings] == [
+            ("x2", 1),
+            ("y", 2),
+            ("random", 3),
+        ]
+        assert [s.bot for s in board.apart] == ["x", "x3"]
+        page = (await client.get("/")).text
+        assert 'id="apart"' in page and page.index('href="/bots/x3"') > page.index('id="apart"')

@@ -1,0 +1,85 @@
+"""`arena bench --only clones`: the copy check on its corpus (`bench.corpus`). Every bot of the
+corpus is fingerprinted with the league's bank (`league.fingerprint`) and each its own author;
+a copy pair (two bots of one family) is found when its verdict is a copy, and an independent
+pair is flagged falsely when its verdict is a copy or worth a look."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import trio
+
+from referee import Limits
+from tournaments.bench.corpus import corpus
+from tournaments.league.clones import compare
+from tournaments.league.fingerprint import DEALS, REPEATS, Fingerprint, fingerprint
+from tournaments.plan.botcommands import parse_bot
+from tournaments.plan.config import Tournament
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    game: str
+    players: int
+    bots: int
+    copy_pairs: int
+    found: int
+    independent_pairs: int
+    flagged: int
+    cpu_s: list[float]
+    """CPU seconds of each fingerprint: the referee's and every bot's, house bots included."""
+
+
+def _cpu() -> float:
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def measure(
+    game: str,
+    players: int = 2,
+    deals: int = DEALS,
+    repeats: int = REPEATS,
+    *,
+    search: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+) -> Outcome:
+    """Fingerprint the corpus of `game` (without its mcts bots unless `search`) and judge
+    every pair."""
+    tournament = Tournament(game=game, players=players)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-clones-") as folder:
+        entries = [
+            entry for entry in corpus(game, Path(folder)) if search or "mcts" not in entry.command
+        ]
+
+        async def fingerprints() -> tuple[dict[str, Fingerprint], list[float]]:
+            made, cpu = {}, []
+            for entry in entries:
+                began, began_s = _cpu(), time.monotonic()
+                spec = parse_bot(entry.command, entry.name)
+                made[entry.name] = await fingerprint(
+                    tournament, spec, Limits(), b"bench", deals, repeats
+                )
+                cpu.append(_cpu() - began)
+                progress(f"clones: {game} {entry.name} in {time.monotonic() - began_s:.0f} s")
+            return made, cpu
+
+        made, cpu = trio.run(fingerprints)
+    family = {entry.name: entry.family for entry in entries}
+    pairs = compare(made, {name: name for name in made})
+    copies = [pair for pair in pairs if family[pair.a] == family[pair.b]]
+    others = [pair for pair in pairs if family[pair.a] != family[pair.b]]
+    return Outcome(
+        game,
+        players,
+        len(entries),
+        len(copies),
+        sum(pair.verdict.startswith("copy") for pair in copies),
+        len(others),
+        sum(pair.flagged for pair in others),
+        cpu,
+    )

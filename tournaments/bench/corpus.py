@@ -1,0 +1,80 @@
+"""The clone benchmark's corpus: independent bots and copies of some of them, per game.
+
+Independent: random, greedy, the mcts bot at two settings, the starter kits' JavaScript bot
+(seeded random), examples/azul-most-tiles and the small heuristics of `bots.corpus.simple`.
+Copies, each by another author than its original: the same bot under another name, its
+strategy's constants changed by 10%, playing at random in 10% of its decisions
+(`bots.corpus.variant`), mcts with its exploration constant changed by 10%, and most-tiles
+ported to JavaScript (`node_port`). A bot's `family` is its original's name: two bots of one
+family are a copy pair, of two families an independent pair.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import msgspec
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTER_NODE = ROOT / "examples" / "starter-node" / "bot.js"
+PORT = ROOT / "bots" / "corpus" / "most_tiles.js"
+STRATEGY = "// ---- your strategy goes here"
+STRATEGY_END = "// " + "-" * 96 + "\n"
+
+
+EXPLORATION = {"azul": 0.1, "5211": 0.7}
+"""The mcts bot's exploration constant per game (`bots.search`), which a copy changes."""
+
+
+class Entry(msgspec.Struct, frozen=True):
+    name: str
+    command: str
+    family: str
+    """The original's name (its own for an independent bot)."""
+
+
+def node_port(folder: Path) -> str:
+    """Write most-tiles' JavaScript port into `folder` — the starter kit's bot with the port's
+    strategy in place of its own — and return the command that runs it."""
+    starter = STARTER_NODE.read_text()
+    before, rest = starter.split(STRATEGY, 1)
+    after = rest.split(STRATEGY_END, 1)[1]
+    path = folder / "most_tiles.js"
+    path.write_text(before + PORT.read_text() + after)
+    folder.chmod(0o755)  # the sandbox runs a bot as another user, who must read it
+    path.chmod(0o644)
+    return f"node {path}"
+
+
+def corpus(game: str, folder: Path) -> list[Entry]:
+    """The corpus for `game` (its JavaScript port written into `folder`)."""
+    py = sys.executable
+    variant = f"{py} -m bots.corpus.variant"
+    made = [
+        Entry("random", "random", "random"),
+        Entry("greedy", "greedy", "greedy"),
+        Entry("mcts-10", "mcts --iterations 10", "mcts-10"),
+        Entry("mcts-25", "mcts --iterations 25", "mcts-25"),
+        Entry("starter-node", f"node {STARTER_NODE}", "starter-node"),
+        Entry("greedy-renamed", f"{variant} greedy --name mine", "greedy"),
+        Entry("greedy-noise", f"{variant} greedy --noise 0.1", "greedy"),
+        Entry("mcts-10-c", f"mcts --iterations 10 --c {EXPLORATION[game] * 1.1:g}", "mcts-10"),
+    ]
+    constants = {"azul": ("DENY", 1.1, "ROUND", 0.72), "5211": ("KEEP", 0.385, "SOFTMAX", 1.35)}
+    first, first_value, second, second_value = constants[game]
+    made += [
+        Entry(f"greedy-{first}", f"{variant} greedy --set {first}={first_value}", "greedy"),
+        Entry(f"greedy-{second}", f"{variant} greedy --set {second}={second_value}", "greedy"),
+    ]
+    if game == "azul":
+        made += [
+            Entry("most-tiles", f"{py} {ROOT}/examples/azul-most-tiles/bot.py", "most-tiles"),
+            Entry("most-tiles-js", node_port(folder), "most-tiles"),
+        ]
+        for rule in ("floor", "bottom", "finish"):
+            made += [
+                Entry(rule, f"{py} -m bots.corpus.simple {rule}", rule),
+                Entry(f"{rule}-noise", f"{variant} simple:{rule} --noise 0.1", rule),
+            ]
+    return made

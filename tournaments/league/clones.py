@@ -1,0 +1,214 @@
+"""Which versions play like copies of each other: agreement of fingerprints, measured against
+the league's own population, a score and a verdict in plain words.
+
+Likeness of two versions compares their choices where both reached a position at least twice
+(`fingerprint.REPEATS`): the chance that a choice of each is the same action, summed over
+those positions, over what each version's choices agree with themselves there (both estimated
+without bias from the repeats): 1 when they play the same policy, whether a deterministic one
+or one that breaks its ties at random, and lower as they part. A bot whose choices rarely agree
+with themselves (`MIN_SELF`: a random player) gives no evidence either way: its copies and
+every other random bot play alike. Likeness alone does not mean copying (two bots that follow
+the obvious move are alike often), so each pair's likeness is set against every pair of
+versions by different authors (the baseline: copies are few, and the median and median
+absolute deviation ignore them) as a robust z-score, and a pair is flagged only when it
+stands far out on enough shared positions (`MIN_SHARED`).
+
+Computed with sparse matrices (versions × (position, action) choice frequencies), so a
+thousand versions cost sparse products, not a loop over half a million pairs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import msgspec
+import numpy as np
+from scipy import sparse
+
+from tournaments.league.fingerprint import Fingerprint
+
+COPY_LIKENESS = 0.75
+"""A pair this alike, and `COPY_Z` above the baseline, is called a copy."""
+COPY_Z = 4.0
+LOOK_Z = 5.0
+"""From here on, less alike than a copy, the pair is worth a look."""
+MIN_SHARED = 8
+"""Fewer shared positions (each reached twice by both) than this say nothing either way."""
+MIN_SELF = 0.25
+"""A version whose choices agree with themselves less often than this plays too much at
+random for its likeness to mean anything."""
+SPREAD = (0.05, 0.1)
+"""The baseline's spread is taken within these bounds: a league of a few near-equal pairs
+would make every pair stand out, and one whose independent bots agree anywhere from never to
+half the time (deterministic heuristics do) would hide every copy."""
+EVIDENCE = 5
+"""Positions shown as evidence for a flagged pair."""
+
+
+class Evidence(msgspec.Struct, frozen=True):
+    """A position where both versions chose the same action, and how few others did."""
+
+    deal: int
+    seat: int
+    decision: int
+    action: str
+    others: float
+    """The share of the other versions that reached the position and chose this action."""
+
+
+class Pair(msgspec.Struct, frozen=True):
+    """Two versions by different authors, compared."""
+
+    a: str
+    author_a: str
+    b: str
+    author_b: str
+    likeness: float
+    agreement: float
+    """The chance that a choice of each is the same, at the positions both reached."""
+    shared: int
+    """Positions both reached at least twice."""
+    baseline: float
+    """The median likeness of pairs by different authors."""
+    z: float
+    """How far above the baseline, in robust standard deviations."""
+    verdict: str
+    evidence: list[Evidence] = []
+
+    @property
+    def flagged(self) -> bool:
+        return self.verdict.startswith(("copy", "similar"))
+
+
+@dataclass(frozen=True)
+class Matrices:
+    """The fingerprints as sparse rows (versions), over the positions each reached at least
+    twice: choice frequencies by (position, action) column, and by position column whether
+    it was reached and how often its choices there agree with themselves."""
+
+    names: list[str]
+    freq: sparse.csr_matrix
+    reached: sparse.csr_matrix
+    selves: sparse.csr_matrix
+    columns: list[tuple[str, str]]
+    """(position, action) of each column of `freq`."""
+    positions: dict[str, int]
+    """The column of each position in `reached` and `selves`."""
+    where: dict[str, tuple[int, int, int]]
+    """Each position's deal, seat and decision."""
+
+
+def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
+    names = sorted(fingerprints)
+    column: dict[tuple[str, str], int] = {}
+    position: dict[str, int] = {}
+    where: dict[str, tuple[int, int, int]] = {}
+    rows, cols, values = [], [], []
+    reach_rows, reach_cols, selves = [], [], []
+    for row, name in enumerate(names):
+        for key, answer in fingerprints[name].answers.items():
+            n = len(answer.choices)
+            if n < 2:
+                continue
+            counts = Counter(answer.choices)
+            reach_rows.append(row)
+            reach_cols.append(position.setdefault(key, len(position)))
+            selves.append((sum(c * c for c in counts.values()) - n) / (n * (n - 1)))
+            where[key] = (answer.deal, answer.seat, answer.decision)
+            for action, count in counts.items():
+                rows.append(row)
+                cols.append(column.setdefault((key, action), len(column)))
+                values.append(count / n)
+    freq = sparse.csr_matrix((values, (rows, cols)), shape=(len(names), len(column)))
+    shape = (len(names), len(position))
+    reached = sparse.csr_matrix((np.ones(len(reach_rows)), (reach_rows, reach_cols)), shape=shape)
+    self_matrix = sparse.csr_matrix((selves, (reach_rows, reach_cols)), shape=shape)
+    return Matrices(names, freq, reached, self_matrix, list(column), position, where)
+
+
+class Likeness(msgspec.Struct):
+    """Every pair's figures as dense version × version arrays."""
+
+    likeness: np.ndarray
+    agreement: np.ndarray
+    shared: np.ndarray
+    steady: np.ndarray
+    """Both versions' choices agree with themselves at least `MIN_SELF` of the time there."""
+
+
+def likeness(m: Matrices) -> Likeness:
+    """Every pair's likeness (see the module docstring), agreement and shared positions."""
+    cross = (m.freq @ m.freq.T).toarray()
+    shared = (m.reached @ m.reached.T).toarray()
+    own = (m.selves @ m.reached.T).toarray()  # own[a, b]: a's self-agreement where b is too
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agreement = np.where(shared > 0, cross / shared, 0.0)
+        root = np.sqrt(own * own.T)
+        like = np.where(root > 0, np.minimum(cross / root, 1.0), 0.0)
+        steady = np.minimum(own, own.T) >= MIN_SELF * np.maximum(shared, 1)
+    return Likeness(like, agreement, shared, steady)
+
+
+def verdict(likeness: float, shared: int, steady: bool, z: float) -> str:
+    """The plain-words verdict of a pair."""
+    if shared < MIN_SHARED:
+        return "too few shared positions to tell"
+    if not steady:
+        return "plays too much at random to tell"
+    if z >= COPY_Z and likeness >= COPY_LIKENESS:
+        return "copy: plays like the other far more than independent bots do"
+    if z >= LOOK_Z:
+        return "similar: worth a look"
+    return "independent"
+
+
+def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str]) -> list[Pair]:
+    """Every pair of versions (by name) of different `authors`, most suspicious first; pairs
+    of one author are not compared (an author may upload many bots of theirs)."""
+    m = matrices(fingerprints)
+    figures = likeness(m)
+    upper = np.triu_indices(len(m.names), 1)
+    different = np.array(
+        [authors[m.names[i]] != authors[m.names[j]] for i, j in zip(*upper, strict=True)],
+        dtype=bool,
+    )
+    pairs_i, pairs_j = upper[0][different], upper[1][different]
+    telling = (figures.shared[pairs_i, pairs_j] >= MIN_SHARED) & figures.steady[pairs_i, pairs_j]
+    values = figures.likeness[pairs_i, pairs_j][telling]
+    centre = float(np.median(values)) if values.size else 0.0
+    spread = 1.4826 * float(np.median(np.abs(values - centre))) if values.size else 0.0
+    spread = min(max(spread, SPREAD[0]), SPREAD[1])
+    made = []
+    for i, j in zip(pairs_i, pairs_j, strict=True):
+        like, shared = float(figures.likeness[i, j]), int(figures.shared[i, j])
+        z = (like - centre) / spread
+        said = verdict(like, shared, bool(figures.steady[i, j]), z)
+        agreement = float(figures.agreement[i, j])
+        a, b = m.names[i], m.names[j]
+        made.append(Pair(a, authors[a], b, authors[b], like, agreement, shared, centre, z, said))
+    made.sort(key=lambda pair: (not pair.flagged, -pair.z))
+    return [
+        msgspec.structs.replace(pair, evidence=evidence(m, pair.a, pair.b))
+        if pair.flagged
+        else pair
+        for pair in made
+    ]
+
+
+def evidence(m: Matrices, a: str, b: str, count: int = EVIDENCE) -> list[Evidence]:
+    """The positions where `a` and `b` chose the same action that the fewest other versions
+    there chose (a position no other version reached comes first)."""
+    ia, ib = m.names.index(a), m.names.index(b)
+    fa, fb = m.freq.getrow(ia).toarray()[0], m.freq.getrow(ib).toarray()[0]
+    chose = np.asarray(m.freq.sum(axis=0)).ravel() - fa - fb
+    reached = np.asarray(m.reached.sum(axis=0)).ravel()
+    found = []
+    for col in np.flatnonzero((fa > 0) & (fb > 0)):
+        key, action = m.columns[col]
+        others = reached[m.positions[key]] - 2
+        share = float(chose[col] / others) if others > 0 else 0.0
+        found.append((share, -float(fa[col] * fb[col]), key, action))
+    found.sort()
+    return [Evidence(*m.where[key], action, share) for share, _, key, action in found[:count]]
