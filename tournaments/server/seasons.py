@@ -10,7 +10,6 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
-from tournaments.league.final import SETTLED_LOS
 from tournaments.league.registry import NotFound
 from tournaments.output import render_csv
 from tournaments.server.front import api, front, html
@@ -38,9 +37,7 @@ async def season_page(request: Request) -> Response:
     f = front(request)
     result = f.service.season_result(request.path_params["number"])
     benchmarks = f.league.settings.benchmarks
-    return f.page(
-        "season.html", request, result=result, los=SETTLED_LOS, when=when, benchmarks=benchmarks
-    )
+    return f.page("season.html", request, result=result, when=when, benchmarks=benchmarks)
 
 
 @api
