@@ -55,13 +55,30 @@ def next_round(
         return []
     ranked = [place.bot for place in certificate.places]
     wanted = around(ranked, unsettled(certificate, claim), players)
-    focus = seat_sets(wanted, players, shift=certificate.looks * (players // 2))
+    focus = open_tables(
+        seat_sets(wanted, players, shift=certificate.looks * (players // 2)), certificate
+    )
     seated = {bot for table in focus for bot in table}
     others = [bot for bot in ranked if bot not in seated]
     thin = layers(others, players, 1, rng) if len(others) >= players else []
     deals = 2**certificate.looks
     chosen = [(tuple(sorted(table)), deals) for table in focus]
     return cut(chosen + [(table, 1) for table in thin], players, budget)
+
+
+def open_tables(tables: Sequence[Table], certificate: Certificate) -> list[Table]:
+    """The `tables` (each in the estimated order) with two neighbours not yet proven apart —
+    a table whose every step down is proven narrows nothing — or all of them when none is."""
+    ranked = [place.bot for place in certificate.places]
+    apart = {
+        pair
+        for pair, proven in zip(itertools.pairwise(ranked), certificate.separated, strict=True)
+        if proven
+    }
+    found = [
+        table for table in tables if not all(map(apart.__contains__, itertools.pairwise(table)))
+    ]
+    return found or list(tables)
 
 
 def cut(tables: Round, players: int, budget: int) -> Round:
