@@ -234,16 +234,18 @@ PLAYERS = (2, 4)
 TOP = 10
 
 
-def settings(bots: Sequence[int], budget: int) -> list[tuple[Setting, bool]]:
+def settings(
+    bots: Sequence[int], budget: int, top: int = TOP, spreads: Sequence[float] = SPREADS
+) -> list[tuple[Setting, bool]]:
     """The simulated settings, each with whether today's final runs on it too (where two
     deals of its every seat-set fit the budget; once a field, its claim being the whole order
     whatever the sequential final's): per field size, spread and table size, the top 10
     claimed (the whole order for fields of 10 or fewer), and for fields of at most 20 also the
-    whole order, the claim today's final makes."""
+    whole order, the claim today's final makes (`top`: another number of places claimed)."""
     found = []
-    for size, spread, players in itertools.product(bots, SPREADS, PLAYERS):
-        claims = [Claim("top", top=TOP)] if size > TOP else []
-        if size <= 2 * TOP:
+    for size, spread, players in itertools.product(bots, spreads, PLAYERS):
+        claims = [Claim("top", top=top)] if size > top else []
+        if size <= 2 * top:
             claims.append(Claim("order"))
         todays = 2 * players * math.comb(size, players) <= budget  # once a field: one claim
         found += [
@@ -297,9 +299,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--budget", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--top", type=int, default=TOP, help="places claimed in order")
+    parser.add_argument("--spreads", type=float, nargs="+", default=list(SPREADS))
     args = parser.parse_args(argv)
     rows = []
-    for setting, todays in settings(args.bots, args.budget):
+    for setting, todays in settings(args.bots, args.budget, args.top, args.spreads):
         rows += replicate(setting, args.runs, args.seed, todays)
         print(markdown(rows[-2 if todays else -1 :]), file=sys.stderr, flush=True)
     print(markdown(rows))
