@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 from tournaments.league.final import (
+    begun,
     claim_of,
     looks,
     planned,
@@ -27,6 +28,8 @@ def test_each_round_plays_deals_its_tables_never_had_and_is_written_down(tmp_pat
     assert first == [(["a", "b"], 0, 2), (["b", "c"], 0, 1)]
     second = planned([(("a", "b"), 4), (("a", "c"), 1)], [first])
     assert second == [(["a", "b"], 2, 6), (["a", "c"], 0, 1)]
+    after_old = planned([(("a", "b"), 1)], [], {("a", "b"): 5})  # an older final's deals
+    assert after_old == [(["a", "b"], 5, 6)]
     store = tmp_path / "cup.season-1-final.sqlite"
     assert read_rounds(store) == [] and looks(store, 9) == 9
     write_rounds(store, [first, second])
@@ -83,6 +86,7 @@ def test_an_old_published_final_still_reads_and_a_spent_budget_ends_it(tmp_path:
     assert final.spent and final.over and final.cut == (not final.settled)
     assert [p.bot for p in final.certificate.places] == ["ann", "bob", "cat"]
     assert final.certificate.first_fragility is not None  # over: first place's fragility
+    assert begun(path) == {("ann", "bob"): 40, ("ann", "cat"): 40, ("bob", "cat"): 40}
     wider = progress(path, Season(1, "", "", 10_000, None))
     assert not wider.over and wider.certificate is not None
     assert wider.certificate.first_fragility is None  # still playing: not yet reckoned

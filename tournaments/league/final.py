@@ -13,7 +13,7 @@ import functools
 import itertools
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,9 +132,26 @@ def looks(store_path: Path, deals: int) -> int:
     return len(rounds) if rounds else max(deals, 1)
 
 
-def planned(chosen: Round, rounds: Sequence[list[PlannedTable]]) -> list[PlannedTable]:
-    """The round `chosen` as written down: each table on deals it has not had in `rounds`."""
+def begun(store_path: Path) -> dict[tuple[str, ...], int]:
+    """Each table's (its bots, sorted) deal after the last it has stored (a final of an older
+    arena wrote no rounds down: its deals are not to be dealt again)."""
     after: dict[tuple[str, ...], int] = {}
+    if store_path.exists():
+        with Store(store_path, readonly=True) as store:
+            for game in store.games():
+                key = tuple(sorted(game.bots))
+                after[key] = max(after.get(key, 0), game.deal + 1)
+    return after
+
+
+def planned(
+    chosen: Round,
+    rounds: Sequence[list[PlannedTable]],
+    stored: Mapping[tuple[str, ...], int] | None = None,
+) -> list[PlannedTable]:
+    """The round `chosen` as written down: each table on deals it has not had in `rounds` nor
+    in the store (`stored`: `begun`'s)."""
+    after = dict(stored or {})
     for bots, _, stop in itertools.chain.from_iterable(rounds):
         written = tuple(sorted(bots))
         after[written] = max(after.get(written, 0), stop)
@@ -172,9 +189,10 @@ async def play_final(
         bots = sorted(ids)
 
         async def play(tables: list[PlannedTable]) -> None:
-            chosen = [
+            chosen = [  # a bot the league no longer has (a house bot taken out): not its table
                 (tuple(sorted(ids[bot] for bot in table)), range(first, stop))
                 for table, first, stop in tables
+                if all(bot in ids for bot in table)
             ]
             deals = max(stop for _, _, stop in tables)
             tournament = msgspec.structs.replace(final, deals=deals)
@@ -205,6 +223,7 @@ async def play_final(
                     chosen = next_round(now.certificate, claim, final.players, left, chooser)
                 if not chosen:
                     return now
-                rounds.append(planned(chosen, rounds))
+                stored = await trio.to_thread.run_sync(begun, path)
+                rounds.append(planned(chosen, rounds, stored))
                 write_rounds(path, rounds)
                 await play(rounds[-1])
