@@ -1,58 +1,40 @@
-"""A season's final, its parts alone: when its order is settled, how many deals each round
-adds, that its budget cuts whole deals (and it says so), and that its last units are cut to its
-budget."""
+"""A season's final, its parts alone: each round is written down on deals no table had, a
+final played before rounds were written down still reads (its certificate counts a look a
+deal), and its budget ends it when no round more fits."""
 
 from __future__ import annotations
 
-import msgspec
-from tourhelp_league import finished
+import random
+from pathlib import Path
 
-from referee import Limits
-from tournaments.executors.work import Deal, UnitWork
 from tournaments.league.final import (
-    FinalProgress,
-    _within,
+    begun,
     claim_of,
-    next_deals,
-    settled,
-    whole_deals,
+    looks,
+    planned,
+    progress,
+    read_rounds,
+    rounds_path,
+    write_rounds,
 )
+from tournaments.league.registry import Season
 from tournaments.plan.config import Grade, LeagueSettings
-from tournaments.rank.tables import standings
+from tournaments.store.results import Played
+from tournaments.store.store import Store, seat_set_key
 
 
-def test_the_order_is_settled_when_every_two_neighbours_are_told_apart() -> None:
-    games = [finished(["a", "b"], [1, 2])] * 12 + [finished(["b", "c"], [1, 2])] * 12
-    games += [finished(["a", "c"], [1, 2])] * 12
-    rows = standings(games).records()
-    assert [row["bot"] for row in rows] == ["a", "b", "c"] and settled(games, rows)
-    close = games + [finished(["b", "a"], [1, 2])] * 9  # a and b: 12 to 9
-    assert not settled(close, standings(close).records())
-    apart = [finished(["a", "b"], [1, 2])] * 12 + [finished(["c", "d"], [1, 2])] * 12
-    assert not settled(apart, standings(apart).records())  # neighbours that never met
-    assert not settled([], [])
-
-
-def test_rounds_double_the_deals_played_at_most_by_the_batch() -> None:
-    assert [next_deals(played, 1024) for played in (0, 1, 2, 5, 1000)] == [1, 2, 4, 10, 2000]
-    assert next_deals(5000, 1024) == 6024
-
-
-def test_the_budget_cuts_whole_deals_of_every_seat_set_and_the_final_says_so() -> None:
-    """5 bots, 2 players: 10 seat-sets in 2 rotations, 20 games a deal; 400 games hold 20
-    whole deals, so the round after 16 plays 4 more, not the 32 that doubling asks."""
-    assert whole_deals(16, 1024, 400, 20) == 20
-    assert whole_deals(4, 1024, 400, 20) == 8
-    assert whole_deals(0, 1024, 10, 20) == 1  # a budget smaller than a deal: what it holds
-
-    def final(games: int, deals: int, settled: bool = False) -> FinalProgress:
-        return FinalProgress(1, games, deals, 400, [], settled, per_deal=20)
-
-    assert final(400, 20).cut and final(400, 20).over
-    assert not final(320, 16).over  # 4 whole deals more still fit
-    assert final(390, 20).cut  # some of its last games were voided: no whole deal more fits
-    assert not final(320, 16, settled=True).cut and final(320, 16, settled=True).over
-    assert not FinalProgress(1, 0, 0, 400, [], False).over  # before its first game
+def test_each_round_plays_deals_its_tables_never_had_and_is_written_down(tmp_path: Path) -> None:
+    first = planned([(("b", "a"), 2), (("b", "c"), 1)], [])
+    assert first == [(["a", "b"], 0, 2), (["b", "c"], 0, 1)]
+    second = planned([(("a", "b"), 4), (("a", "c"), 1)], [first])
+    assert second == [(["a", "b"], 2, 6), (["a", "c"], 0, 1)]
+    after_old = planned([(("a", "b"), 1)], [], {("a", "b"): 5})  # an older final's deals
+    assert after_old == [(["a", "b"], 5, 6)]
+    store = tmp_path / "cup.season-1-final.sqlite"
+    assert read_rounds(store) == [] and looks(store, 9) == 9
+    write_rounds(store, [first, second])
+    assert rounds_path(store).exists() and read_rounds(store) == [first, second]
+    assert looks(store, 9) == 2
 
 
 def test_the_league_file_says_what_its_finals_certify() -> None:
@@ -64,31 +46,47 @@ def test_the_league_file_says_what_its_finals_certify() -> None:
     assert claim_of(LeagueSettings()).describe() == "the top 10 in order"
 
 
-def unit(deals: int) -> UnitWork:
-    return UnitWork(
-        game="azul",
-        options={},
-        seat_set=(1, 2),
-        seats=[],
-        rotation=0,
-        deals=[Deal(deal, deal, [0, 0]) for deal in range(deals)],
-        limits=Limits(),
-        tag="1,2",
-    )
+def _old_final(path: Path, deals: int) -> None:
+    """A final as today's rule left it, no rounds written down: every pair of three bots,
+    `deals` deals in both rotations, the stronger bot (by name) winning 3 deals in 4."""
+    rng = random.Random(4)
+    with Store(path) as store:
+        store.bind({"game": "azul", "players": 2})
+        ids = [store.bot(name, name, f"{name}-1").id for name in ("ann", "bob", "cat")]
+        for high, low in ((0, 1), (0, 2), (1, 2)):
+            for deal in range(deals):
+                won = rng.random() < 0.75
+                for rotation in range(2):
+                    seats = [ids[high], ids[low]][rotation:] + [ids[high], ids[low]][:rotation]
+                    first = (ids[high] if won else ids[low]) == seats[0]
+                    store.add_game(
+                        seat_set=seat_set_key([ids[high], ids[low]]),
+                        deal=deal,
+                        rotation=rotation,
+                        seed=deal,
+                        bots=seats,
+                        played=Played(
+                            scores=[1, 0] if first else [0, 1],
+                            ranks=[1, 2] if first else [2, 1],
+                            moves=[5, 5],
+                            think_ms=[1.0, 1.0],
+                        ),
+                        decisions=10,
+                        record=b"{}\n",
+                    )
 
 
-def test_the_last_units_are_cut_to_the_budget_left() -> None:
-    kept = list(_within(iter([unit(4), unit(4), unit(4)]), 6))
-    assert [len(work.deals) for work in kept] == [4, 2]
-    assert list(_within(iter([unit(4)]), 0)) == []
-
-
-def test_a_budget_smaller_than_one_deal_plays_what_it_holds_of_the_first() -> None:
-    waiting = FinalProgress(1, games=0, deals=0, budget=4, standings=[], settled=False, per_deal=56)
-    assert not waiting.spent and not waiting.over
-    played = msgspec.structs.replace(waiting, games=4, deals=1)
-    assert played.spent and played.cut
-    whole = FinalProgress(
-        1, games=56, deals=1, budget=120, standings=[], settled=False, per_deal=56
-    )
-    assert not whole.spent and msgspec.structs.replace(whole, games=112, deals=2).spent
+def test_an_old_published_final_still_reads_and_a_spent_budget_ends_it(tmp_path: Path) -> None:
+    path = tmp_path / "cup.season-1-final.sqlite"
+    _old_final(path, 40)
+    season = Season(1, "", "", 240, "")
+    final = progress(path, season)
+    assert final.games == 240 and final.deals == 120 and final.standings
+    assert final.certificate is not None and final.certificate.looks == 120
+    assert final.spent and final.over and final.cut == (not final.settled)
+    assert [p.bot for p in final.certificate.places] == ["ann", "bob", "cat"]
+    assert final.certificate.first_fragility is not None  # over: first place's fragility
+    assert begun(path) == {("ann", "bob"): 40, ("ann", "cat"): 40, ("bob", "cat"): 40}
+    wider = progress(path, Season(1, "", "", 10_000, None))
+    assert not wider.over and wider.certificate is not None
+    assert wider.certificate.first_fragility is None  # still playing: not yet reckoned

@@ -16,6 +16,7 @@ import pytest
 from tourhelp_league import stored_games
 
 from tournaments.cli import main
+from tournaments.league.final import read_rounds
 from tournaments.league.service import LeagueService
 from tournaments.server.testing import in_process, until
 
@@ -101,7 +102,8 @@ async def test_a_season_freezes_plays_its_final_publishes_and_starts_over(
     )
     assert {place["bot"] for place in certificate["places"]} == {"greedy", "random"}
     assert all(1 <= p["low"] <= p["place"] <= p["high"] <= 2 for p in certificate["places"])
-    assert final["games"] % final["per_deal"] == 0  # whole deals, every seat-set alike
+    rounds = read_rounds(league.final_store(1))  # written down, each deal in every rotation
+    assert rounds and final["games"] == sum(2 * (stop - at) for r in rounds for _, at, stop in r)
     assert 'id="certificate-places"' in page
     rows = list(csv.DictReader(io.StringIO((await client.get("/seasons/1/certificate.csv")).text)))
     assert [row["bot"] for row in rows] == [p["bot"] for p in certificate["places"]]

@@ -19,13 +19,29 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tournaments.league.final import SETTLED_LOS, next_deals
-from tournaments.rank.certify import Block, Certificate, Claim, Floats, Orders, certify, joined
+from tournaments.rank.certify import (
+    Block,
+    Certificate,
+    Claim,
+    Floats,
+    Orders,
+    certify,
+    joined,
+    strengths,
+)
 from tournaments.rank.ratings import ELO_PER_NAT, estimate_score, fit
-from tournaments.rank.sequential import deals_per_table, first_round, next_round
+from tournaments.rank.sequential import first_round, next_round
 
 BATCH = 1024
 """Today's final adds at most this many deals a round (the league's default batch)."""
+SETTLED_LOS = 95.0
+"""How sure each step down today's final's standings must be, in per cent (head to head)."""
+
+
+def next_deals(played: int, batch: int) -> int:
+    """The deals today's final has played after its next round: twice as many, at most
+    `batch` more."""
+    return max(1, min(2 * played, played + batch))
 
 
 def field(bots: int, spread: float, rng: np.random.Generator) -> Floats:
@@ -65,22 +81,23 @@ class Run(NamedTuple):
 def sequential_final(
     strength: Floats, players: int, claim: Claim, budget: int, rng: np.random.Generator
 ) -> Run:
-    """The sequential final on a field: rounds of the tables `next_round` chooses until the
-    claim holds or the budget is spent; judged on its last certificate."""
+    """The sequential final on a field: the rounds `rank.sequential` chooses until the claim
+    holds or the budget is spent; judged on its last certificate."""
     bots = names(len(strength))
     index = {bot: i for i, bot in enumerate(bots)}
-    tables = first_round(bots, players, random.Random(int(rng.integers(1 << 31))))
+    chooser = random.Random(int(rng.integers(1 << 31)))
+    chosen = first_round(bots, players, budget, chooser)
     orders = Orders(bots, [], 0, 0)
+    fit: Floats | None = None
     look = 0
-    while tables:
-        deals = deals_per_table(look + 1, len(tables), players, budget - orders.games)
-        if deals == 0:
-            break
-        seats = [[index[bot] for bot in table] for table in tables]
-        orders = joined(orders, play(strength, seats, deals, rng))
+    while chosen:
+        for deals in sorted({deals for _, deals in chosen}):
+            seats = [[index[bot] for bot in table] for table, many in chosen if many == deals]
+            orders = joined(orders, play(strength, seats, deals, rng))
         look += 1
-        certificate = certify(orders, claim, look=look, fragility=False)
-        tables = next_round(certificate, claim, players)
+        fit, _ = strengths(orders, start=fit)
+        certificate = certify(orders, claim, look=look, start=fit, fragility=False)
+        chosen = next_round(certificate, claim, players, budget - orders.games, chooser)
     return _judged(certificate, claim, strength, orders.games)
 
 
@@ -217,16 +234,18 @@ PLAYERS = (2, 4)
 TOP = 10
 
 
-def settings(bots: Sequence[int], budget: int) -> list[tuple[Setting, bool]]:
+def settings(
+    bots: Sequence[int], budget: int, top: int = TOP, spreads: Sequence[float] = SPREADS
+) -> list[tuple[Setting, bool]]:
     """The simulated settings, each with whether today's final runs on it too (where two
     deals of its every seat-set fit the budget; once a field, its claim being the whole order
     whatever the sequential final's): per field size, spread and table size, the top 10
     claimed (the whole order for fields of 10 or fewer), and for fields of at most 20 also the
-    whole order, the claim today's final makes."""
+    whole order, the claim today's final makes (`top`: another number of places claimed)."""
     found = []
-    for size, spread, players in itertools.product(bots, SPREADS, PLAYERS):
-        claims = [Claim("top", top=TOP)] if size > TOP else []
-        if size <= 2 * TOP:
+    for size, spread, players in itertools.product(bots, spreads, PLAYERS):
+        claims = [Claim("top", top=top)] if size > top else []
+        if size <= 2 * top:
             claims.append(Claim("order"))
         todays = 2 * players * math.comb(size, players) <= budget  # once a field: one claim
         found += [
@@ -280,9 +299,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--budget", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--top", type=int, default=TOP, help="places claimed in order")
+    parser.add_argument("--spreads", type=float, nargs="+", default=list(SPREADS))
     args = parser.parse_args(argv)
     rows = []
-    for setting, todays in settings(args.bots, args.budget):
+    for setting, todays in settings(args.bots, args.budget, args.top, args.spreads):
         rows += replicate(setting, args.runs, args.seed, todays)
         print(markdown(rows[-2 if todays else -1 :]), file=sys.stderr, flush=True)
     print(markdown(rows))

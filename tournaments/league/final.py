@@ -1,18 +1,19 @@
 """A season's final: the frozen field — each bot's version playing when the organiser froze the
-season, and the house bots — on fresh deals (a store of its own, with its own secret), every
-seat-set in every rotation, in rounds of twice as many deals as it has played, rated by its own
-games alone, until every two neighbours in its standings are told apart (likelihood of
-superiority at least `SETTLED_LOS`, checked after each round) or its budget of games is
-spent. The budget cuts whole deals: every seat-set plays as many as every other, in every
-rotation (only a budget smaller than one deal cuts one unevenly). Its certificate
-(`rank.certify`) says what its games prove of what the league file asks (`[league] certify`)."""
+season, and the house bots — on fresh deals (a store of its own, with its own secret), rated by
+its own games alone, as a sequential final (`rank.sequential`): each round the tables that would
+most narrow what the league file asks it to certify (`[league] certify`), each table on deals it
+has not played, in every rotation, until its certificate (`rank.certify`) proves the claim or
+its budget of games holds no further round. Each round is written down beside the store
+(`rounds_path`) before it is played: a stopped server plays the rest of that round — the same
+deals, none twice — and its looks are counted right."""
 
 from __future__ import annotations
 
 import functools
 import itertools
+import random
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,48 +22,40 @@ import trio
 
 from tournaments.executors.budget import Share
 from tournaments.executors.choose import executor_for
-from tournaments.executors.work import UnitWork
 from tournaments.league.ladder import LADDER_NICE
 from tournaments.league.registry import Season
 from tournaments.league.season import OpenSeason
 from tournaments.league.side_games import play_side_games
 from tournaments.plan.config import LeagueSettings
-from tournaments.plan.schedule import seat_set_count
 from tournaments.play.running import GameListener
 from tournaments.rank.certify import Certificate, Claim, certify, orders_of
-from tournaments.rank.tables import pairs, standings
+from tournaments.rank.sequential import Round, first_round, next_round
+from tournaments.rank.tables import standings
 from tournaments.store.results import FinishedGame
 from tournaments.store.store import Store
 
-SETTLED_LOS = 95.0
-"""How sure each step down the final's standings must be, in per cent (head to head)."""
+PlannedTable = tuple[list[str], int, int]
+"""A table of a round as written down: its bots (in no particular order), its first deal and
+the deal after its last."""
 
 
 class FinalProgress(msgspec.Struct, frozen=True):
-    """Where a season's final stands: its games, its standings so far, and whether it is
-    over."""
+    """Where a season's final stands: its games, its standings so far, what they prove, and
+    whether it is over."""
 
     season: int
     games: int
     deals: int
-    """Deals begun (each is played in every seat-set and rotation)."""
+    """Deals played (a deal of a table, in every rotation)."""
     budget: int
     standings: list[dict[str, Any]]
     """`arena table`'s standings rows of the final's games, strongest first."""
     settled: bool
-    """Every two neighbours in the standings told apart."""
-    per_deal: int = 0
-    """Games a deal holds (every seat-set in every rotation; 0 before the first game)."""
+    """Its certificate proves what the league file asks."""
+    spent: bool = False
+    """Its budget holds no further round while the claim is unproven."""
     certificate: Certificate | None = None
     """What its games prove (None before its first game)."""
-
-    @property
-    def spent(self) -> bool:
-        """Its budget holds no further whole deal (a budget smaller than one deal plays what
-        it holds of the first: it is not spent before it begins)."""
-        begun = self.games > 0 and self.per_deal > 0
-        no_deal_more = begun and self.per_deal * (self.deals + 1) > self.budget
-        return self.games >= self.budget or no_deal_more
 
     @property
     def over(self) -> bool:
@@ -70,34 +63,35 @@ class FinalProgress(msgspec.Struct, frozen=True):
 
     @property
     def cut(self) -> bool:
-        """Its budget ended it before its order was settled."""
+        """Its budget ended it before its claim was proven."""
         return self.spent and not self.settled
 
 
 def progress(
-    store_path: Path, season: Season, claim: Claim | None = None, per_deal: int | None = None
+    store_path: Path, season: Season, claim: Claim | None = None, players: int | None = None
 ) -> FinalProgress:
-    """The final of `season` as its store holds it now, its certificate of `claim` (the top 10
-    when None); `per_deal`: its games a deal (when None, from its stored games' seat-sets)."""
+    """The final of `season` as its store holds it now and its certificate of `claim` (the
+    top 10 when None), at its last look (`looks`); `players`: a table's seats (when None,
+    its stored games'); first place's fragility once it is over."""
     games: list[FinishedGame] = []
     if store_path.exists():
         with Store(store_path, readonly=True) as store:
             games = store.games()
-    rows = standings(games).records() if games else []
     assert season.budget is not None
-    deals = 1 + max((game.deal for game in games), default=-1)
-    if per_deal is None:
-        per_deal = len({game.seat_set for game in games}) * len(games[0].bots) if games else 0
-    found = certify(orders_of(games), claim or Claim()) if games else None
+    if not games:
+        return FinalProgress(season.number, 0, 0, season.budget, [], False)
+    claim = claim or Claim()
+    orders = orders_of(games)
+    look = looks(store_path, orders.deals)
+    found = certify(orders, claim, look=look, fragility=False)
+    seats = players or len(games[0].bots)
+    left = season.budget - len(games)
+    spent = not found.certified and not next_round(found, claim, seats, left, random.Random(0))
+    if found.certified or spent:
+        found = certify(orders, claim, look=look)
+    rows = standings(games).records()
     return FinalProgress(
-        season.number,
-        len(games),
-        deals,
-        season.budget,
-        rows,
-        settled(games, rows),
-        per_deal,
-        found,
+        season.number, len(games), orders.deals, season.budget, rows, found.certified, spent, found
     )
 
 
@@ -109,16 +103,65 @@ def claim_of(settings: LeagueSettings) -> Claim:
     return Claim(settings.certify, settings.certify_top, thresholds)
 
 
-def settled(games: list[FinishedGame], rows: list[dict[str, Any]]) -> bool:
-    """Every two neighbours in the standings `rows` told apart by their head to head."""
-    order = [str(row["bot"]) for row in rows]
-    if len(order) < 2:
-        return False
-    met = {(row["bot"], row["opponent"]): row for row in pairs(games, order).records()}
-    return all(
-        (upper, lower) in met and met[upper, lower]["los_pct"] >= SETTLED_LOS
-        for upper, lower in itertools.pairwise(order)
-    )
+def rounds_path(store_path: Path) -> Path:
+    """Where a final's rounds are written down, beside its store."""
+    return store_path.with_name(store_path.name + ".rounds.json")
+
+
+def read_rounds(store_path: Path) -> list[list[PlannedTable]]:
+    """The rounds a final has begun, in order (none when it wrote none down)."""
+    path = rounds_path(store_path)
+    if not path.exists():
+        return []
+    return msgspec.json.decode(path.read_bytes(), type=list[list[PlannedTable]])
+
+
+def write_rounds(store_path: Path, rounds: list[list[PlannedTable]]) -> None:
+    """Write the rounds down whole (a new file renamed over the old: a stop leaves one or the
+    other)."""
+    path = rounds_path(store_path)
+    temporary = path.with_name(path.name + ".new")
+    temporary.write_bytes(msgspec.json.encode(rounds))
+    temporary.replace(path)
+
+
+def looks(store_path: Path, deals: int) -> int:
+    """The looks a final has taken: its rounds; for a final played before rounds were written
+    down (each of its rounds added a deal or more), at most its deals."""
+    rounds = read_rounds(store_path)
+    return len(rounds) if rounds else max(deals, 1)
+
+
+def begun(store_path: Path) -> dict[tuple[str, ...], int]:
+    """Each table's (its bots, sorted) deal after the last it has stored (a final of an older
+    arena wrote no rounds down: its deals are not to be dealt again)."""
+    after: dict[tuple[str, ...], int] = {}
+    if store_path.exists():
+        with Store(store_path, readonly=True) as store:
+            for game in store.games():
+                key = tuple(sorted(game.bots))
+                after[key] = max(after.get(key, 0), game.deal + 1)
+    return after
+
+
+def planned(
+    chosen: Round,
+    rounds: Sequence[list[PlannedTable]],
+    stored: Mapping[tuple[str, ...], int] | None = None,
+) -> list[PlannedTable]:
+    """The round `chosen` as written down: each table on deals it has not had in `rounds` nor
+    in the store (`stored`: `begun`'s)."""
+    after = dict(stored or {})
+    for bots, _, stop in itertools.chain.from_iterable(rounds):
+        written = tuple(sorted(bots))
+        after[written] = max(after.get(written, 0), stop)
+    found = []
+    for table, deals in chosen:
+        key = tuple(sorted(table))
+        first = after.get(key, 0)
+        after[key] = first + deals
+        found.append((list(key), first, first + deals))
+    return found
 
 
 async def play_final(
@@ -128,21 +171,37 @@ async def play_final(
     on_progress: Callable[[FinalProgress], None],
     share: Share | None = None,
 ) -> FinalProgress:
-    """Play `season`'s final to its end (it goes on where a stopped server left it) on its
-    store, opened once with the season's sandbox (`open_season`), telling `on_progress` where it
-    stands after each round; where it ended. (`share`: the budget of games at once it shares
-    with the scrimmages.)"""
+    """Play `season`'s final to its end (it goes on where a stopped server left it: first the
+    rest of its last round) on its store, opened once with the season's sandbox
+    (`open_season`), telling `on_progress` where it stands after each round; where it ended.
+    (`share`: the budget of games at once it shares with the scrimmages.)"""
     assert season.budget is not None
     league = open_season.league
     path = league.final_store(season.number)
     entrants = [*league.house(), *map(league.entrant, league.registry.finalists(season.number))]
     final = msgspec.structs.replace(league.tournament, schedule="round-robin", candidate=None)
     executor = executor_for(league.tournament, nice=LADDER_NICE, share=share)
-    tables = seat_set_count(len(entrants), final.players, False, final.max_seat_sets)
-    per_deal = tables * final.players  # every seat-set in every (cyclic) rotation
-    look = functools.partial(progress, path, season, claim_of(league.settings), per_deal)
+    claim = claim_of(league.settings)
+    look = functools.partial(progress, path, season, claim, final.players)
+    chooser = random.Random(f"final/{season.number}/{len(read_rounds(path))}")
     with open_season.side(path, final, entrants) as side:
+        ids = {player.label: player.id for player in side.players}
+        bots = sorted(ids)
+
+        async def play(tables: list[PlannedTable]) -> None:
+            chosen = [  # a bot the league no longer has (a house bot taken out): not its table
+                (tuple(sorted(ids[bot] for bot in table)), range(first, stop))
+                for table, first, stop in tables
+                if all(bot in ids for bot in table)
+            ]
+            deals = max(stop for _, _, stop in tables)
+            tournament = msgspec.structs.replace(final, deals=deals)
+            await play_side_games(league, side, tournament, executor, listener, tables=chosen)
+
         async with executor.kept():
+            rounds = read_rounds(path)
+            if rounds:  # a stopped server's last round: what it left unplayed
+                await play(rounds[-1])
             before = -1
             while True:
                 now = await trio.to_thread.run_sync(look)
@@ -157,32 +216,14 @@ async def play_final(
                 if now.over or now.games == before:
                     return now
                 before = now.games
-                deals = whole_deals(now.deals, league.settings.batch, season.budget, per_deal)
-                tournament = msgspec.structs.replace(final, deals=deals)
-                within = functools.partial(_within, games=season.budget - now.games)
-                await play_side_games(league, side, tournament, executor, listener, within)
-
-
-def next_deals(played: int, batch: int) -> int:
-    """The deals the final has played after its next round: twice as many (a round's units
-    then hold several deals, so that bot starts do not rule its time), at most `batch` more,
-    and any a stop left unplayed."""
-    return max(1, min(2 * played, played + batch))
-
-
-def whole_deals(played: int, batch: int, budget: int, per_deal: int) -> int:
-    """The deals after the next round (`next_deals`), as many as the budget holds whole (at
-    least one: a budget smaller than a deal plays what it holds of the first)."""
-    return min(next_deals(played, batch), max(1, budget // per_deal))
-
-
-def _within(units: Iterator[UnitWork], games: int) -> Iterator[UnitWork]:
-    """The units while their games stay within `games` (the budget left), the last one cut to
-    what is left."""
-    for work in units:
-        if games <= 0:
-            return
-        if len(work.deals) > games:
-            work = msgspec.structs.replace(work, deals=work.deals[:games])
-        games -= len(work.deals)
-        yield work
+                left = season.budget - now.games
+                if now.certificate is None:
+                    chosen = first_round(bots, final.players, left, chooser)
+                else:
+                    chosen = next_round(now.certificate, claim, final.players, left, chooser)
+                if not chosen:
+                    return now
+                stored = await trio.to_thread.run_sync(begun, path)
+                rounds.append(planned(chosen, rounds, stored))
+                write_rounds(path, rounds)
+                await play(rounds[-1])

@@ -3,7 +3,7 @@ own (`OpenSeason.side`), with the ladder's runner, limits and executors."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from tournaments.executors import Executor
@@ -24,10 +24,12 @@ async def play_side_games(
     tournament: Tournament,
     executor: Executor,
     listener: GameListener,
-    units: Units,
+    units: Units | None = None,
+    tables: Iterable[tuple[tuple[int, ...], range]] | None = None,
 ) -> None:
     """Play the games of `tournament` (of `side`'s players) missing from `side`'s store that
-    `units` keeps."""
+    `units` keeps (all when None) — of its schedule, or of `tables` (seat-sets of store ids
+    and the deals of each) when given."""
     runner = Runner(
         tournament,
         side.store,
@@ -38,6 +40,8 @@ async def play_side_games(
         on_probation=listener.on_probation,
         on_refused=listener.on_refused,
         executor=executor,
+        tables=tables,
     )
-    play = partial(executor.run, units(runner.work()), runner.deliver)
+    work = runner.work() if units is None else units(runner.work())
+    play = partial(executor.run, work, runner.deliver)
     await in_batches(side.store, play)

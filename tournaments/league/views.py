@@ -21,7 +21,6 @@ from tournaments.league.clones import MIN_SHARED as MIN_SHARED
 from tournaments.league.copies import CSV_HEADERS as CSV_HEADERS
 from tournaments.league.copies import rows as rows
 from tournaments.league.files import bot_of as bot_of
-from tournaments.league.final import SETTLED_LOS as SETTLED_LOS
 from tournaments.league.final import FinalProgress
 from tournaments.league.grades import as_table as as_table
 from tournaments.league.headline import clusters as clusters

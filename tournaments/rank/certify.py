@@ -14,11 +14,14 @@ error rate that holds for every statement at once.
   Romano, Shaikh and Wilhelm, arXiv 2401.15205, build simultaneous confidence sets for ranks
   the same way). A bot's place interval is 1 + the bots proven above it to n − those proven
   below.
-- Looks: a sequential final looks after every round, at most `LOOKS` times, and each look
-  spends α/`LOOKS` of the error rate (Bonferroni over the looks), so the statements published
-  when it stops hold at level α whenever it stops (docs/research.md says why the adaptive
-  choice of games needs nothing more). Its rounds double the deals, so the looks are few and
-  late ones, where claims are made, are not starved as a decreasing spending would starve them.
+- Looks: a sequential final looks after every round, as often as it likes, and look t
+  spends α·6/(π²t²) of the error rate; these sum to α over any number of looks (Bonferroni
+  over the looks), so the statements published when it stops hold at level α whenever it
+  stops (docs/research.md says why the adaptive choice of games needs nothing more). Its
+  rounds double the games, so the looks are few.
+- Evidence: a finalist's contrasts are decided only once it has played `LEAST_GAMES` games
+  (undecided before: never a wrong statement), so no statement rests on the normal
+  approximation of a handful of games.
 """
 
 from __future__ import annotations
@@ -40,9 +43,8 @@ CONFIDENCE = 0.95
 PRIOR = 1e-2
 """Precision of the Gaussian prior on each strength (natural log-odds units): a clean sweep
 stays finite, and a bot with a few games is barely moved."""
-LOOKS = 16
-"""The most looks at a sequential final's games (its rounds double their deals: 16 looks reach
-tens of thousands of deals a table)."""
+LEAST_GAMES = 24
+"""Games a finalist plays before any statement about it is made."""
 RIVALS = 3
 """First place's fragility is its distance to each of this many bots below it."""
 
@@ -179,13 +181,29 @@ def deal_scores(orders: Orders, strength: Floats) -> sparse.csr_array:
     return sparse.coo_array(found, shape=shape).tocsr()
 
 
-def strengths(orders: Orders, keep: Floats | None = None) -> tuple[Floats, _Terms]:
+def played(orders: Orders) -> Ints:
+    """The games each bot played."""
+    seats = [block.order.ravel() for block in orders.blocks]
+    counts = [
+        np.bincount(seat, block.weight.repeat(block.order.shape[1]), len(orders.bots))
+        for seat, block in zip(seats, orders.blocks, strict=True)
+    ]
+    return (
+        np.rint(np.sum(counts, axis=0)).astype(np.intp)
+        if counts
+        else np.zeros(len(orders.bots), np.intp)
+    )
+
+
+def strengths(
+    orders: Orders, keep: Floats | None = None, start: Floats | None = None
+) -> tuple[Floats, _Terms]:
     """Maximum a posteriori strengths (natural log-odds units, near mean 0) of the deals kept
-    (`keep`: a weight per deal, all 1 when None), by Newton's method: the log-likelihood is
-    concave, the prior makes it strictly so."""
+    (`keep`: a weight per deal, all 1 when None), by Newton's method from `start` (0 when
+    None): the log-likelihood is concave, the prior makes it strictly so."""
     size = len(orders.bots)
     kept = np.ones(orders.deals) if keep is None else keep
-    strength = np.zeros(size)
+    strength = np.zeros(size) if start is None else start.copy()
     for _ in range(100):
         terms = _terms(orders, strength, kept)
         step = np.linalg.solve(
@@ -255,7 +273,8 @@ class Certificate(msgspec.Struct, frozen=True):
     """The organiser's claim holds."""
     confidence: float
     looks: int
-    """Looks at the data so far (each spends its share of the error rate)."""
+    """Looks at the data so far (each spends its share of the error rate; 0: a final of fixed
+    games, one look spending all of it)."""
     games: int
     deals: int
     places: list[Place]
@@ -267,16 +286,24 @@ class Certificate(msgspec.Struct, frozen=True):
     """The fewest deals found whose removal changes first place (None: no deal does)."""
 
 
-def spent(confidence: float, looks: int) -> float:
-    """The error rate each of `looks` looks may spend: α/looks, which sum to α."""
-    return (1 - confidence) / looks
+def spent(confidence: float, look: int) -> float:
+    """The error rate look `look` (from 1) of a sequential final may spend: α·6/(π²·look²),
+    which sum to α over every look there could ever be (0: a final of fixed games, α)."""
+    alpha = 1 - confidence
+    return alpha if look == 0 else alpha * 6 / (math.pi**2 * look**2)
 
 
 def decided(
-    estimate: Floats, variance: Floats, contrasts: Sequence[Contrast], alpha: float
+    estimate: Floats,
+    variance: Floats,
+    contrasts: Sequence[Contrast],
+    alpha: float,
+    ready: npt.NDArray[np.bool_] | None = None,
 ) -> list[int]:
     """Each contrast's verdict (+1 above, −1 below, 0 undecided) by Holm's step-down at
-    family-wise rate `alpha` (`variance`: of each difference of two strengths)."""
+    family-wise rate `alpha` (`variance`: of each difference of two strengths; `ready`: the
+    bots whose contrasts may be decided, all when None — the others' stay in the family,
+    undecided)."""
     if not contrasts:
         return []
     upper = np.array([c.upper for c in contrasts], dtype=np.intp)
@@ -284,6 +311,8 @@ def decided(
     gap = estimate[upper] - estimate[lower] - np.array([c.margin for c in contrasts])
     error = np.sqrt(np.maximum(variance[upper, lower], 1e-300))
     chance = 2 * stats.norm.sf(np.abs(gap) / error)
+    if ready is not None:
+        chance[~(ready[upper] & ready[lower])] = 1.0
     order = np.argsort(chance, kind="stable")
     bars = alpha / (len(contrasts) - np.arange(len(contrasts)))
     passed = chance[order] <= bars
@@ -311,17 +340,17 @@ def certify(
     orders: Orders,
     claim: Claim,
     *,
-    look: int = 1,
-    looks: int = LOOKS,
+    look: int = 0,
     confidence: float = CONFIDENCE,
     fragility: bool = True,
+    start: Floats | None = None,
 ) -> Certificate:
-    """The certificate of `orders` at look `look` of a sequential final of at most `looks`
-    looks (1: a final of fixed games): every finalist's place interval, the neighbours proven
-    apart, the sides of the claim's thresholds, and (when `fragility`) how many deals first
-    place rests on."""
+    """The certificate of `orders` at look `look` (from 1) of a sequential final (0: a final of
+    fixed games): every finalist's place interval, the neighbours proven apart, the sides of
+    the claim's thresholds, and (when `fragility`) how many deals first place rests on.
+    (`start`: strengths to begin the fit from, the last look's.)"""
     size = len(orders.bots)
-    strength, terms = strengths(orders)
+    strength, terms = strengths(orders, start=start)
     inverse = np.asarray(np.linalg.inv(terms.information + PRIOR * np.eye(size)), np.float64)
     by_deal = deal_scores(orders, strength)
     variance = difference_variances(orders, inverse, by_deal)
@@ -335,7 +364,11 @@ def certify(
         if bot != index[bench]
     ]
     verdicts = decided(
-        strength, variance, pairs + [c for *_, c in thresholds], spent(confidence, looks)
+        strength,
+        variance,
+        pairs + [c for *_, c in thresholds],
+        spent(confidence, look),
+        played(orders) >= LEAST_GAMES,
     )
     above = np.zeros((size, size), dtype=bool)
     for contrast, verdict in zip(pairs, verdicts, strict=False):

@@ -11,7 +11,6 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 
 from tournaments.league.errors import NotFound
-from tournaments.league.views import SETTLED_LOS
 from tournaments.output import render_csv
 from tournaments.server.front import front
 
@@ -36,9 +35,7 @@ async def season_page(request: Request) -> Response:
     f = front(request)
     result = f.service.season_result(request.path_params["number"])
     benchmarks = f.league.settings.benchmarks
-    return f.page(
-        "season.html", request, result=result, los=SETTLED_LOS, when=when, benchmarks=benchmarks
-    )
+    return f.page("season.html", request, result=result, when=when, benchmarks=benchmarks)
 
 
 async def season_api(request: Request) -> Response:
