@@ -35,30 +35,11 @@ from tournaments.bench import (
     search,
     standings,
 )
+from tournaments.bench.sections import SECTIONS
 from tournaments.executors.checking import processes_here
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.ondask import INSTALL
 
-SECTIONS = (
-    "engine",
-    "primitives",
-    "startup",
-    "floor",
-    "overhead",
-    "referee",
-    "match",
-    "tournament",
-    "scale",
-    "peer",
-    "memory",
-    "search",
-    "league",
-    "league-memory",
-    "standings",
-    "league-scale",
-    "final-sim",
-    "clones",
-)
 NEEDS = {"overhead": ("floor",)}
 PLAYOUT_MS = 10.0
 """A playout row plays fewer games per repetition than its size when one game takes longer than

@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tournaments.bench.report import HEADERS, SECTIONS, Figure, markdown, print_progress, run
+from tournaments.bench.sections import SECTIONS
 from tournaments.commands.common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from tournaments.output import add_output_options, render_csv, render_json, render_table
+
+if TYPE_CHECKING:  # the sections' code loads when the benchmark runs: `arena` starts quickly
+    from tournaments.bench.report import Figure
 
 BENCH_EXIT_CODES = f"""\
 exit codes:
@@ -55,6 +59,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def handle(args: argparse.Namespace) -> int:
+    from tournaments.bench.report import HEADERS, markdown, print_progress, run
+
     figures = run(args.only, quick=args.quick, progress=print_progress)
     argv = sys.argv[2:] if sys.argv[1:2] == ["bench"] else []
     if args.write is not None:

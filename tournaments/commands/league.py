@@ -13,14 +13,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import RequestError
 from tournaments.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from tournaments.league.copies import CSV_HEADERS, league_pairs, rows
-from tournaments.league.files import League
-from tournaments.league.service import LeagueService
 from tournaments.output import add_output_options, render_csv, render_json, render_table
+
+if TYPE_CHECKING:  # the league's modules load when a sub-command runs: `arena` starts quickly
+    from tournaments.league.files import League
 
 EPILOG = f"""\
 exit codes:
@@ -121,7 +121,7 @@ def handle(args: argparse.Namespace) -> int:
         return tokens(args)
     if args.action == "clones":
         return clones(args)
-    with League(args.file) as league:
+    with _league(args.file) as league:
         registry = league.registry
         action, kind = args.action.split("-")
         disabled = action == "disable"
@@ -144,7 +144,7 @@ def tokens(args: argparse.Namespace) -> int:
         return _one_token(args.file, names[0], args.organiser)
     if args.out is None:
         raise RequestError("several authors' tokens go to a file, not the terminal: add --out")
-    with _private_csv(args.out) as out, League(args.file) as league:
+    with _private_csv(args.out) as out, _league(args.file) as league:
         made, known = league.registry.new_tokens(names, args.organiser, args.reissue)
         disabled = [name for name in made if _disabled(league, name)]
         out.writerows([("name", "token"), *made.items()])
@@ -159,7 +159,7 @@ def tokens(args: argparse.Namespace) -> int:
 
 
 def _one_token(file: Path, name: str, organiser: bool) -> int:
-    with League(file) as league:
+    with _league(file) as league:
         token = league.registry.new_token(name, organiser=organiser)
         disabled = _disabled(league, name)
     print(token)
@@ -171,6 +171,13 @@ def _one_token(file: Path, name: str, organiser: bool) -> int:
             file=sys.stderr,
         )
     return EXIT_OK
+
+
+def _league(file: Path) -> League:
+    """The league's files, opened."""
+    from tournaments.league.files import League
+
+    return League(file)
 
 
 def _disabled(league: League, name: str) -> bool:
@@ -211,7 +218,9 @@ def _private_csv(path: Path) -> Iterator[Any]:
 
 def clones(args: argparse.Namespace) -> int:
     """Print the compared pairs (flagged ones, or all with --all) as a table, CSV or JSON."""
-    with League(args.file) as league:
+    with _league(args.file) as league:
+        from tournaments.league.copies import CSV_HEADERS, league_pairs, rows
+
         pairs = league_pairs(league)
     shown = pairs if args.all else [pair for pair in pairs if pair.flagged]
     if args.json:
@@ -226,6 +235,8 @@ def clones(args: argparse.Namespace) -> int:
 def freeze(file: Path, budget: int) -> int:
     """Freeze the season, holding the league's lock: a running server keeps its season in
     memory, so it must be frozen through its own pages or API."""
+    from tournaments.league.service import LeagueService
+
     with LeagueService.opened(file, busy=SERVED) as service:
         season = service.freeze_offline(budget)
     print(

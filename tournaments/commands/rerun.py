@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from referee import BadRecord, Limits, RerunReport, rerun_seat
+from referee import Limits
 from tournaments.commands.common import (
     EXIT_ERROR,
     EXIT_FAULT,
@@ -22,6 +23,9 @@ from tournaments.errors import InputError, UsageError
 from tournaments.output import render_json
 from tournaments.plan.botcommands import BotCommandError, parse_bot
 from tournaments.store.botlogs import announce, log_directory
+
+if TYPE_CHECKING:  # the rerun's fakes (and trio.testing) load when it runs
+    from referee import RerunReport
 
 EPILOG = f"""\
 examples:
@@ -88,6 +92,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def handle(args: argparse.Namespace) -> int:
+    from referee import BadRecord, rerun_seat
+
     data = read_record_file(args.record)
     try:
         spec = parse_bot(args.bot)
