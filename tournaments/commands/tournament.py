@@ -162,7 +162,7 @@ class Shown:
             self.view.on_start(total, stored)
 
     def on_game(self, game: FinishedGame) -> None:
-        if self.view is not None and self.hide.isdisjoint(game.bots):
+        if self.view is not None and visible([game], self.hide):
             self.view.on_game(game)
 
     def on_void(self, voided: Voided) -> None:

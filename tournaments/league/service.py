@@ -78,6 +78,7 @@ from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
+from tournaments.store.exclusion import visible
 from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
@@ -729,8 +730,7 @@ class LeagueService:
             opponents_from=opponents.start,
         )
         read = await self._reader.ask(asked)
-        hide = set(read.hidden)
-        recent = [(game_id, game) for game_id, game in read.games if hide.isdisjoint(game.bots)]
+        recent = visible(read.games, read.hidden)
         more = read.games[-1][0] if games and len(read.games) == games else None
         logs = [self._log(game, label, row) for game, label, row in read.logs]
         versions = registry.versions(bot)
