@@ -23,11 +23,9 @@ from referee import (
     MAX_RECORD_BYTES,
     SandboxKind,
     SandboxRequest,
-    SandboxUnavailable,
-    choose,
 )
 from tournaments.errors import UsageError
-from tournaments.plan.config import TIME_RANGES, time_error
+from tournaments.plan.config import TIME_RANGES, resolved_sandbox, time_error
 
 EXIT_OK = 0
 EXIT_ERROR = ArenaError.exit_code
@@ -115,11 +113,8 @@ def add_sandbox_option(
 
 def chosen_sandbox(requested: SandboxRequest) -> SandboxKind:
     """The sandbox `--sandbox` resolves to here, its warning (if any) printed on stderr;
-    `UsageError` for "bwrap" where it does not work."""
-    try:
-        sandbox = choose(requested)
-    except SandboxUnavailable as exc:
-        raise UsageError(f"--sandbox bwrap: {exc}") from None
+    `ConfigError` for "bwrap" where it does not work (`resolved_sandbox`)."""
+    sandbox = resolved_sandbox(requested, "--sandbox bwrap")
     if sandbox.warning:
         print(f"arena: {sandbox.warning}", file=sys.stderr)
     return sandbox.kind
