@@ -5,7 +5,7 @@ budget."""
 from __future__ import annotations
 
 import msgspec
-from tourhelp_league import finished
+from leaguehelp import finished
 
 from referee import Limits
 from tournaments.executors.work import Deal, UnitWork

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from tourhelp_league import finished, front_of, sign_in
+from leaguehelp import finished, front_of, sign_in
 
 from protocol.errors import ArenaError
 from tournaments.commands import fetch
