@@ -24,7 +24,7 @@ from referee import (
     SandboxKind,
     SandboxRequest,
 )
-from tournaments.errors import UsageError
+from tournaments.errors import UsageError, ungrouped
 from tournaments.plan.config import TIME_RANGES, resolved_sandbox, time_error
 
 EXIT_OK = 0
@@ -155,16 +155,11 @@ async def _until_sigterm(fn: Callable[..., Awaitable[T]], args: tuple[Any, ...])
                 return
 
     results: list[T] = []
-    try:
+    with ungrouped():  # the nursery wraps fn's own error; callers catch it as fn raised it
         async with trio.open_nursery() as nursery:
             await nursery.start(watch, nursery.cancel_scope)
             results.append(await fn(*args))
             nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        # The nursery wraps fn's own error; callers catch it as fn raised it.
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
     if not results:
         assert terminated, "only the SIGTERM watcher cancels fn"
         raise Terminated
