@@ -331,7 +331,7 @@ class LeagueService:
                 )
         next_store = self.league.season_store(season.number + 1)
         await trio.to_thread.run_sync(_made, next_store)
-        self.league.season = self.league.registry.publish(season.number)
+        self.league.season_now(self.league.registry.publish(season.number))
         ended, self._open_season = self.open_season, OpenSeason(self.league)
         ended.close()
         self.final = None
@@ -447,7 +447,7 @@ class LeagueService:
                 f"a final needs {self.league.tournament.players} bots for a game; {field} play now"
             )
         _made(self.league.final_store(self.league.season.number))
-        self.league.season = self.league.registry.freeze(budget)
+        self.league.season_now(self.league.registry.freeze(budget))
         self._frozen.set()
         self._frozen = trio.Event()
         self.notify()
