@@ -16,6 +16,7 @@ from tournaments.commands.common import (
     EXIT_TERMINATED,
     Terminated,
 )
+from tournaments.errors import leaves
 
 COMMANDS = (
     "games",
@@ -70,12 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except BaseExceptionGroup as group:
         # A store failure inside `arena run`'s workers reaches here wrapped by their nurseries.
-        failed, others = group.split(ArenaError)
-        if failed is None or others is not None:
+        failed = leaves(group)
+        if not all(isinstance(part, ArenaError) for part in failed):
             raise
-        error: BaseException = failed
-        while isinstance(error, BaseExceptionGroup):
-            error = error.exceptions[0]
+        error = failed[0]
         assert isinstance(error, ArenaError)
         print(f"{where}: error: {error}", file=sys.stderr)
         return error.exit_code

@@ -20,8 +20,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
 sys.path.insert(0, str(Path(__file__).parents[1] / "tournaments"))
+from leaguehelp import BOT, LEAGUE, Running, token
 from reporthelp import chromium
-from tourhelp_league import BOT, LEAGUE, Running, token
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from tourhelp_league import front_of
+from leaguehelp import front_of
 
 from protocol.errors import RequestError
 from tournaments.league.scrimmages import scrimmage_entrants

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from tourhelp_league import zipped
+from leaguehelp import zipped
 
 from referee import Limits, run_build
 from tournaments.league.checks import check_version

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 import trio
-from tourhelp_league import finished
+from leaguehelp import finished
 
 from tournaments.league.files import League
 from tournaments.league.service import LeagueService

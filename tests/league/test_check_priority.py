@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tourhelp_league import zipped
+from leaguehelp import zipped
 
 from tournaments.league.checks import check_version
 from tournaments.league.files import League

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 import trio
+from leaguehelp import BOT
+from leaguehelp import LEAGUE as BASE
 from test_ladder import Changes, Quiet
-from tourhelp_league import BOT
-from tourhelp_league import LEAGUE as BASE
 
 from referee import Limits
 from tournaments.executors.budget import Budget

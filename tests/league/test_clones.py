@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import trio
-from tourhelp_league import BOT, LEAGUE, front_of, sign_in
+from leaguehelp import BOT, LEAGUE, front_of, sign_in
 
 from referee import Limits
 from tournaments.bench.corpus import node_port

@@ -19,8 +19,8 @@ from typing import Any
 import msgspec
 import pytest
 from distributed import Client, LocalCluster
+from leaguehelp import DASK_LEAGUE, Running
 from patience import Deadline
-from tourhelp_league import DASK_LEAGUE, Running
 
 from tournaments.cli import main
 from tournaments.commands.common import EXIT_TERMINATED

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from leaguehelp import DASK_LEAGUE, as_user, python_for
 from patience import Deadline
-from tourhelp_league import DASK_LEAGUE, as_user, python_for
 
 from tournaments.executors.work import TAMPER
 from tournaments.server.testing import in_process, until

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tourhelp_league import finished
+from leaguehelp import finished
 
 from tournaments.league.board import Board
 from tournaments.league.grades import Mark, as_table, grade_of, graded

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tourhelp_league import finished
+from leaguehelp import finished
 
 from tournaments.league.board import Board, head_to_head, history
 from tournaments.league.files import bot_of

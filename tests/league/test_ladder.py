@@ -10,7 +10,7 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
-from tourhelp_league import finished
+from leaguehelp import finished
 
 from tournaments.bench.synthetic import synthetic_store
 from tournaments.executors.local import Local

@@ -14,8 +14,8 @@ from pathlib import Path
 import msgspec
 import pytest
 import trio
+from leaguehelp import finished
 from test_ladder import Quiet, stored
-from tourhelp_league import finished
 
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.work import Delivered, UnitWork

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tourhelp_league import front_of
+from leaguehelp import front_of
 
 from referee import CPU_MODE_WALL_CAP, CPU_MODE_WALL_FACTOR
 from tournaments.league.runtimes import Runtime

@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from leaguehelp import BOT, Running, token
 from patience import Deadline
 from tourhelp import Gate
-from tourhelp_league import BOT, Running, token
 
 from tournaments.league.files import League
 

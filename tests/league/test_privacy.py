@@ -18,8 +18,8 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 import trio
-from tourhelp_league import BOT, sign_in
-from tourhelp_league import LEAGUE as BASE
+from leaguehelp import BOT, sign_in
+from leaguehelp import LEAGUE as BASE
 
 from tournaments.cli import main
 from tournaments.league.board import head_to_head

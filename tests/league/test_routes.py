@@ -18,7 +18,7 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 import trio
-from tourhelp_league import front_of, zipped
+from leaguehelp import front_of, zipped
 
 from referee import replay
 from tournaments.league.ladder import run_ladder

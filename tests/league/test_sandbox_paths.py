@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tourhelp_league import SERVERS, Running, page_as, python_for, server_uid, signed_in, zipped
+from leaguehelp import SERVERS, Running, page_as, python_for, server_uid, signed_in, zipped
 
 from referee.build import run_build
 from referee.process import Limits

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-from tourhelp_league import stored_games
+from leaguehelp import stored_games
 
 from referee import replay
 from tournaments.league.service import LeagueService

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from tourhelp_league import finished, front_of, sign_in
+from leaguehelp import finished, front_of, sign_in
 
 from protocol.errors import ArenaError
 from tournaments.commands import fetch
@@ -106,7 +106,7 @@ async def ended_season(service: LeagueService) -> dict[str, str]:
     store_games(league.store_path, [won, won, won, (["easy", "mine"], [1, 2]), *[lost] * 4])
     service.freeze_offline(10)
     store_games(league.final_store(1), [(["mine", "theirs"], [1, 2]), (["easy", "mine"], [2, 1])])
-    league.season = registry.publish(1)
+    league.season_now(registry.publish(1))
     playing(registry, "alice", "mine", "a2")  # season 2: a new version, no games yet
     return tokens
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-from tourhelp_league import stored_games
+from leaguehelp import stored_games
 
 from tournaments.cli import main
 from tournaments.league.final import read_rounds

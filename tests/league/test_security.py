@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from patience import Deadline, stretch
-from tourhelp_league import (
+from leaguehelp import (
     CLI,
     SERVERS,
     Running,
@@ -41,6 +40,7 @@ from tourhelp_league import (
     signed_in,
     zipped,
 )
+from patience import Deadline, stretch
 
 from tournaments.league.files import League
 

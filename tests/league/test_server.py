@@ -18,8 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from patience import Deadline
-from tourhelp_league import (
+from leaguehelp import (
     BOT,
     LEAGUE,
     Running,
@@ -28,6 +27,7 @@ from tourhelp_league import (
     token,
     zipped,
 )
+from patience import Deadline
 
 from tournaments.cli import main
 from tournaments.league.files import League

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
+from leaguehelp import BOT, LEAGUE, Running, children, reap_orphans, token
 from patience import Deadline
 from reporthelp import MISSING, chromium, console_errors
-from tourhelp_league import BOT, LEAGUE, Running, children, reap_orphans, token
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tourhelp_league import front_of
+from leaguehelp import front_of
 
 from tournaments.cli import main
 from tournaments.commands import submit

@@ -23,11 +23,9 @@ from referee import (
     MAX_RECORD_BYTES,
     SandboxKind,
     SandboxRequest,
-    SandboxUnavailable,
-    choose,
 )
-from tournaments.errors import UsageError
-from tournaments.plan.config import TIME_RANGES, time_error
+from tournaments.errors import UsageError, ungrouped
+from tournaments.plan.config import TIME_RANGES, resolved_sandbox, time_error
 
 EXIT_OK = 0
 EXIT_ERROR = ArenaError.exit_code
@@ -115,11 +113,8 @@ def add_sandbox_option(
 
 def chosen_sandbox(requested: SandboxRequest) -> SandboxKind:
     """The sandbox `--sandbox` resolves to here, its warning (if any) printed on stderr;
-    `UsageError` for "bwrap" where it does not work."""
-    try:
-        sandbox = choose(requested)
-    except SandboxUnavailable as exc:
-        raise UsageError(f"--sandbox bwrap: {exc}") from None
+    `ConfigError` for "bwrap" where it does not work (`resolved_sandbox`)."""
+    sandbox = resolved_sandbox(requested, "--sandbox bwrap")
     if sandbox.warning:
         print(f"arena: {sandbox.warning}", file=sys.stderr)
     return sandbox.kind
@@ -160,16 +155,11 @@ async def _until_sigterm(fn: Callable[..., Awaitable[T]], args: tuple[Any, ...])
                 return
 
     results: list[T] = []
-    try:
+    with ungrouped():  # the nursery wraps fn's own error; callers catch it as fn raised it
         async with trio.open_nursery() as nursery:
             await nursery.start(watch, nursery.cancel_scope)
             results.append(await fn(*args))
             nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        # The nursery wraps fn's own error; callers catch it as fn raised it.
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
     if not results:
         assert terminated, "only the SIGTERM watcher cancels fn"
         raise Terminated

@@ -28,6 +28,7 @@ from tournaments.commands.common import (
     run_trio,
 )
 from tournaments.commands.tableview import print_tables, table_names
+from tournaments.errors import leaves
 from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.choose import executor_for
 from tournaments.output import plural
@@ -162,7 +163,7 @@ class Shown:
             self.view.on_start(total, stored)
 
     def on_game(self, game: FinishedGame) -> None:
-        if self.view is not None and self.hide.isdisjoint(game.bots):
+        if self.view is not None and visible([game], self.hide):
             self.view.on_game(game)
 
     def on_void(self, voided: Voided) -> None:
@@ -258,28 +259,18 @@ def play(prepared: Prepared, args: argparse.Namespace, executor: Executor) -> tu
 def _failure(exc: BaseException) -> ExecutorError | None:
     """The executor's error that stopped the run, possibly wrapped in exception groups by the
     nurseries it crossed; None for any other exception."""
-    if isinstance(exc, ExecutorError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for part in exc.exceptions:
-            found = _failure(part)
-            if found is not None:
-                return found
-    return None
+    return next((part for part in leaves(exc) if isinstance(part, ExecutorError)), None)
 
 
 def _stopped(exc: BaseException) -> tuple[str, int] | None:
     """How a run was stopped from outside — Ctrl-C or SIGTERM, possibly wrapped in exception
     groups by the nurseries it crossed — and its exit code; None for any other error."""
-    if isinstance(exc, Terminated):
+    parts = leaves(exc)
+    if not all(isinstance(part, (Terminated, KeyboardInterrupt)) for part in parts):
+        return None
+    if isinstance(parts[0], Terminated):
         return "terminated (SIGTERM)", EXIT_TERMINATED
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted", EXIT_INTERRUPTED
-    if isinstance(exc, BaseExceptionGroup):
-        inner = [_stopped(part) for part in exc.exceptions]
-        if inner and all(inner):
-            return inner[0]
-    return None
+    return "interrupted", EXIT_INTERRUPTED
 
 
 def print_results(prepared: Prepared, args: argparse.Namespace) -> None:

@@ -36,6 +36,7 @@ import trio
 
 from bots import builtin_command
 from referee import with_commands
+from tournaments.errors import ungrouped
 from tournaments.executors import Deliver, Ends
 from tournaments.executors.bundles import Cache, held, key, pack, travels
 from tournaments.executors.here import play_here
@@ -408,13 +409,9 @@ async def _connected(client: Client) -> None:
 async def _nursery() -> AsyncIterator[trio.Nursery]:
     """A nursery that raises its one exception as itself (a run's `ExecutorError`), not in a
     group."""
-    try:
+    with ungrouped():
         async with trio.open_nursery() as nursery:
             yield nursery
-    except BaseExceptionGroup as group:
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
 
 
 async def _states(client: Client, pending: dict[Future, Pending]) -> dict[Future, tuple[str, str]]:

@@ -76,7 +76,7 @@ def compute(store_path: Path, keep: Collection[str] = ()) -> Board:
         return EMPTY
     with Store(store_path, readonly=True) as store:
         everything = store.games_as_stored()
-        shown = visible([game for _, game in everything], hidden(store, []))
+        shown = [game for _, game in visible(everything, hidden(store, []))]
     rows = standings(shown).records() if shown else []
     order = [str(row["bot"]) for row in rows]
     met = pairs(shown, order).records() if shown else []

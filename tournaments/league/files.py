@@ -44,7 +44,12 @@ def bot_of(label: str) -> str:
 
 
 class League:
-    """The league of `file`, its registry open (close it, or use `with`)."""
+    """The league of `file`, its registry open (close it, or use `with`), and the season now.
+
+    The season now is the one mutable part: `store_path`, `logs_dir` and `hidden` follow it,
+    so a season's change (`season_now`, by the service alone) moves them under every reader.
+    A reader that must keep to one season's games asks `season_store(number)` instead.
+    """
 
     def __init__(self, file: Path) -> None:
         tournament = load_league(file)
@@ -56,9 +61,18 @@ class League:
         """The first season's store; the registry, the bots and the lock are named after it."""
         self.registry = Registry(self.base_path.with_suffix(".league.sqlite"))
         self.bots_dir = self.base_path.with_suffix(".bots")
-        self.season: Season = self.registry.season()
-        """The season now (this process alone writes the registry: `ServeLock`)."""
+        self._season: Season = self.registry.season()
         self._house: list[Entrant] | None = None
+
+    @property
+    def season(self) -> Season:
+        """The season now (this process alone writes the registry: `ServeLock`)."""
+        return self._season
+
+    def season_now(self, season: Season) -> None:
+        """Make `season` (as the registry just stored it: frozen, or the next one opened) the
+        season now: from here on `store_path` and `logs_dir` are its files."""
+        self._season = season
 
     @property
     def store_path(self) -> Path:

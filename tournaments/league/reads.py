@@ -26,7 +26,7 @@ from tournaments.league.api_answers import FaultAnswer, GameRow
 from tournaments.league.child import Kept, serve
 from tournaments.league.files import bot_of
 from tournaments.league.shelf import NO_OPPONENTS, History, Opponents, Shelf, shelf_path
-from tournaments.store.exclusion import hidden
+from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import SqliteFile, StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
@@ -217,11 +217,9 @@ def seen(names: Sequence[str], sees: Callable[[str], bool]) -> list[int]:
 
 def _listed(asked: GamesOf, found: list[tuple[int, FinishedGame]], hide: list[str]) -> Found:
     """The rows of the games `found` that no hidden bot sat in (`GamesOf`)."""
-    hidden_bots = set(hide)
     rows = [
         game_row(game_id, game, asked.bot, asked.sees, asked.pages)
-        for game_id, game in found
-        if hidden_bots.isdisjoint(game.bots)
+        for game_id, game in visible(found, hide)
     ]
     more = found[-1][0] if len(found) == asked.choice.count else None
     return Found([], hide, rows=rows, more=more)

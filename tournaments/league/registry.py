@@ -608,6 +608,23 @@ class Registry(SqliteFile):
         return None if found is None else found.author
 
     @guarded
+    def refuse_taken(self, bot: str, author: int) -> None:
+        """`Taken` unless the author (an id) may upload under the name `bot`: it is neither
+        another author's bot nor looks like another bot's (`name_key`)."""
+        alike = self.look_alike(bot)
+        if alike is not None and alike != bot:
+            raise Taken(
+                f"the bot name {bot!r} is too close to the league's bot {alike!r} (names "
+                "differing only in case or punctuation are one name): choose another"
+            )
+        owner = self.owner(bot)
+        if owner is not None and owner != author:
+            raise Taken(
+                f"the bot name {bot!r} belongs to another author: upload your bot under "
+                "another name"
+            )
+
+    @guarded
     def add_version(
         self, author: int, bot: str, hash: str, command: str, build: str | None
     ) -> Version:
@@ -621,18 +638,7 @@ class Registry(SqliteFile):
         _check_name("a bot's", bot)
         with self._transaction():
             self._check_author(author)
-            alike = self.look_alike(bot)
-            if alike is not None and alike != bot:
-                raise Taken(
-                    f"the bot name {bot!r} is too close to the league's bot {alike!r} (names "
-                    "differing only in case or punctuation are one name): choose another"
-                )
-            owner = self.owner(bot)
-            if owner is not None and owner != author:
-                raise Taken(
-                    f"the bot name {bot!r} belongs to another author: upload your bot under "
-                    "another name"
-                )
+            self.refuse_taken(bot, author)
             now = _now()
             self._db.execute(
                 "INSERT OR IGNORE INTO bots (name, key, author, disabled, created) "

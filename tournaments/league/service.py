@@ -81,6 +81,7 @@ from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
+from tournaments.store.exclusion import visible
 from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import StoreError
 from tournaments.store.store import GameChoice, LogRow, Store
@@ -333,7 +334,7 @@ class LeagueService:
                 )
         next_store = self.league.season_store(season.number + 1)
         await trio.to_thread.run_sync(_made, next_store)
-        self.league.season = self.league.registry.publish(season.number)
+        self.league.season_now(self.league.registry.publish(season.number))
         ended, self._open_season = self.open_season, OpenSeason(self.league)
         ended.close()
         self.final = None
@@ -449,7 +450,7 @@ class LeagueService:
                 f"a final needs {self.league.tournament.players} bots for a game; {field} play now"
             )
         _made(self.league.final_store(self.league.season.number))
-        self.league.season = self.league.registry.freeze(budget)
+        self.league.season_now(self.league.registry.freeze(budget))
         self._frozen.set()
         self._frozen = trio.Event()
         self.notify()
@@ -757,8 +758,7 @@ class LeagueService:
             opponents_from=opponents.start,
         )
         read = await self._reader.ask(asked)
-        hide = set(read.hidden)
-        recent = [(game_id, game) for game_id, game in read.games if hide.isdisjoint(game.bots)]
+        recent = visible(read.games, read.hidden)
         more = read.games[-1][0] if games and len(read.games) == games else None
         logs = [self._log(game, label, row) for game, label, row in read.logs]
         versions = registry.versions(bot)

@@ -23,7 +23,7 @@ from typing import BinaryIO
 import trio
 
 from tournaments.league.child import Kept
-from tournaments.league.errors import RateLimited, Taken, TooLarge
+from tournaments.league.errors import RateLimited, TooLarge
 from tournaments.league.files import League
 from tournaments.league.folders import remove
 from tournaments.league.registry import Author, Version
@@ -34,15 +34,7 @@ def refuse_early(league: League, author: Author, bot: str) -> None:
     """What can be refused before the upload's bytes are read: the name (its characters, a
     house bot's, another author's or one like it)."""
     league.check_bot_name(bot)
-    alike = league.registry.look_alike(bot)
-    if alike is not None and alike != bot:
-        raise Taken(
-            f"the bot name {bot!r} is too close to the league's bot {alike!r} (names differing "
-            "only in case or punctuation are one name): choose another"
-        )
-    owner = league.registry.owner(bot)
-    if owner is not None and owner != author.id:
-        raise Taken(f"the bot name {bot!r} belongs to another author: upload yours under another")
+    league.registry.refuse_taken(bot, author.id)
 
 
 async def submit(

@@ -48,7 +48,15 @@ import msgspec
 
 from protocol.errors import RequestError
 from protocol.messages import TimeControl
-from referee import ResourceLimits, SandboxRequest, SandboxUnavailable, TimeMode, bwrap_path
+from referee import (
+    ResourceLimits,
+    SandboxChoice,
+    SandboxRequest,
+    SandboxUnavailable,
+    TimeMode,
+    bwrap_path,
+    choose,
+)
 from referee.games import BadOptions, UnknownGame, find_game, parse_options
 from tournaments.plan.botcommands import BotCommand, written
 
@@ -406,6 +414,16 @@ def check(tournament: Tournament, source: str = "tournament") -> None:
             bwrap_path()
         except SandboxUnavailable as exc:
             raise ConfigError(f'{source}: sandbox = "bwrap": {exc}') from None
+
+
+def resolved_sandbox(requested: SandboxRequest, asked: str) -> SandboxChoice:
+    """`requested` resolved on this machine (`referee.choose`): the one place a sandbox request
+    becomes a sandbox. Where bubblewrap does not work, "bwrap" is a ConfigError naming how it
+    was asked for (`asked`: `sandbox = "bwrap"` in a file, `--sandbox bwrap` as a flag)."""
+    try:
+        return choose(requested)
+    except SandboxUnavailable as exc:
+        raise ConfigError(f"{asked}: {exc}") from None
 
 
 def check_benchmarks(league: LeagueSettings, house: list[str], source: str) -> None:

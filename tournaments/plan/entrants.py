@@ -28,12 +28,15 @@ from tournaments.plan.botcommands import BotCommand, parse_bot, participant_spec
 
 
 class Entrant(msgspec.Struct, frozen=True):
-    """A participant ready to play: name, command as written, content hash, runnable spec."""
+    """A participant ready to play: name, command as written, content hash, runnable spec,
+    and its own time control if it has time odds (None: the tournament's), which its hash
+    holds (`odds`)."""
 
     name: str
     command: str
     hash: str
     spec: BotSpec
+    time: TimeControl | None = None
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -152,7 +155,7 @@ def entrant(
     """
     spec = msgspec.structs.replace(participant_spec(name, command, base), resources=resources)
     text = written(command)
-    return Entrant(name, text, content_hash(text, spec, odds(time)), spec)
+    return Entrant(name, text, content_hash(text, spec, odds(time)), spec, time)
 
 
 def odds(time: TimeControl | None) -> bytes:

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from protocol import TimeControl
-from referee import Limits, ResourceLimits, SandboxChoice, SandboxUnavailable, choose
+from referee import Limits, ResourceLimits, SandboxChoice
 from tournaments.errors import BotCommandError
 from tournaments.plan.botcommands import BotCommand
 from tournaments.plan.config import (
@@ -24,6 +24,7 @@ from tournaments.plan.config import (
     fixed_settings,
     load,
     override,
+    resolved_sandbox,
 )
 from tournaments.plan.entrants import Entrant, Player, entrant
 from tournaments.store.store import Store
@@ -107,10 +108,7 @@ def opened(
     # Everything the file decides first (sandbox, store path and binding, the participants
     # resolved and hashed), then the store once: one pass through each, no back and forth.
     if sandbox is None:
-        try:
-            sandbox = choose(tournament.sandbox)
-        except SandboxUnavailable as exc:
-            raise ConfigError(f'sandbox = "bwrap": {exc}') from None
+        sandbox = resolved_sandbox(tournament.sandbox, 'sandbox = "bwrap"')
     path, settings = db or db_path(tournament, file), fixed_settings(tournament)
     if entrants is None:
         entrants = [

@@ -23,11 +23,11 @@ from referee import (
     ResourceLimits,
     SandboxRequest,
     TimeMode,
-    choose,
     run_match,
 )
 from referee.games import find_game, parse_options
 from tournaments.output import plural
+from tournaments.plan.config import resolved_sandbox
 from tournaments.plan.schedule import bot_seeds, owner_secret
 
 RECORDS_DIR = Path("arena-records")
@@ -105,7 +105,7 @@ def plan(request: MatchRequest) -> MatchPlan:
         )
     if request.record is not None and request.record.exists() and not request.force:
         raise RequestError(f"--record {request.record} exists; add --force to overwrite it")
-    sandbox = choose(request.sandbox)
+    sandbox = resolved_sandbox(request.sandbox, "--sandbox bwrap")
     # Earlier records (their seeds, every draw) must not be readable by a sandboxed bot.
     records = [RECORDS_DIR, *([] if request.record is None else [request.record])]
     limits = Limits(

@@ -218,9 +218,8 @@ class Runner:
     def _seat(self, player: Player) -> Seat:
         """A bot as a worker runs it, with the identity its files must hash to there."""
         entrant = player.entrant
-        own = self.tournament.own_time(entrant.name)
-        time = self.tournament.time if own is None else own
-        return Seat(entrant.spec, entrant.command, entrant.hash, odds(own), time)
+        time = self.tournament.time if entrant.time is None else entrant.time
+        return Seat(entrant.spec, entrant.command, entrant.hash, odds(entrant.time), time)
 
     def _seat_sets(self) -> Iterator[tuple[int, ...]]:
         t = self.tournament

@@ -27,7 +27,7 @@ from tournaments.report.blocks import Block, packing, remove_stale, write_file
 from tournaments.report.public import public_game
 from tournaments.report.stored import keyed_games
 from tournaments.report.viewer import block_script, game_fields, viewer_data
-from tournaments.store.exclusion import hidden
+from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame, GameKey
 from tournaments.store.store import Store
 
@@ -162,8 +162,7 @@ def write_report(
         index, games_dir = out / "index.html", out / "games"
     games_dir.mkdir(parents=True, exist_ok=True)
     with Store(path, readonly=True) as store:
-        hide = hidden(store, [])
-        keyed = [(key, game) for key, game in keyed_games(store) if hide.isdisjoint(game.bots)]
+        keyed = visible(keyed_games(store), hidden(store, []))
         settings = store.settings() or {}
     if public:
         keyed = [(key, public_game(game)) for key, game in keyed]

@@ -10,7 +10,8 @@ when the first bot is removed; this module says which games that leaves out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
+from typing import TypeVar
 
 from tournaments.errors import UsageError
 from tournaments.store.results import FinishedGame
@@ -38,6 +39,16 @@ def hidden(store: Store, names: Sequence[str]) -> set[str]:
     return {labels[bot] for bot in ids if bot in labels}
 
 
-def visible(games: Sequence[FinishedGame], hide: set[str]) -> list[FinishedGame]:
-    """The games none of whose seats is hidden (see the module docstring for why whole games)."""
-    return [game for game in games if hide.isdisjoint(game.bots)]
+Item = TypeVar("Item", bound=FinishedGame | tuple[object, FinishedGame])
+
+
+def visible(games: Iterable[Item], hide: Collection[str]) -> list[Item]:
+    """The games (or (key, game) pairs) none of whose seats is in `hide` (labels, as `hidden`
+    gives them): the one place that says which games are shown (see the module docstring for
+    why whole games)."""
+    labels = set(hide)
+    return [
+        item
+        for item in games
+        if labels.isdisjoint((item if isinstance(item, FinishedGame) else item[1]).bots)
+    ]
