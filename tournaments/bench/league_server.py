@@ -791,18 +791,28 @@ def pages_under_load(
         time.sleep(seconds)
         baseline = reading.latencies[began:]
         progress(f"league: readers while an author uploads hostile archives, {seconds:g} s")
+        begin = time.time() + CLIENTS_READY_S
+        uploader = on_its_own(folder, "hostile_uploads", server.url, token, seconds, begin=begin)
+        time.sleep(max(0.0, begin - time.time()))
         began = len(reading.latencies)
-        uploads = on_its_own(folder, "hostile_uploads", server.url, token, seconds).answers()
+        uploads = uploader.answers()
         hostile = reading.latencies[began:]
         progress(f"league: readers while four clients poll a bot's page and games, {seconds:g} s")
-        began = len(reading.latencies)
+        begin = time.time() + CLIENTS_READY_S
         pollers = [
-            on_its_own(folder, "poll", server.url, who, f"192.0.2.{n + 1}", seconds)
+            on_its_own(folder, "poll", server.url, who, f"192.0.2.{n + 1}", seconds, begin=begin)
             for n, who in enumerate([other, None, None, None])
         ]
+        time.sleep(max(0.0, begin - time.time()))
+        began = len(reading.latencies)
         polls = sum((poller.answers() for poller in pollers), collections.Counter[int]())
         latencies = reading.latencies[began:]
     return UnderLoad(baseline, hostile, latencies, reading.errors, uploads, polls)
+
+
+CLIENTS_READY_S = 3.0
+"""A phase's clients are started this long before it: interpreters starting at once on the
+server's cores would be measured, not the server under their requests."""
 
 
 class Client(NamedTuple):
@@ -818,14 +828,15 @@ class Client(NamedTuple):
         return collections.Counter({int(code): n for code, n in json.loads(out).items()})
 
 
-def on_its_own(folder: Path, client: str, *args: object) -> Client:
+def on_its_own(folder: Path, client: str, *args: object, begin: float = 0.0) -> Client:
     """This module's `client(*args)` (a function returning a `Counter` of statuses) run in a
-    process of its own."""
+    process of its own, from `begin` (a `time.time()`; at once if past)."""
     code = (
-        "import json, sys; from tournaments.bench import league_server as bench; "
+        "import json, sys, time; from tournaments.bench import league_server as bench; "
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time())); "
         f"print(json.dumps(bench.{client}(*json.loads(sys.argv[1]))))"
     )
-    argv = [sys.executable, "-c", code, json.dumps(args)]
+    argv = [sys.executable, "-c", code, json.dumps(args), repr(begin)]
     return Client(start(argv, folder, stdout=subprocess.PIPE))
 
 

@@ -91,6 +91,8 @@ class Front:
             loader=PackageLoader("tournaments.server", "templates"),
             autoescape=select_autoescape(["html"]),
         )
+        for template in self.templates.list_templates():  # compiled now, not by a first visitor
+            self.templates.get_template(template)  # while every other page waits behind it
         self.game = find_game(self.league.tournament.game)
         self.sessions = service.sessions
         self.signins_by_address = Buckets(SIGNINS_PER_ADDRESS, SIGNINS_PER_ADDRESS)
