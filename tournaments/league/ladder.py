@@ -190,8 +190,10 @@ async def noted(league: League) -> tuple[Focus, LogBudget]:
         return focus, LogBudget(budget, store.log_bytes())
 
 
-NOTED_SLICE = 200
-"""Games noted at once when the ladder starts: tens of milliseconds of the server's thread."""
+NOTED_SLICE = 50
+"""Games noted at once when the ladder starts: a few milliseconds of the server's thread, so
+that a page asked for meanwhile, which needs several turns of the thread, waits little at
+each."""
 
 
 async def run_ladder(

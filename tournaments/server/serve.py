@@ -27,15 +27,16 @@ async def serve(file: Path, host: str, port: int, on_ready: Callable[[list[str]]
         config.accesslog = None  # request lines may carry what an author typed; never tokens
         config.errorlog = "-"
         async with trio.open_nursery() as nursery:
-            addresses = await nursery.start(serve_asgi, make_app(service), config)
-            on_ready(addresses)
+            app = make_app(service)
             settle_heap()
+            addresses = await nursery.start(serve_asgi, app, config)
+            on_ready(addresses)
             nursery.start_soon(service.run)
 
 
 def settle_heap() -> None:
-    """Move what the server has made by now — its modules, templates and the league opened —
-    out of the cyclic collector's reach: each full collection otherwise walks them all again,
-    a pause of the server's one thread that every page then waits out."""
+    """Move what the server has made before it listens (its modules, templates, the league
+    opened) out of the cyclic collector's reach: each full collection would otherwise walk
+    them all again, a pause of the server's one thread that every page waits out."""
     gc.collect()
     gc.freeze()
