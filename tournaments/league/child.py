@@ -61,10 +61,15 @@ class Kept(Generic[Asked, Answer]):
         self._turn = trio.Lock()
 
     @contextlib.asynccontextmanager
-    async def open(self) -> AsyncIterator[None]:
-        """Work in the child (started at the first request) until the block ends."""
+    async def open(self, at_once: bool = False) -> AsyncIterator[None]:
+        """Work in the child until the block ends: started now if `at_once` (its interpreter
+        and imports ready before the first request, which pages would wait for), else at the
+        first request."""
         self._open = True
         try:
+            if at_once:
+                async with self._turn:
+                    await self._start()
             yield
         finally:
             self._open = False
@@ -88,15 +93,7 @@ class Kept(Generic[Asked, Answer]):
 
     async def _ask(self, request: Asked) -> Answer | Failed | None:
         """The child's reply; None if it ended."""
-        if self._process is None:
-            self._process = await trio.lowlevel.open_process(
-                [sys.executable, "-m", self.module],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                start_new_session=True,  # a Ctrl-C reaches the server, which stops it
-            )
-            assert self._process.stdout is not None
-            self._replies = FrameReader(self._process.stdout)
+        self._process = self._process or await self._start()
         assert self._process.stdin is not None and self._replies is not None
         try:
             await self._process.stdin.send_all(_frame(request))
@@ -107,6 +104,18 @@ class Kept(Generic[Asked, Answer]):
             return None
         reply: Answer | Failed = msgspec.msgpack.decode(payload, type=self._replies_type)
         return reply
+
+    async def _start(self) -> trio.Process:
+        """The child, started (`python -m MODULE`), reading requests on its stdin."""
+        self._process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", self.module],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            start_new_session=True,  # a Ctrl-C reaches the server, which stops it
+        )
+        assert self._process.stdout is not None
+        self._replies = FrameReader(self._process.stdout)
+        return self._process
 
     async def _stop(self) -> None:
         """End the child (its stdin closed; killed if it lingers)."""

@@ -240,8 +240,8 @@ class LeagueService:
         )
         try:
             async with (
-                self._reader.open(),
-                self.viewers.child.open(),
+                self._reader.open(at_once=True),  # every bot page and game list reads there
+                self.viewers.child.open(at_once=True),  # every game page is made there
                 self._staging.open(),
                 trio.open_nursery() as nursery,
             ):
