@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -29,6 +30,7 @@ from tournaments.league.board import Board, Keeping, Refresh
 from tournaments.league.files import League
 from tournaments.league.reads import KeptStores, Rechecks
 from tournaments.league.service import LeagueService
+from tournaments.league.viewers import Page, Shown
 from tournaments.server import bots, front
 from tournaments.server.app import make_app
 from tournaments.server.leaderboard import ROWS
@@ -239,6 +241,31 @@ async def test_a_game_page_is_made_once_and_kept_by_what_it_shows(
         assert len(made) == 1
         other = await client.get("/games/8")
         assert other.text != first.text and len(made) == 2
+
+
+async def test_browsers_asking_for_one_game_page_at_once_wait_for_the_one_being_made(
+    leagues: dict[int, Path],
+) -> None:
+    async with serving(leagues[SMALL]) as (service, client):
+        made: list[int] = []
+        work = service.viewers.child.work
+
+        def slow(shown: Shown) -> Page:
+            made.append(1)
+            time.sleep(0.05)  # long enough for every browser to be waiting
+            return work(shown)
+
+        service.viewers.child.work = slow
+        bodies: list[str] = []
+
+        async def browse() -> None:
+            bodies.append((await client.get("/games/9")).text)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(10):
+                nursery.start_soon(browse)
+        assert len(made) == 1 and len(set(bodies)) == 1 and len(bodies) == 10
+        assert not service.viewers._making  # nothing left behind for a page no one waits on
 
 
 def test_the_leaderboard_reads_the_registry_again_only_once_it_changed(

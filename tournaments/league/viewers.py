@@ -11,6 +11,7 @@ import hashlib
 import sys
 
 import msgspec
+import trio
 
 from tournaments.league.child import Kept, serve
 from tournaments.report.page import game_page
@@ -49,18 +50,26 @@ class Viewers:
     def __init__(self) -> None:
         self.child: Kept[Shown, Page] = Kept(__name__, Page, made)
         self._kept: collections.OrderedDict[tuple[object, ...], str] = collections.OrderedDict()
+        self._making: dict[tuple[object, ...], trio.Lock] = {}
 
     async def page(self, shown: Shown) -> str:
         """The page of `shown` (kept by its record's digest: a store's game ids begin again
-        with each season)."""
+        with each season); browsers asking for one page at once wait for the one being made,
+        not each in the child's queue behind the others."""
         digest = hashlib.blake2b(shown.record, digest_size=16).digest()
         kept = (digest, tuple(shown.own), shown.title, tuple(shown.links))
-        html = self._kept.get(kept)
-        if html is None:
-            html = (await self.child.ask(shown)).html
-            self._kept[kept] = html
-            if len(self._kept) > KEPT_PAGES:
-                self._kept.popitem(last=False)
+        making = self._making.setdefault(kept, trio.Lock())
+        try:
+            async with making:
+                html = self._kept.get(kept)
+                if html is None:
+                    html = (await self.child.ask(shown)).html
+                    self._kept[kept] = html
+                    if len(self._kept) > KEPT_PAGES:
+                        self._kept.popitem(last=False)
+        finally:
+            if not making.locked() and not making.statistics().tasks_waiting:
+                self._making.pop(kept, None)
         self._kept.move_to_end(kept)
         return html
 
