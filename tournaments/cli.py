@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.metadata
 import os
 import sys
 from collections.abc import Sequence
@@ -40,29 +39,48 @@ COMMANDS = (
 
 
 def version() -> str:
+    import importlib.metadata
+
     try:
         return importlib.metadata.version("tile-arena")
     except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
         return "unknown (not installed)"
 
 
-def build_parser() -> argparse.ArgumentParser:
+class ShowVersion(argparse.Action):
+    """`--version`: the installed version, looked up only when asked (reading the installed
+    packages' metadata is work every other start would pay)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"arena {version()}")
+        parser.exit()
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of `argv`'s command alone when it names one (each command's module imports
+    what it runs, and the others' imports would slow every start), else of every
+    command (help, a mistake)."""
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Bot tournaments for tile-drafting board games (Azul family, Alhambra, 5211).",
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"arena {version()}")
+    parser.add_argument("--version", action=ShowVersion, nargs=0, help="show the version and exit")
     # dest is not "command": `arena add` has a COMMAND argument of its own.
     subparsers = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in _named(sys.argv[1:] if argv is None else argv):
         importlib.import_module(f"tournaments.commands.{name}").register(subparsers)
     return parser
 
 
+def _named(argv: Sequence[str]) -> Sequence[str]:
+    command = next((arg for arg in argv if not arg.startswith("-")), None)
+    return (command,) if command in COMMANDS else COMMANDS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     where = f"arena {args.subcommand}"
     try:
         code: int = args.handler(args)

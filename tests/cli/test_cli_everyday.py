@@ -72,6 +72,19 @@ def test_version_and_exit_codes_in_help(tmp_path: Path) -> None:
     assert "exit codes:" in arena("match", "--help", cwd=tmp_path).stdout
 
 
+def test_a_command_imports_its_own_module_alone_and_a_mistake_lists_them_all() -> None:
+    probe = (
+        "import sys; from tournaments.cli import build_parser; build_parser(['games', '-h']); "
+        "print(sorted(m for m in sys.modules if m.startswith('tournaments.commands.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.strip() == "['tournaments.commands.common', 'tournaments.commands.games']"
+    mistaken = subprocess.run([*ARENA, "gmaes"], capture_output=True, text=True)
+    assert (
+        mistaken.returncode == 2 and "'league'" in mistaken.stderr and "'games'" in mistaken.stderr
+    )
+
+
 def test_impossible_times_are_refused_before_anything_runs(tmp_path: Path) -> None:
     for flag, value, message in [
         ("--move-ms", "-5", "move_ms = -5: must be from 1"),
