@@ -35,6 +35,7 @@ from tournaments.bench.clockcheck import THINKER
 from tournaments.bench.league_server import (
     ARENA,
     Readers,
+    children_rss_mb,
     connect,
     newest,
     number,
@@ -288,6 +289,8 @@ class Pages(NamedTuple):
     errors: list[str]
     rss_mb: float
     """The server's resident memory, the most sampled."""
+    children_mb: float
+    """Its league children's together (`children_rss_mb`), the most sampled."""
 
 
 def pages(
@@ -317,7 +320,7 @@ def pages(
         f"a bot page ({heavy_games:,} games)": f"/bots/{names[0]}",
         "a game page": f"/games/{games // 2}",
     }
-    peak = 0.0
+    peak = children_peak = 0.0
     with serving(folder) as server:
         while newest(db) <= games:  # the ladder plays
             if server.process.poll() is not None:
@@ -328,6 +331,7 @@ def pages(
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline:
                 peak = max(peak, rss_mb(server.process.pid))
+                children_peak = max(children_peak, children_rss_mb(server.process.pid))
                 time.sleep(1.0)
     p99 = {  # a page never answered in the window: no latency, an error
         kind: percentile(reading.by_path[path], 0.99) * 1000 if reading.by_path[path] else math.inf
@@ -348,6 +352,7 @@ def pages(
         len(reading.latencies),
         errors,
         peak,
+        children_peak,
     )
 
 

@@ -899,6 +899,12 @@ class Bench:
                     f"≤ {SERVER_MB:.0f} MiB",
                     read.rss_mb <= SERVER_MB,
                 ),
+                Figure(
+                    "league-scale",
+                    "… its children's (board, reads, viewers, staging), most",
+                    read.children_mb,
+                    "MiB",
+                ),
             )
             for error in sorted(set(read.errors)):
                 self.progress(f"league-scale: a reader's error at {at}: {error}")
