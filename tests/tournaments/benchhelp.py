@@ -36,8 +36,11 @@ SMALLEST = msgspec.structs.replace(
 readers read for seconds enough that each page is answered on a loaded machine)."""
 BUSY_GAMES = 4
 """The ladder's games before the placements' uploads (the bench waits for hundreds)."""
+PLACEMENT_HOUSE = {"greedy": "greedy", "random": "random"}
+"""The league a version is placed in: two bots, so that its placement is eight games."""
 
 
 if __name__ == "__main__":
     league_server.BUSY_GAMES = BUSY_GAMES
+    league_server.PLACEMENT_HOUSE = PLACEMENT_HOUSE
     print(render_json(run([sys.argv[1]], sizes=SMALLEST)))

@@ -143,10 +143,28 @@ def test_a_game_missing_a_seat_is_the_stores_damage(
 
 
 def bomb(size: int) -> bytes:
-    """zlib data of `size` zero bytes, made a MiB at a time (about 1 KB per MiB)."""
+    """zlib data of `size` zero bytes (about 1 KB per MiB): one MiB compressed and flushed
+    whole, so that each further MiB is the same bytes again, then the closing block and the
+    checksum of them all (compressing a GiB would be most of the test)."""
     squeeze = zlib.compressobj(9)
     chunk = bytes(1 << 20)
-    return b"".join(squeeze.compress(chunk) for _ in range(size >> 20)) + squeeze.flush()
+    first = squeeze.compress(chunk) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    again = squeeze.compress(chunk) + squeeze.flush(zlib.Z_FULL_FLUSH)
+    assert first.endswith(again)  # the zlib header, then the MiB's block
+    checksum = 1
+    for _ in range(size >> 20):
+        checksum = zlib.adler32(chunk, checksum)
+    closing = b"\x03\x00"  # an empty last block of fixed codes
+    return first + again * ((size >> 20) - 1) + closing + checksum.to_bytes(4, "big")
+
+
+def test_a_bomb_is_the_zeros_it_claims() -> None:
+    inflate = zlib.decompressobj()
+    data, total = bomb(64 << 20), 0
+    while data:
+        total += len(inflate.decompress(data, 1 << 22))
+        data = inflate.unconsumed_tail
+    assert total == 64 << 20 and inflate.eof and not inflate.unused_data
 
 
 @pytest.mark.slow
