@@ -8,10 +8,12 @@ without bias from the repeats): 1 when they play the same policy, whether a dete
 or one that breaks its ties at random, and lower as they part. A bot whose choices rarely agree
 with themselves (`MIN_SELF`: a random player) gives no evidence either way: its copies and
 every other random bot play alike. Likeness alone does not mean copying (two bots that follow
-the obvious move are alike often), so each pair's likeness is set against every pair of
-versions by different authors (the baseline: copies are few, and the median and median
-absolute deviation ignore them) as a robust z-score, and a pair is flagged only when it
-stands far out on enough shared positions (`MIN_SHARED`).
+the obvious move are alike often), so each pair's likeness is set against the pairs of
+versions by different authors and of different families (`baseline`: a family is the versions
+joined by pairs as alike as copies, each family weighed as one, so that a league where many
+versions copy one bot does not take the copies for the independent bots' norm) as a robust
+z-score, and a pair is flagged only when it stands far out on enough shared positions
+(`MIN_SHARED`).
 
 Computed with sparse matrices (versions × (position, action) choice frequencies), so a
 thousand versions cost sparse products, not a loop over half a million pairs.
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 
 from tournaments.league.fingerprint import Fingerprint
 
@@ -164,6 +167,37 @@ def verdict(likeness: float, shared: int, steady: bool, z: float) -> str:
     return "independent"
 
 
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    order = np.argsort(values)
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
+
+
+def baseline(
+    versions: int, first: np.ndarray, second: np.ndarray, values: np.ndarray
+) -> tuple[float, float]:
+    """The likeness of independent versions: its centre and robust spread (within `SPREAD`)
+    over the pairs (`first`, `second`, their `values`) of different families, each family
+    weighed as one. A family is the versions joined by pairs at least `COPY_LIKENESS` alike:
+    a league where many versions copy one bot would otherwise take the copies' likeness for
+    what independent bots show."""
+    if not values.size:
+        return 0.0, SPREAD[0]
+    alike = values >= COPY_LIKENESS
+    graph = sparse.coo_matrix(
+        (np.ones(int(alike.sum())), (first[alike], second[alike])), shape=(versions, versions)
+    )
+    _, family = connected_components(graph, directed=False)
+    size = np.bincount(family, minlength=versions).astype(float)
+    apart = family[first] != family[second]
+    if apart.any():
+        first, second, values = first[apart], second[apart], values[apart]
+    weights = 1.0 / (size[family[first]] * size[family[second]])
+    centre = _weighted_median(values, weights)
+    spread = 1.4826 * _weighted_median(np.abs(values - centre), weights)
+    return centre, min(max(spread, SPREAD[0]), SPREAD[1])
+
+
 def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str]) -> list[Pair]:
     """Every pair of versions (by name) of different `authors`, most suspicious first; pairs
     of one author are not compared (an author may upload many bots of theirs)."""
@@ -176,10 +210,12 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
     )
     pairs_i, pairs_j = upper[0][different], upper[1][different]
     telling = (figures.shared[pairs_i, pairs_j] >= MIN_SHARED) & figures.steady[pairs_i, pairs_j]
-    values = figures.likeness[pairs_i, pairs_j][telling]
-    centre = float(np.median(values)) if values.size else 0.0
-    spread = 1.4826 * float(np.median(np.abs(values - centre))) if values.size else 0.0
-    spread = min(max(spread, SPREAD[0]), SPREAD[1])
+    centre, spread = baseline(
+        len(m.names),
+        pairs_i[telling],
+        pairs_j[telling],
+        figures.likeness[pairs_i, pairs_j][telling],
+    )
     made = []
     for i, j in zip(pairs_i, pairs_j, strict=True):
         like, shared = float(figures.likeness[i, j]), int(figures.shared[i, j])
