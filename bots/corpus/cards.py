@@ -7,7 +7,8 @@ Run as `python -m bots.corpus.cards RULE`; each values a play by the sum over it
   value;
 - `roosters`: play roosters while the round can still reach its rooster count (each worth
   `ROOSTER`), else the cheapest cards;
-- `cheap`: the cheapest cards, of the colours least seen on the table (`TABLE` × their count).
+- `high`: the most valuable cards, of the colours least seen on the table (`TABLE` × their
+  count).
 Ties go to the first legal play. The constants are module globals so that a copy can nudge
 them (`bots.corpus.variant --set`).
 """
@@ -69,16 +70,16 @@ def roosters(observation: Any, cards: tuple[Any, ...]) -> float:
     return value
 
 
-def cheap(observation: Any, cards: tuple[Any, ...]) -> float:
+def high(observation: Any, cards: tuple[Any, ...]) -> float:
     counts = _table(observation)
-    return -sum(card.value + TABLE * counts[card.colour] for card in cards)
+    return sum(card.value - TABLE * counts[card.colour] for card in cards)
 
 
 RULES: dict[str, Callable[[Any, tuple[Any, ...]], float]] = {
     "lead": lead,
     "hoard": hoard,
     "roosters": roosters,
-    "cheap": cheap,
+    "high": high,
 }
 
 

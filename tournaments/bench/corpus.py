@@ -30,7 +30,7 @@ EXPLORATION = {"azul": 0.1, "5211": 0.7}
 """The mcts bot's exploration constant per game (`bots.search`), which a copy changes."""
 
 
-CARD_RULES = ("lead", "hoard", "roosters", "cheap")
+CARD_RULES = ("lead", "hoard", "roosters", "high")
 """The 5211 heuristics of `bots.corpus.cards`."""
 
 
@@ -93,7 +93,7 @@ def corpus(game: str, folder: Path) -> list[Entry]:
             Entry("lead-noise", f"{cards}lead --noise 0.1", "lead"),
             Entry("hoard-SPEND", f"{cards}hoard --set SPEND=0.55", "hoard"),
             Entry("roosters-renamed", f"{cards}roosters --name mine", "roosters"),
-            Entry("cheap-TABLE", f"{cards}cheap --set TABLE=0.27", "cheap"),
-            Entry("cheap-noise", f"{cards}cheap --noise 0.1", "cheap"),
+            Entry("high-TABLE", f"{cards}high --set TABLE=0.27", "high"),
+            Entry("high-noise", f"{cards}high --noise 0.1", "high"),
         ]
     return made

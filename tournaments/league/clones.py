@@ -1,13 +1,18 @@
 """Which versions play like copies of each other: agreement of fingerprints, measured against
 the league's own population, a score and a verdict in plain words.
 
-Likeness of two versions compares their choices where both reached a position at least twice
-(`fingerprint.REPEATS`): the chance that a choice of each is the same action, summed over
-those positions, over what each version's choices agree with themselves there (both estimated
-without bias from the repeats): 1 when they play the same policy, whether a deterministic one
-or one that breaks its ties at random, and lower as they part. A bot whose choices rarely agree
-with themselves (`MIN_SELF`: a random player) gives no evidence either way: its copies and
-every other random bot play alike. Likeness alone does not mean copying (two bots that follow
+Likeness of two versions compares their choices where both reached a position: the chance
+that a choice of each is the same action, summed over those positions, over what each
+version's choices agree with themselves there (both estimated without bias where it chose
+more than once, from the repeats of `fingerprint.REPEATS`): 1 when they play the same policy,
+whether a deterministic one or one that breaks its ties at random, and lower as they part.
+Where a version chose once its self-agreement is taken as 1: a single choice shows nothing of
+its spread, and taking the most it can be only makes a stochastic version look less like
+others, never more (and it lets the positions past the openings count, which only copies
+share in number: a copy that plays at random now and then leaves its original's games at its
+first random move, and its repeats seldom reach a position twice). A bot whose choices rarely
+agree with themselves (`MIN_SELF`: a random player) gives no evidence either way: its copies
+and every other random bot play alike. Likeness alone does not mean copying (two bots that follow
 the obvious move are alike often), so each pair's likeness is set against the pairs of
 versions by different authors and of different families (`baseline`: a family is the versions
 joined by pairs as alike as copies, each family weighed as one, so that a league where many
@@ -32,20 +37,21 @@ from scipy.sparse.csgraph import connected_components
 
 from tournaments.league.fingerprint import Fingerprint
 
-COPY_LIKENESS = 0.75
+COPY_LIKENESS = 0.85
 """A pair this alike, and `COPY_Z` above the baseline, is called a copy."""
 COPY_Z = 4.0
-LOOK_Z = 5.0
+LOOK_Z = 6.0
 """From here on, less alike than a copy, the pair is worth a look."""
 MIN_SHARED = 8
-"""Fewer shared positions (each reached twice by both) than this say nothing either way."""
+"""Fewer shared positions than this say nothing either way."""
 MIN_SELF = 0.25
 """A version whose choices agree with themselves less often than this plays too much at
 random for its likeness to mean anything."""
-SPREAD = (0.05, 0.1)
+SPREAD = (0.1, 0.15)
 """The baseline's spread is taken within these bounds: a league of a few near-equal pairs
-would make every pair stand out, and one whose independent bots agree anywhere from never to
-half the time (deterministic heuristics do) would hide every copy."""
+would make every pair stand out (independent families agree anywhere from never to half the
+time, so a league of few families may show a spread near 0), and one whose independent bots
+are spread widely would hide every copy."""
 EVIDENCE = 5
 """Positions shown as evidence for a flagged pair."""
 
@@ -72,7 +78,7 @@ class Pair(msgspec.Struct, frozen=True):
     agreement: float
     """The chance that a choice of each is the same, at the positions both reached."""
     shared: int
-    """Positions both reached at least twice."""
+    """Positions both reached."""
     baseline: float
     """The median likeness of pairs by different authors."""
     z: float
@@ -87,9 +93,9 @@ class Pair(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True)
 class Matrices:
-    """The fingerprints as sparse rows (versions), over the positions each reached at least
-    twice: choice frequencies by (position, action) column, and by position column whether
-    it was reached and how often its choices there agree with themselves."""
+    """The fingerprints as sparse rows (versions), over the positions each reached: choice
+    frequencies by (position, action) column, and by position column whether it was reached
+    and how often its choices there agree with themselves (1 where it chose once)."""
 
     names: list[str]
     freq: sparse.csr_matrix
@@ -113,12 +119,11 @@ def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
     for row, name in enumerate(names):
         for key, answer in fingerprints[name].answers.items():
             n = len(answer.choices)
-            if n < 2:
-                continue
             counts = Counter(answer.choices)
             reach_rows.append(row)
             reach_cols.append(position.setdefault(key, len(position)))
-            selves.append((sum(c * c for c in counts.values()) - n) / (n * (n - 1)))
+            same = sum(c * c for c in counts.values()) - n
+            selves.append(same / (n * (n - 1)) if n > 1 else 1.0)
             where[key] = (answer.deal, answer.seat, answer.decision)
             for action, count in counts.items():
                 rows.append(row)
