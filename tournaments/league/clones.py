@@ -80,7 +80,7 @@ class Pair(msgspec.Struct, frozen=True):
     shared: int
     """Positions both reached."""
     baseline: float
-    """The median likeness of pairs by different authors."""
+    """The median likeness of pairs by different authors and families (`baseline`)."""
     z: float
     """How far above the baseline, in robust standard deviations."""
     verdict: str
