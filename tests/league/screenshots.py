@@ -62,7 +62,7 @@ def main() -> None:
             served.upload(bob, "bob-last", "bot.py", BOT.format(pick="-1", name="b").encode())
             crash = b"import sys\nprint('Traceback: oops', file=sys.stderr)\nsys.exit(3)\n"
             served.upload(alice, "alice-first", "bot.py", crash)
-            copy = BOT.format(pick="0  # mine", name="c").encode()
+            copy = BOT.format(pick="(0)", name="c").encode()
             served.upload(carol, "carol-copy", "bot.py", copy)
             for bot in ("alice-first", "bob-last", "carol-copy"):
                 served.status(bot, {"playing", "rejected"})
