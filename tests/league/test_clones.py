@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import trio
 from leaguehelp import BOT, LEAGUE, front_of, sign_in
@@ -18,7 +19,7 @@ from tournaments.cli import main
 from tournaments.league import copies
 from tournaments.league.board import Board
 from tournaments.league.checks import check_version
-from tournaments.league.clones import Pair, compare
+from tournaments.league.clones import SPREAD, Pair, baseline, compare
 from tournaments.league.files import League
 from tournaments.league.fingerprint import Fingerprint, Fingerprints, bank, fingerprint
 from tournaments.league.headline import best_of_each, clusters, finalists, groups
@@ -239,6 +240,18 @@ def ann_and_bob(registry: Registry) -> None:
             version = registry.add_version(found.id, bot, "0" * 64, "python3 bot.py", None)
             registry.set_status(version.id, "checking")
             registry.set_status(version.id, "playing")
+
+
+def test_the_baseline_weighs_each_family_once() -> None:
+    """Pairs of copies stay out of the baseline and a large family counts as one; without two
+    families the baseline is 0 (the fixed bars decide)."""
+    # versions 0-3 are one family, alike to 4 (0.6); 4, 5 and 6 are far apart (0.1-0.2):
+    # the median of every pair would be 0.6, that of the families' pairs is 0.15
+    first = np.array([0, 0, 1, 0, 1, 2, 3, 4, 5, 4])
+    second = np.array([1, 2, 3, 4, 4, 4, 4, 5, 6, 6])
+    values = np.array([0.95, 0.9, 0.99, 0.6, 0.6, 0.6, 0.6, 0.1, 0.2, 0.15])
+    assert baseline(7, first, second, values) == (0.15, SPREAD[0])
+    assert baseline(2, np.array([0]), np.array([1]), np.array([1.0])) == (0.0, SPREAD[0])
 
 
 def test_the_final_plays_one_bot_per_author_when_the_organiser_asks(tmp_path: Path) -> None:

@@ -185,9 +185,8 @@ def baseline(
     over the pairs (`first`, `second`, their `values`) of different families, each family
     weighed as one. A family is the versions joined by pairs at least `COPY_LIKENESS` alike:
     a league where many versions copy one bot would otherwise take the copies' likeness for
-    what independent bots show."""
-    if not values.size:
-        return 0.0, SPREAD[0]
+    what independent bots show. Without two families to compare (a league of one bot and its
+    copies) the baseline is 0 and the verdicts rest on the fixed bars."""
     alike = values >= COPY_LIKENESS
     graph = sparse.coo_matrix(
         (np.ones(int(alike.sum())), (first[alike], second[alike])), shape=(versions, versions)
@@ -195,8 +194,9 @@ def baseline(
     _, family = connected_components(graph, directed=False)
     size = np.bincount(family, minlength=versions).astype(float)
     apart = family[first] != family[second]
-    if apart.any():
-        first, second, values = first[apart], second[apart], values[apart]
+    if not apart.any():
+        return 0.0, SPREAD[0]
+    first, second, values = first[apart], second[apart], values[apart]
     weights = 1.0 / (size[family[first]] * size[family[second]])
     centre = _weighted_median(values, weights)
     spread = 1.4826 * _weighted_median(np.abs(values - centre), weights)
