@@ -19,7 +19,7 @@ from tournaments.cli import main
 from tournaments.league import copies
 from tournaments.league.board import Board
 from tournaments.league.checks import check_version
-from tournaments.league.clones import SPREAD, Pair, baseline, compare
+from tournaments.league.clones import Pair, baseline, compare
 from tournaments.league.files import League
 from tournaments.league.fingerprint import Fingerprint, Fingerprints, bank, fingerprint
 from tournaments.league.headline import best_of_each, clusters, finalists, groups
@@ -250,8 +250,8 @@ def test_the_baseline_weighs_each_family_once() -> None:
     first = np.array([0, 0, 1, 0, 1, 2, 3, 4, 5, 4])
     second = np.array([1, 2, 3, 4, 4, 4, 4, 5, 6, 6])
     values = np.array([0.95, 0.9, 0.99, 0.6, 0.6, 0.6, 0.6, 0.1, 0.2, 0.15])
-    assert baseline(7, first, second, values) == (0.15, SPREAD[0])
-    assert baseline(2, np.array([0]), np.array([1]), np.array([1.0])) == (0.0, SPREAD[0])
+    assert baseline(7, first, second, values) == 0.15
+    assert baseline(2, np.array([0]), np.array([1]), np.array([1.0])) == 0.0
 
 
 def test_the_final_plays_one_bot_per_author_when_the_organiser_asks(tmp_path: Path) -> None:

@@ -16,9 +16,9 @@ and every other random bot play alike. Likeness alone does not mean copying (two
 the obvious move are alike often), so each pair's likeness is set against the pairs of
 versions by different authors and of different families (`baseline`: a family is the versions
 joined by pairs as alike as copies, each family weighed as one, so that a league where many
-versions copy one bot does not take the copies for the independent bots' norm) as a robust
-z-score, and a pair is flagged only when it stands far out on enough shared positions
-(`MIN_SHARED`).
+versions copy one bot does not take the copies for the independent bots' norm) as a z-score
+in fixed steps (`SPREAD`), and a pair is flagged only when it stands far out on enough shared
+positions (`MIN_SHARED`).
 
 Computed with sparse matrices (versions × (position, action) choice frequencies), so a
 thousand versions cost sparse products, not a loop over half a million pairs.
@@ -40,18 +40,18 @@ from tournaments.league.fingerprint import Fingerprint
 COPY_LIKENESS = 0.85
 """A pair this alike, and `COPY_Z` above the baseline, is called a copy."""
 COPY_Z = 4.0
-LOOK_Z = 6.0
+LOOK_Z = 7.0
 """From here on, less alike than a copy, the pair is worth a look."""
 MIN_SHARED = 8
 """Fewer shared positions than this say nothing either way."""
 MIN_SELF = 0.25
 """A version whose choices agree with themselves less often than this plays too much at
 random for its likeness to mean anything."""
-SPREAD = (0.1, 0.15)
-"""The baseline's spread is taken within these bounds: a league of a few near-equal pairs
-would make every pair stand out (independent families agree anywhere from never to half the
-time, so a league of few families may show a spread near 0), and one whose independent bots
-are spread widely would hide every copy."""
+SPREAD = 0.1
+"""The step that z counts above the baseline. Fixed, not the population's own spread:
+independent families agree anywhere from never to half the time, so a league of a few
+families shows a spread near 0 (every half-alike pair would stand out) or one as wide as the
+gap to the copies (every copy would hide)."""
 EVIDENCE = 5
 """Positions shown as evidence for a flagged pair."""
 
@@ -82,7 +82,7 @@ class Pair(msgspec.Struct, frozen=True):
     baseline: float
     """The median likeness of pairs by different authors and families (`baseline`)."""
     z: float
-    """How far above the baseline, in robust standard deviations."""
+    """How far above the baseline, in steps of `SPREAD`."""
     verdict: str
     evidence: list[Evidence] = []
 
@@ -178,15 +178,13 @@ def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
     return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
 
 
-def baseline(
-    versions: int, first: np.ndarray, second: np.ndarray, values: np.ndarray
-) -> tuple[float, float]:
-    """The likeness of independent versions: its centre and robust spread (within `SPREAD`)
-    over the pairs (`first`, `second`, their `values`) of different families, each family
-    weighed as one. A family is the versions joined by pairs at least `COPY_LIKENESS` alike:
-    a league where many versions copy one bot would otherwise take the copies' likeness for
-    what independent bots show. Without two families to compare (a league of one bot and its
-    copies) the baseline is 0 and the verdicts rest on the fixed bars."""
+def baseline(versions: int, first: np.ndarray, second: np.ndarray, values: np.ndarray) -> float:
+    """The likeness of independent versions: its median over the pairs (`first`, `second`,
+    their `values`) of different families, each family weighed as one. A family is the
+    versions joined by pairs at least `COPY_LIKENESS` alike: a league where many versions copy
+    one bot would otherwise take the copies' likeness for what independent bots show. Without
+    two families to compare (a league of one bot and its copies) the baseline is 0 and the
+    verdicts rest on the fixed bars."""
     alike = values >= COPY_LIKENESS
     graph = sparse.coo_matrix(
         (np.ones(int(alike.sum())), (first[alike], second[alike])), shape=(versions, versions)
@@ -195,12 +193,10 @@ def baseline(
     size = np.bincount(family, minlength=versions).astype(float)
     apart = family[first] != family[second]
     if not apart.any():
-        return 0.0, SPREAD[0]
+        return 0.0
     first, second, values = first[apart], second[apart], values[apart]
     weights = 1.0 / (size[family[first]] * size[family[second]])
-    centre = _weighted_median(values, weights)
-    spread = 1.4826 * _weighted_median(np.abs(values - centre), weights)
-    return centre, min(max(spread, SPREAD[0]), SPREAD[1])
+    return _weighted_median(values, weights)
 
 
 def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str]) -> list[Pair]:
@@ -215,7 +211,7 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
     )
     pairs_i, pairs_j = upper[0][different], upper[1][different]
     telling = (figures.shared[pairs_i, pairs_j] >= MIN_SHARED) & figures.steady[pairs_i, pairs_j]
-    centre, spread = baseline(
+    centre = baseline(
         len(m.names),
         pairs_i[telling],
         pairs_j[telling],
@@ -224,7 +220,7 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
     made = []
     for i, j in zip(pairs_i, pairs_j, strict=True):
         like, shared = float(figures.likeness[i, j]), int(figures.shared[i, j])
-        z = (like - centre) / spread
+        z = (like - centre) / SPREAD
         said = verdict(like, shared, bool(figures.steady[i, j]), z)
         agreement = float(figures.agreement[i, j])
         a, b = m.names[i], m.names[j]
