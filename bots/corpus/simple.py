@@ -4,7 +4,9 @@ Run as `python -m bots.corpus.simple RULE`:
 - `floor`: the take that drops the fewest tiles to the floor, then the longest line;
 - `bottom`: the longest pattern line that takes the tiles, then the most tiles;
 - `finish`: the take that completes a pattern line with the fewest tiles, else the most
-  tiles placed on a line.
+  tiles placed on a line;
+- `few`: the take that drops the fewest tiles to the floor, then the fewest tiles, then the
+  shortest line (slow and safe).
 Place and split decisions: the first legal action. Ties go to the first legal take.
 """
 
@@ -45,7 +47,17 @@ def finish(observation: Any, take: Any) -> Key:
     return (1, -tiles) if completes else (0, min(tiles, room))
 
 
-RULES: dict[str, Callable[[Any, Any], Key]] = {"floor": floor, "bottom": bottom, "finish": finish}
+def few(observation: Any, take: Any) -> Key:
+    tiles, room = _counts(observation, take)
+    return (-max(0, tiles - room), -tiles, -take.line if take.line != FLOOR_LINE else -9)
+
+
+RULES: dict[str, Callable[[Any, Any], Key]] = {
+    "floor": floor,
+    "bottom": bottom,
+    "finish": finish,
+    "few": few,
+}
 
 
 def chooser(rule: Callable[[Any, Any], Key]) -> Callable[[Any, list[Any], Context], int]:

@@ -3,18 +3,20 @@ strategy's constants changed, or playing a uniformly random legal action in a sh
 decisions.
 
 Run as `python -m bots.corpus.variant BASE [--set NAME=VALUE ...] [--noise P] [--name N]`,
-BASE `greedy` or `simple:RULE` (`bots.corpus.simple`); `--set` changes a constant of the
-game's greedy strategy module (`bots.strategies.<game>`) before the first decision.
+BASE `greedy`, `simple:RULE` (`bots.corpus.simple`, Azul) or `cards:RULE` (`bots.corpus.cards`,
+5211); `--set` changes a constant of the base's module (greedy's: the game's strategy module
+`bots.strategies.<game>`) before the first decision.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from bots import greedy
-from bots.corpus import simple
+from bots.corpus import cards, simple
 from bots.game_parts import game_module
 from bots.sdk import Choose, Context, run
 
@@ -28,18 +30,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def base_choose(base: str) -> Choose:
+def base_choose(base: str) -> tuple[Choose, ModuleType | None]:
+    """The base's choice, and the module of its constants (None: the game's strategy)."""
     if base == "greedy":
-        return greedy.choose
-    return simple.chooser(simple.RULES[base.removeprefix("simple:")])
+        return greedy.choose, None
+    kind, rule = base.split(":", 1)
+    module = {"simple": simple, "cards": cards}[kind]
+    return module.chooser(module.RULES[rule]), module
 
 
-def variant(base: Choose, changes: dict[str, float], noise: float) -> Choose:
+def variant(
+    base: Choose, changes: dict[str, float], noise: float, constants: ModuleType | None = None
+) -> Choose:
     changed: set[str] = set()
 
     def choose(observation: Any, legal: list[Any], context: Context) -> Any:
         if context.game not in changed:
-            module = game_module("bots.strategies", context.game)
+            module = constants or game_module("bots.strategies", context.game)
             for name, value in changes.items():
                 setattr(module, name, type(getattr(module, name))(value))
             changed.add(context.game)
@@ -53,4 +60,5 @@ def variant(base: Choose, changes: dict[str, float], noise: float) -> Choose:
 if __name__ == "__main__":
     args = parse_args()
     changes = {key: float(value) for key, value in (item.split("=", 1) for item in args.set)}
-    run(variant(base_choose(args.base), changes, args.noise), name=args.name)
+    base, constants = base_choose(args.base)
+    run(variant(base, changes, args.noise, constants), name=args.name)

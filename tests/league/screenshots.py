@@ -5,7 +5,8 @@
 Serves a small league (two uploaded bots and a house bot, one upload rejected), lets the ladder
 play a little, then photographs the leaderboard, a bot's page signed out and signed in as its
 author (with its scrimmage form), the submit page signed in, a game's page, `/league`,
-`/benchmarks` and `/seasons`.
+`/benchmarks`, `/seasons`, and the organisers' copy check (`/organiser/clones`: a third
+author's upload copies the first's bot).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "report"))
 sys.path.insert(0, str(Path(__file__).parents[1] / "tournaments"))
 from leaguehelp import BOT, LEAGUE, Running, token
 from reporthelp import chromium
+
+from tournaments.league.files import League
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
@@ -48,16 +51,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         file = Path(folder) / "azul-class.toml"
         grades = '\n[[league.grades]]\ngrade = "pass"\nbeats = { random = 50 }\n'
-        benchmarks = 'batch = 4\nbenchmarks = ["random"]'
+        benchmarks = 'batch = 4\nbenchmarks = ["random"]\nfingerprints = true'
         file.write_text(LEAGUE.replace("batch = 1", benchmarks) + grades)
-        alice, bob = token(file, "alice"), token(file, "bob")
+        alice, bob, carol = token(file, "alice"), token(file, "bob"), token(file, "carol")
+        with League(file) as league:
+            boss = league.registry.new_token("boss", organiser=True)
         served = Running(file)
         try:
             served.upload(alice, "alice-first", "bot.py", BOT.format(pick=0, name="a").encode())
             served.upload(bob, "bob-last", "bot.py", BOT.format(pick="-1", name="b").encode())
             crash = b"import sys\nprint('Traceback: oops', file=sys.stderr)\nsys.exit(3)\n"
             served.upload(alice, "alice-first", "bot.py", crash)
-            for bot in ("alice-first", "bob-last"):
+            copy = BOT.format(pick="(0)", name="c").encode()
+            served.upload(carol, "carol-copy", "bot.py", copy)
+            for bot in ("alice-first", "bob-last", "carol-copy"):
                 served.status(bot, {"playing", "rejected"})
             time.sleep(25)  # games, and a board
             with chromium() as driver:
@@ -71,6 +78,8 @@ def main() -> None:
                 shoot(driver, served.url + "/submit", "league-submit.png")
                 shoot(driver, served.url + "/benchmarks", "league-benchmarks.png")
                 shoot(driver, served.url + "/seasons", "league-seasons.png")
+                sign_in(driver, served.url, boss)
+                shoot(driver, served.url + "/organiser/clones", "league-clones.png")
         finally:
             served.stop()
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import trio
 from leaguehelp import BOT, LEAGUE, front_of, sign_in
@@ -18,11 +19,13 @@ from tournaments.cli import main
 from tournaments.league import copies
 from tournaments.league.board import Board
 from tournaments.league.checks import check_version
-from tournaments.league.clones import Pair, compare
+from tournaments.league.clones import Pair, baseline, compare
 from tournaments.league.files import League
 from tournaments.league.fingerprint import Fingerprint, Fingerprints, bank, fingerprint
-from tournaments.league.headline import best_of_each, clusters, groups
+from tournaments.league.headline import best_of_each, clusters, finalists, groups
+from tournaments.league.registry import Registry
 from tournaments.league.season import OpenSeason
+from tournaments.league.service import LeagueService
 from tournaments.league.submissions import submit
 from tournaments.plan.botcommands import parse_bot
 from tournaments.plan.config import Tournament
@@ -201,6 +204,70 @@ def test_one_bot_per_author_keeps_every_other_bots_place() -> None:
     assert [bot for bot in counted if bot != "x0"] == [bot for bot in alone if bot != "x"]
 
 
+def test_five_copies_by_other_authors_change_no_other_bots_place(
+    fingerprints: dict[str, Fingerprint],
+) -> None:
+    """Five copies of `floor` by five other authors, placed around it: the check calls each a
+    copy (its baseline not taken in by them), the one-per-author standings count the family
+    once, and every other bot keeps its place."""
+
+    def places(order: list[str], kept: dict[str, Fingerprint]) -> dict[str, int]:
+        pairs = compare(kept, {bot: f"author of {bot}" for bot in kept})
+        copied = [(p.a, p.b) for p in pairs if p.verdict.startswith("copy")]
+        counted, _ = best_of_each(order, groups({bot: f"author of {bot}" for bot in kept}, copied))
+        return {bot: place for place, bot in enumerate(counted, 1)}
+
+    alone = places(["most-tiles", "floor", "most-tiles-js", "evasive", "bottom"], fingerprints)
+    extra = {f"floor-{n}": fingerprints["floor"] for n in range(5)}
+    everyone = {**fingerprints, **extra}
+    order = ["most-tiles", "floor-3", "floor", "floor-0", "most-tiles-js", "floor-1"]
+    order += ["evasive", "floor-4", "floor-2", "bottom"]
+    added = places(order, everyone)
+    assert set(added) == {"most-tiles", "floor-3", "bottom"}
+    assert added["most-tiles"] == alone["most-tiles"] and added["bottom"] == alone["bottom"]
+    pairs = compare(everyone, {bot: bot for bot in everyone})
+    assert all(pair(pairs, "floor", bot).verdict.startswith("copy") for bot in extra)
+    assert pair(pairs, "floor", "bottom").verdict == "independent"
+
+
+def ann_and_bob(registry: Registry) -> None:
+    """Ann's bots x, x2 and x3 and Bob's y, playing."""
+    for author, bots in (("ann", ("x", "x2", "x3")), ("bob", ("y",))):
+        registry.new_token(author)
+        found = registry.author(author)
+        assert found is not None
+        for bot in bots:
+            version = registry.add_version(found.id, bot, "0" * 64, "python3 bot.py", None)
+            registry.set_status(version.id, "checking")
+            registry.set_status(version.id, "playing")
+
+
+def test_the_baseline_weighs_each_family_once() -> None:
+    """Pairs of copies stay out of the baseline and a large family counts as one; without two
+    families the baseline is 0 (the fixed bars decide)."""
+    # versions 0-3 are one family, alike to 4 (0.6); 4, 5 and 6 are far apart (0.1-0.2):
+    # the median of every pair would be 0.6, that of the families' pairs is 0.15
+    first = np.array([0, 0, 1, 0, 1, 2, 3, 4, 5, 4])
+    second = np.array([1, 2, 3, 4, 4, 4, 4, 5, 6, 6])
+    values = np.array([0.95, 0.9, 0.99, 0.6, 0.6, 0.6, 0.6, 0.1, 0.2, 0.15])
+    assert baseline(7, first, second, values) == 0.15
+    assert baseline(2, np.array([0]), np.array([1]), np.array([1.0])) == 0.0
+
+
+def test_the_final_plays_one_bot_per_author_when_the_organiser_asks(tmp_path: Path) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE + "one_per_author = true\n")
+    with LeagueService.opened(file) as service:
+        registry = service.league.registry
+        ann_and_bob(registry)
+        rows = [{"bot": bot, "elo": 2000 - 10 * n} for n, bot in enumerate(["x2", "y", "x"])]
+        service.board.board = Board(games=20, standings=rows)
+        service.freeze_offline(4)
+        assert [version.bot for version in registry.finalists(1)] == ["x2", "y"]
+    # unplaced bots follow the placed ones, by name
+    assert finalists({"b": "ann", "a": "ann", "c": "bob"}, ["c"]) == ["c", "a"]
+
+
 def test_copies_across_authors_are_clustered_for_the_organisers() -> None:
     pairs = [("a", "b"), ("c", "b"), ("d", "e")]
     assert clusters(pairs) == [["a", "b", "c"], ["d", "e"]]
@@ -239,14 +306,7 @@ async def test_the_leaderboard_ranks_one_bot_per_author_when_the_organiser_asks(
 ) -> None:
     async with front_of(tmp_path, LEAGUE + "one_per_author = true\n") as (service, client):
         registry = service.league.registry
-        for author, bots in (("ann", ("x", "x2", "x3")), ("bob", ("y",))):
-            registry.new_token(author)
-            found = registry.author(author)
-            assert found is not None
-            for bot in bots:
-                version = registry.add_version(found.id, bot, "0" * 64, "python3 bot.py", None)
-                registry.set_status(version.id, "checking")
-                registry.set_status(version.id, "playing")
+        ann_and_bob(registry)
         order = ["x2", "y", "x", "random", "x3"]
         rows = [
             {"bot": bot, "elo": 2000 - 10 * n, "ci": 10, "games": 9, "wins": 3, "losses": 3}

@@ -10,12 +10,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import trio
 
 from referee import Limits
-from tournaments.bench.corpus import corpus
+from tournaments.bench.corpus import Entry, corpus
 from tournaments.league.clones import compare
 from tournaments.league.fingerprint import DEALS, REPEATS, Fingerprint, fingerprint
 from tournaments.plan.botcommands import parse_bot
@@ -39,7 +40,7 @@ def _cpu() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def measure(
+def fingerprint_corpus(
     game: str,
     players: int = 2,
     deals: int = DEALS,
@@ -47,9 +48,9 @@ def measure(
     *,
     search: bool = True,
     progress: Callable[[str], None] = lambda _: None,
-) -> Outcome:
-    """Fingerprint the corpus of `game` (without its mcts bots unless `search`) and judge
-    every pair."""
+) -> tuple[list[Entry], dict[str, Fingerprint], list[float]]:
+    """Fingerprint the corpus of `game` (without its mcts bots unless `search`): its entries,
+    their fingerprints by name, and the CPU seconds of each."""
     tournament = Tournament(game=game, players=players)
     with tempfile.TemporaryDirectory(prefix="arena-bench-clones-") as folder:
         entries = [
@@ -69,6 +70,13 @@ def measure(
             return made, cpu
 
         made, cpu = trio.run(fingerprints)
+    return entries, made, cpu
+
+
+def judge(
+    game: str, players: int, entries: list[Entry], made: dict[str, Fingerprint], cpu: list[float]
+) -> Outcome:
+    """Every pair of the corpus compared, each bot its own author."""
     family = {entry.name: entry.family for entry in entries}
     pairs = compare(made, {name: name for name in made})
     copies = [pair for pair in pairs if family[pair.a] == family[pair.b]]
@@ -83,3 +91,15 @@ def measure(
         sum(pair.flagged for pair in others),
         cpu,
     )
+
+
+def measure(
+    game: str,
+    players: int = 2,
+    deals: int = DEALS,
+    repeats: int = REPEATS,
+    **options: Any,
+) -> Outcome:
+    """Fingerprint the corpus of `game` (`fingerprint_corpus`, its keyword `options`) and
+    judge every pair."""
+    return judge(game, players, *fingerprint_corpus(game, players, deals, repeats, **options))

@@ -1,12 +1,13 @@
 """The clone benchmark's corpus: independent bots and copies of some of them, per game.
 
 Independent: random, greedy, the mcts bot at two settings, the starter kits' JavaScript bot
-(seeded random), examples/azul-most-tiles and the small heuristics of `bots.corpus.simple`.
-Copies, each by another author than its original: the same bot under another name, its
-strategy's constants changed by 10%, playing at random in 10% of its decisions
-(`bots.corpus.variant`), mcts with its exploration constant changed by 10%, and most-tiles
-ported to JavaScript (`node_port`). A bot's `family` is its original's name: two bots of one
-family are a copy pair, of two families an independent pair.
+(seeded random), and the small heuristics written for the corpus: examples/azul-most-tiles and
+`bots.corpus.simple` in Azul, `bots.corpus.cards` in 5211. Copies, each by another author than
+its original: the same bot under another name, its constants changed by 10%, playing at random
+in 10% of its decisions (`bots.corpus.variant`), mcts with its exploration constant changed by
+10%, and a bot ported to JavaScript (`node_port`: most-tiles in Azul, `lead` in 5211). A bot's
+`family` is its original's name: two bots of one family are a copy pair, of two families an
+independent pair.
 """
 
 from __future__ import annotations
@@ -19,12 +20,18 @@ import msgspec
 ROOT = Path(__file__).resolve().parents[2]
 STARTER_NODE = ROOT / "examples" / "starter-node" / "bot.js"
 PORT = ROOT / "bots" / "corpus" / "most_tiles.js"
+PORTS = {"azul": PORT, "5211": ROOT / "bots" / "corpus" / "lead.js"}
+"""Each game's JavaScript port: the strategy part of a starter-kit bot."""
 STRATEGY = "// ---- your strategy goes here"
 STRATEGY_END = "// " + "-" * 96 + "\n"
 
 
 EXPLORATION = {"azul": 0.1, "5211": 0.7}
 """The mcts bot's exploration constant per game (`bots.search`), which a copy changes."""
+
+
+CARD_RULES = ("lead", "hoard", "roosters", "high")
+"""The 5211 heuristics of `bots.corpus.cards`."""
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -34,14 +41,15 @@ class Entry(msgspec.Struct, frozen=True):
     """The original's name (its own for an independent bot)."""
 
 
-def node_port(folder: Path) -> str:
-    """Write most-tiles' JavaScript port into `folder` — the starter kit's bot with the port's
-    strategy in place of its own — and return the command that runs it."""
+def node_port(folder: Path, port: Path = PORT) -> str:
+    """Write the JavaScript port `port` (most-tiles' unless told) into `folder` — the starter
+    kit's bot with the port's strategy in place of its own — and return the command that runs
+    it."""
     starter = STARTER_NODE.read_text()
     before, rest = starter.split(STRATEGY, 1)
     after = rest.split(STRATEGY_END, 1)[1]
-    path = folder / "most_tiles.js"
-    path.write_text(before + PORT.read_text() + after)
+    path = folder / port.name
+    path.write_text(before + port.read_text() + after)
     folder.chmod(0o755)  # the sandbox runs a bot as another user, who must read it
     path.chmod(0o644)
     return f"node {path}"
@@ -72,9 +80,20 @@ def corpus(game: str, folder: Path) -> list[Entry]:
             Entry("most-tiles", f"{py} {ROOT}/examples/azul-most-tiles/bot.py", "most-tiles"),
             Entry("most-tiles-js", node_port(folder), "most-tiles"),
         ]
-        for rule in ("floor", "bottom", "finish"):
+        for rule in ("floor", "bottom", "finish", "few"):
             made += [
                 Entry(rule, f"{py} -m bots.corpus.simple {rule}", rule),
                 Entry(f"{rule}-noise", f"{variant} simple:{rule} --noise 0.1", rule),
             ]
+    else:
+        cards = f"{variant} cards:"
+        made += [
+            *(Entry(rule, f"{py} -m bots.corpus.cards {rule}", rule) for rule in CARD_RULES),
+            Entry("lead-js", node_port(folder, PORTS[game]), "lead"),
+            Entry("lead-noise", f"{cards}lead --noise 0.1", "lead"),
+            Entry("hoard-SPEND", f"{cards}hoard --set SPEND=0.55", "hoard"),
+            Entry("roosters-renamed", f"{cards}roosters --name mine", "roosters"),
+            Entry("high-TABLE", f"{cards}high --set TABLE=0.27", "high"),
+            Entry("high-noise", f"{cards}high --noise 0.1", "high"),
+        ]
     return made

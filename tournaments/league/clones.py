@@ -1,17 +1,24 @@
 """Which versions play like copies of each other: agreement of fingerprints, measured against
 the league's own population, a score and a verdict in plain words.
 
-Likeness of two versions compares their choices where both reached a position at least twice
-(`fingerprint.REPEATS`): the chance that a choice of each is the same action, summed over
-those positions, over what each version's choices agree with themselves there (both estimated
-without bias from the repeats): 1 when they play the same policy, whether a deterministic one
-or one that breaks its ties at random, and lower as they part. A bot whose choices rarely agree
-with themselves (`MIN_SELF`: a random player) gives no evidence either way: its copies and
-every other random bot play alike. Likeness alone does not mean copying (two bots that follow
-the obvious move are alike often), so each pair's likeness is set against every pair of
-versions by different authors (the baseline: copies are few, and the median and median
-absolute deviation ignore them) as a robust z-score, and a pair is flagged only when it
-stands far out on enough shared positions (`MIN_SHARED`).
+Likeness of two versions compares their choices where both reached a position: the chance
+that a choice of each is the same action, summed over those positions, over what each
+version's choices agree with themselves there (both estimated without bias where it chose
+more than once, from the repeats of `fingerprint.REPEATS`): 1 when they play the same policy,
+whether a deterministic one or one that breaks its ties at random, and lower as they part.
+Where a version chose once its self-agreement is taken as 1: a single choice shows nothing of
+its spread, and taking the most it can be only makes a stochastic version look less like
+others, never more (and it lets the positions past the openings count, which only copies
+share in number: a copy that plays at random now and then leaves its original's games at its
+first random move, and its repeats seldom reach a position twice). A bot whose choices rarely
+agree with themselves (`MIN_SELF`: a random player) gives no evidence either way: its copies
+and every other random bot play alike. Likeness alone does not mean copying (two bots that follow
+the obvious move are alike often), so each pair's likeness is set against the pairs of
+versions by different authors and of different families (`baseline`: a family is the versions
+joined by pairs as alike as copies, each family weighed as one, so that a league where many
+versions copy one bot does not take the copies for the independent bots' norm) as a z-score
+in fixed steps (`SPREAD`), and a pair is flagged only when it stands far out on enough shared
+positions (`MIN_SHARED`).
 
 Computed with sparse matrices (versions × (position, action) choice frequencies), so a
 thousand versions cost sparse products, not a loop over half a million pairs.
@@ -26,23 +33,25 @@ from dataclasses import dataclass
 import msgspec
 import numpy as np
 from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 
 from tournaments.league.fingerprint import Fingerprint
 
-COPY_LIKENESS = 0.75
+COPY_LIKENESS = 0.85
 """A pair this alike, and `COPY_Z` above the baseline, is called a copy."""
 COPY_Z = 4.0
-LOOK_Z = 5.0
+LOOK_Z = 7.0
 """From here on, less alike than a copy, the pair is worth a look."""
 MIN_SHARED = 8
-"""Fewer shared positions (each reached twice by both) than this say nothing either way."""
+"""Fewer shared positions than this say nothing either way."""
 MIN_SELF = 0.25
 """A version whose choices agree with themselves less often than this plays too much at
 random for its likeness to mean anything."""
-SPREAD = (0.05, 0.1)
-"""The baseline's spread is taken within these bounds: a league of a few near-equal pairs
-would make every pair stand out, and one whose independent bots agree anywhere from never to
-half the time (deterministic heuristics do) would hide every copy."""
+SPREAD = 0.1
+"""The step that z counts above the baseline. Fixed, not the population's own spread:
+independent families agree anywhere from never to half the time, so a league of a few
+families shows a spread near 0 (every half-alike pair would stand out) or one as wide as the
+gap to the copies (every copy would hide)."""
 EVIDENCE = 5
 """Positions shown as evidence for a flagged pair."""
 
@@ -69,11 +78,11 @@ class Pair(msgspec.Struct, frozen=True):
     agreement: float
     """The chance that a choice of each is the same, at the positions both reached."""
     shared: int
-    """Positions both reached at least twice."""
+    """Positions both reached."""
     baseline: float
-    """The median likeness of pairs by different authors."""
+    """The median likeness of pairs by different authors and families (`baseline`)."""
     z: float
-    """How far above the baseline, in robust standard deviations."""
+    """How far above the baseline, in steps of `SPREAD`."""
     verdict: str
     evidence: list[Evidence] = []
 
@@ -84,9 +93,9 @@ class Pair(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True)
 class Matrices:
-    """The fingerprints as sparse rows (versions), over the positions each reached at least
-    twice: choice frequencies by (position, action) column, and by position column whether
-    it was reached and how often its choices there agree with themselves."""
+    """The fingerprints as sparse rows (versions), over the positions each reached: choice
+    frequencies by (position, action) column, and by position column whether it was reached
+    and how often its choices there agree with themselves (1 where it chose once)."""
 
     names: list[str]
     freq: sparse.csr_matrix
@@ -110,12 +119,11 @@ def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
     for row, name in enumerate(names):
         for key, answer in fingerprints[name].answers.items():
             n = len(answer.choices)
-            if n < 2:
-                continue
             counts = Counter(answer.choices)
             reach_rows.append(row)
             reach_cols.append(position.setdefault(key, len(position)))
-            selves.append((sum(c * c for c in counts.values()) - n) / (n * (n - 1)))
+            same = sum(c * c for c in counts.values()) - n
+            selves.append(same / (n * (n - 1)) if n > 1 else 1.0)
             where[key] = (answer.deal, answer.seat, answer.decision)
             for action, count in counts.items():
                 rows.append(row)
@@ -164,6 +172,33 @@ def verdict(likeness: float, shared: int, steady: bool, z: float) -> str:
     return "independent"
 
 
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    order = np.argsort(values)
+    cumulative = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cumulative, cumulative[-1] / 2)])
+
+
+def baseline(versions: int, first: np.ndarray, second: np.ndarray, values: np.ndarray) -> float:
+    """The likeness of independent versions: its median over the pairs (`first`, `second`,
+    their `values`) of different families, each family weighed as one. A family is the
+    versions joined by pairs at least `COPY_LIKENESS` alike: a league where many versions copy
+    one bot would otherwise take the copies' likeness for what independent bots show. Without
+    two families to compare (a league of one bot and its copies) the baseline is 0 and the
+    verdicts rest on the fixed bars."""
+    alike = values >= COPY_LIKENESS
+    graph = sparse.coo_matrix(
+        (np.ones(int(alike.sum())), (first[alike], second[alike])), shape=(versions, versions)
+    )
+    _, family = connected_components(graph, directed=False)
+    size = np.bincount(family, minlength=versions).astype(float)
+    apart = family[first] != family[second]
+    if not apart.any():
+        return 0.0
+    first, second, values = first[apart], second[apart], values[apart]
+    weights = 1.0 / (size[family[first]] * size[family[second]])
+    return _weighted_median(values, weights)
+
+
 def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str]) -> list[Pair]:
     """Every pair of versions (by name) of different `authors`, most suspicious first; pairs
     of one author are not compared (an author may upload many bots of theirs)."""
@@ -176,14 +211,16 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
     )
     pairs_i, pairs_j = upper[0][different], upper[1][different]
     telling = (figures.shared[pairs_i, pairs_j] >= MIN_SHARED) & figures.steady[pairs_i, pairs_j]
-    values = figures.likeness[pairs_i, pairs_j][telling]
-    centre = float(np.median(values)) if values.size else 0.0
-    spread = 1.4826 * float(np.median(np.abs(values - centre))) if values.size else 0.0
-    spread = min(max(spread, SPREAD[0]), SPREAD[1])
+    centre = baseline(
+        len(m.names),
+        pairs_i[telling],
+        pairs_j[telling],
+        figures.likeness[pairs_i, pairs_j][telling],
+    )
     made = []
     for i, j in zip(pairs_i, pairs_j, strict=True):
         like, shared = float(figures.likeness[i, j]), int(figures.shared[i, j])
-        z = (like - centre) / spread
+        z = (like - centre) / SPREAD
         said = verdict(like, shared, bool(figures.steady[i, j]), z)
         agreement = float(figures.agreement[i, j])
         a, b = m.names[i], m.names[j]

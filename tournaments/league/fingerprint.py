@@ -41,7 +41,7 @@ OPPONENT = "greedy"
 DEALS = 6
 """Deals per seat of a fingerprint."""
 
-REPEATS = 3
+REPEATS = 5
 """Times each deal is played by the version (other seeds for it, a fresh process each)."""
 
 

@@ -1,6 +1,6 @@
-"""Standings that copies cannot bend: one bot per author in the headline standings (the
-organiser's `one_per_author` option), and the clusters of copies across authors that the
-organisers' copy page shows.
+"""Standings that copies cannot bend: one bot per author in the headline standings and the
+final's entrants (the organiser's `one_per_author` option), and the clusters of copies across
+authors that the organisers' copy page shows.
 
 An author who uploads many bots fills places that independent bots would hold; counted once
 (by its best-placed bot), each author holds one place, and every other bot keeps the place it
@@ -11,7 +11,7 @@ the public standings would show every author which bots were flagged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 
 def groups(authors: dict[str, str], copies: Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -46,6 +46,15 @@ def best_of_each(order: Sequence[str], group: dict[str, str]) -> tuple[list[str]
         (apart if own in seen else counted).append(bot)
         seen.add(own)
     return counted, apart
+
+
+def finalists(playing: Mapping[str, str], order: Sequence[str]) -> list[str]:
+    """One bot per author of the `playing` bots (bot: author): each author's best placed in
+    `order` (the leaderboard, best first; bots it does not place come after it, by name)."""
+    placed = [bot for bot in order if bot in playing]
+    ranked = placed + sorted(set(playing) - set(placed))
+    counted, _ = best_of_each(ranked, groups(dict(playing), ()))
+    return counted
 
 
 def clusters(copies: Iterable[tuple[str, str]]) -> list[list[str]]:

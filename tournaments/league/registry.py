@@ -67,7 +67,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple, get_args
 
 import msgspec
@@ -778,9 +778,10 @@ class Registry(SqliteFile):
         ]
 
     @guarded
-    def freeze(self, budget: int) -> Season:
+    def freeze(self, budget: int, bots: Collection[str] | None = None) -> Season:
         """Freeze the season now for its final of at most `budget` games: its finalists are
-        the versions playing now (one a bot, none of a disabled bot); the season then."""
+        the versions playing now (one a bot, none of a disabled bot), of `bots` only when
+        given; the season then."""
         with self._transaction():
             season = self.season()
             if season.frozen is not None:
@@ -792,6 +793,8 @@ class Registry(SqliteFile):
                 (_now(), budget, season.number),
             )
             for version in self.playing():
+                if bots is not None and version.bot not in bots:
+                    continue
                 self._db.execute(
                     "INSERT INTO finalists (season, version) VALUES (?, ?)",
                     (season.number, version.id),

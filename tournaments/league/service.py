@@ -40,7 +40,7 @@ from tournaments.league.errors import Forbidden, NotFound
 from tournaments.league.files import League, ServeLock, bot_of
 from tournaments.league.final import FinalProgress, claim_of, play_final, progress
 from tournaments.league.grades import Graded, authored, graded, season_grades
-from tournaments.league.headline import best_of_each, groups
+from tournaments.league.headline import best_of_each, finalists, groups
 from tournaments.league.ladder import LADDER_NICE, run_ladder
 from tournaments.league.reads import GamesOf, KeptStores, Recent, reader
 from tournaments.league.registry import (
@@ -444,13 +444,19 @@ class LeagueService:
         """`freeze` by whoever holds the league's files (`arena league freeze`)."""
         if budget < 1:
             raise RequestError(f"a final's budget is a number of games, at least 1, not {budget}")
-        field = len(self.league.registry.playing()) + len(self.league.tournament.participants)
+        playing = self.league.registry.playing()
+        bots = None
+        if self.league.settings.one_per_author:  # each author's best placed bot (`headline`)
+            order = [str(row["bot"]) for row in self.board.board.standings]
+            bots = finalists({version.bot: str(version.author) for version in playing}, order)
+        entrants = len(playing) if bots is None else len(bots)
+        field = entrants + len(self.league.tournament.participants)
         if field < self.league.tournament.players:
             raise RequestError(
                 f"a final needs {self.league.tournament.players} bots for a game; {field} play now"
             )
         _made(self.league.final_store(self.league.season.number))
-        self.league.season_now(self.league.registry.freeze(budget))
+        self.league.season_now(self.league.registry.freeze(budget, bots))
         self._frozen.set()
         self._frozen = trio.Event()
         self.notify()

@@ -186,7 +186,7 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     per version, against house bots, which is why it is asked for."""
     one_per_author: bool = False
     """The leaderboard ranks one bot per author (its best placed), the author's others listed
-    apart (`league.headline`)."""
+    apart, and the season's final plays only that bot of each author (`league.headline`)."""
 
 
 class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
