@@ -255,7 +255,7 @@ async def test_the_leaderboard_ranks_one_bot_per_author_when_the_organiser_asks(
         ]
         service.board.board = Board(games=20, standings=rows)
         service.board.generation += 1
-        board = service.leaderboard()
+        board = service.views.leaderboard()
         assert [(s.bot, s.row["rank"]) for s in board.standings] == [
             ("x2", 1),
             ("y", 2),

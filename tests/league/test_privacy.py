@@ -26,7 +26,8 @@ from tournaments.league.board import head_to_head
 from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
 from tournaments.league.season import OpenSeason
-from tournaments.league.service import SCRIMMAGES, LeagueService
+from tournaments.league.service import LeagueService
+from tournaments.league.views import SCRIMMAGES
 from tournaments.server.app import make_app
 from tournaments.server.testing import in_process, until
 from tournaments.store.results import FaultRow

@@ -20,6 +20,7 @@ from tournaments.league.board import MIN_REFRESH_S as MIN_REFRESH_S
 from tournaments.league.clones import MIN_SHARED as MIN_SHARED
 from tournaments.league.copies import CSV_HEADERS as CSV_HEADERS
 from tournaments.league.copies import rows as rows
+from tournaments.league.errors import Forbidden
 from tournaments.league.files import bot_of as bot_of
 from tournaments.league.final import FinalProgress
 from tournaments.league.grades import as_table as as_table
@@ -236,3 +237,9 @@ class Access:
         if viewer is None:
             return False
         return viewer.organiser or self.registry.owner(bot) == viewer.id
+
+
+def refuse_unless_organiser(actor: Author) -> None:
+    """`Forbidden` unless `actor` is an organiser: what only an organiser may do or see."""
+    if not actor.organiser:
+        raise Forbidden("only an organiser may do this")

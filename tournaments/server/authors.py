@@ -160,7 +160,7 @@ async def scrimmage_status_api(request: Request) -> Response:
         raise Unauthorized(SIGN_IN_OR_TOKEN)
     await f.spend(request)
     bot, wanted = request.path_params["bot"], request.path_params["scrimmage"]
-    found = await f.service.scrimmages(bot, viewer, only=wanted)
+    found = await f.service.views.scrimmages(bot, viewer, only=wanted)
     if not found:
         raise NotFound(f"{bot} has no scrimmage {wanted} that you may see")
     answer = scrimmage_answer(bot, found[0])

@@ -19,8 +19,8 @@ async def game_view(request: Request) -> Response:
     f = front(request)
     await f.spend(request)
     viewer, where = f.viewer(request), _where(request)
-    game = f.service.game(request.path_params["game"], viewer, where)
-    own = f.service.access.own_seats(game.names, viewer)
+    game = f.service.views.game(request.path_params["game"], viewer, where)
+    own = f.service.views.access.own_seats(game.names, viewer)
     pages = where.pages
     links = [("leaderboard", "/")]
     for bot in dict.fromkeys(map(bot_of, game.names)):
@@ -31,7 +31,7 @@ async def game_view(request: Request) -> Response:
     season = where.season or f.league.season.number
     kind = "scrimmage game" if where.scrimmages else f"season {season}, game"
     title = f"{f.league.file.stem}: {kind} {game.id}"
-    return HTMLResponse(await f.service.game_page(game, viewer, title, links))
+    return HTMLResponse(await f.service.views.game_page(game, viewer, title, links))
 
 
 async def game_record(request: Request) -> Response:
@@ -40,7 +40,7 @@ async def game_record(request: Request) -> Response:
     f = front(request)
     await f.spend(request)
     game_id = request.path_params["game"]
-    record = f.service.record_for(game_id, f.viewer(request), _where(request))
+    record = f.service.views.record_for(game_id, f.viewer(request), _where(request))
     return _jsonl(record, f"{_file_stem(request)}-{game_id}.jsonl")
 
 
@@ -52,7 +52,7 @@ async def seat_record(request: Request) -> Response:
     if viewer is None:
         raise Unauthorized(SIGN_IN_OR_TOKEN)
     await f.spend(request)
-    record = await f.service.seat_record(game_id, seat, viewer, _where(request))
+    record = await f.service.views.seat_record(game_id, seat, viewer, _where(request))
     return _jsonl(record, f"{_file_stem(request)}-{game_id}-seat{seat}.jsonl")
 
 
