@@ -27,7 +27,6 @@ from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
 from tournaments.league.season import OpenSeason
 from tournaments.league.service import LeagueService
-from tournaments.league.views import SCRIMMAGES
 from tournaments.server.app import make_app
 from tournaments.server.testing import in_process, until
 from tournaments.store.results import FaultRow
@@ -154,15 +153,15 @@ async def test_scrimmage_games_are_their_authors_and_the_organisers_alone(
         with Store(service.league.scrimmage_store, readonly=True) as store:
             game = min(game_id for game_id, _ in store.games_as_stored())
         pages = [
-            f"{SCRIMMAGES.pages}/{game}",
-            f"{SCRIMMAGES.pages}/{game}/record.jsonl",
+            f"/scrimmage-games/{game}",
+            f"/scrimmage-games/{game}/record.jsonl",
         ]
-        seats = [f"{SCRIMMAGES.pages}/{game}/seat{seat}.jsonl" for seat in (0, 1)]
+        seats = [f"/scrimmage-games/{game}/seat{seat}.jsonl" for seat in (0, 1)]
 
         async def statuses(headers: dict[str, str], paths: list[str] = pages) -> list[int]:
             return [(await client.get(path, headers=headers)).status_code for path in paths]
 
-        nothing = f"{SCRIMMAGES.pages}/{game + 1000}"
+        nothing = f"/scrimmage-games/{game + 1000}"
         assert (await client.get(nothing)).status_code == 404
         assert await statuses({}) == [404, 404]  # signed out: as if there were no such game
         assert await statuses(bearer["bob"]) == [404, 404]  # another author

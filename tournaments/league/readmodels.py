@@ -22,7 +22,6 @@ from typing import Any
 import msgspec
 import trio
 
-from tournaments.league.api_answers import GameRow, GamesAnswer
 from tournaments.league.board import Board, BoardKeeper, compute
 from tournaments.league.clones import Pair
 from tournaments.league.copies import league_pairs
@@ -43,7 +42,9 @@ from tournaments.league.views import (
     SCRIMMAGES,
     Access,
     BotView,
+    GameList,
     Leaderboard,
+    ListedGame,
     Private,
     Roster,
     ScrimmageChoices,
@@ -146,7 +147,7 @@ class ReadModels:
             if only is not None and scrimmage.id != only:
                 continue
             version = numbers[scrimmage.version]
-            games: list[GameRow] = []
+            games: list[ListedGame] = []
             if scrimmage.first_deal is not None and scrimmage.deals is not None:
                 choice = GameChoice(
                     content_hash=version.identity or version.hash,
@@ -370,9 +371,9 @@ class ReadModels:
         choice: GameChoice,
         version: int | None = None,
         where: Where = LADDER,
-    ) -> GamesAnswer:
+    ) -> GameList:
         """The games of `bot` that `choice` keeps (of its version number `version`, if given),
-        newest first, with the downloads `viewer` may have of each (read by `reads`: a long
+        newest first, with the seats whose downloads `viewer` may have (read by `reads`: a long
         list holds up no page)."""
         if self.league.registry.bot(bot) is None and bot not in self.league.tournament.participants:
             raise NotFound(f"the league has no bot named {bot!r}")
@@ -382,14 +383,12 @@ class ReadModels:
                 raise NotFound(f"{bot} has no version {version}")
             chosen = numbered[version]
             choice = msgspec.structs.replace(choice, content_hash=chosen.identity or chosen.hash)
-        if not where.scrimmages:  # its season's addresses: they name the same game next season
+        if not where.scrimmages:  # its season's number: its ids start again next season
             where = Where(season=where.season or self.league.season.number)
-        asked = GamesOf(
-            str(self.store_of(where)), bot, choice, self.access.sees(viewer), where.pages
-        )
+        asked = GamesOf(str(self.store_of(where)), bot, choice, self.access.sees(viewer))
         listed = await self._reader.ask(asked)
         rows = [msgspec.structs.replace(row, season=where.season) for row in listed.rows]
-        return GamesAnswer(bot, rows, listed.more)
+        return GameList(bot, rows, listed.more)
 
     def record_for(self, game_id: int, viewer: Author | None, where: Where = LADDER) -> bytes:
         """The game's record as `viewer` may have it: the public record, with the reasons of

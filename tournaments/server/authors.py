@@ -32,6 +32,7 @@ from tournaments.server.front import (
     session_form,
     with_csrf,
 )
+from tournaments.server.games import game_row
 from tournaments.server.limits import client_address, retry_headers
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ def scrimmage_answer(bot: str, view: ScrimmageView) -> ScrimmageAnswer:
         reason=scrimmage.reason,
         url=f"/api/bots/{quote(bot)}/scrimmages/{scrimmage.id}",
         page=f"/bots/{quote(bot)}#scrimmages",
-        played=view.games,
+        played=[game_row(game) for game in view.games],
     )
 
 

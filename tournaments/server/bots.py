@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from protocol.errors import RequestError
-from tournaments.league.api_answers import BotAnswer, VersionRow
+from tournaments.league.api_answers import BotAnswer, GamesAnswer, VersionRow
 from tournaments.league.errors import NotFound
 from tournaments.league.views import (
     MAX_GAME_ID,
@@ -32,6 +32,7 @@ from tournaments.server.front import (
     was_signed_out,
     with_csrf,
 )
+from tournaments.server.games import game_row
 from tournaments.server.history import svg_line
 from tournaments.server.seasons import when
 from tournaments.store.store import GameChoice
@@ -192,7 +193,8 @@ async def games_api(request: Request) -> Response:
     chosen = msgspec.structs.asdict(query)
     version, where = chosen.pop("version"), Where(season=chosen.pop("season"))
     bot = request.path_params["bot"]
-    answer = await f.service.views.games_of(
+    listed = await f.service.views.games_of(
         bot, f.viewer(request), GameChoice(**chosen), version, where
     )
+    answer = GamesAnswer(listed.bot, [game_row(game) for game in listed.games], listed.more)
     return Response(msgspec.json.encode(answer), media_type="application/json")
