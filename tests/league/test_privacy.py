@@ -87,7 +87,7 @@ async def test_the_published_report_shows_a_faults_kind_but_no_reason_and_no_com
     command = f"{sys.executable} {crasher}"
     file = league_file(tmp_path, f'crasher = "{command}"')
     with LeagueService.opened(file) as service:
-        service.freeze_offline(2)
+        service.operations.freeze(2)
     async with in_process(file) as (service, _):
         await until(lambda: service.league.season.number == 2, "the final's publication")
     league = service.league

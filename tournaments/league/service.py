@@ -32,6 +32,7 @@ from tournaments.league.errors import Forbidden, NotFound
 from tournaments.league.files import League, ServeLock
 from tournaments.league.final import FinalProgress, play_final
 from tournaments.league.ladder import LADDER_NICE, run_ladder
+from tournaments.league.operations import Operations, make_store
 from tournaments.league.readmodels import ReadModels
 from tournaments.league.registry import Author, Scrimmage, Season, Version
 from tournaments.league.runtimes import Runtime, runtimes
@@ -46,7 +47,6 @@ from tournaments.play.runner import Refused, Voided
 from tournaments.report.page import write_report
 from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import StoreError
-from tournaments.store.store import Store
 
 
 class _Quiet:
@@ -87,11 +87,13 @@ class LeagueService:
         if league.season.frozen is not None:
             stores.append(league.final_store(league.season.number))
         for store in stores:
-            _made(store)
+            make_store(store)
             try:
                 self.views.stores.get(store)  # checked now, before the pages: never at a read
             except StoreError as exc:  # the pages go on; each one that reads it says so
                 print(f"arena serve: {exc}", file=sys.stderr, flush=True)
+        self.operations = Operations(league)
+        """The organisers' changes, which `arena league` makes on the files too."""
         self.sessions = Sessions(league.registry)
         """The browser sessions of the league's authors (the web front's sign-ins)."""
         self._change = trio.Event()
@@ -273,7 +275,7 @@ class LeagueService:
                     flush=True,
                 )
         next_store = self.league.season_store(season.number + 1)
-        await trio.to_thread.run_sync(_made, next_store)
+        await trio.to_thread.run_sync(make_store, next_store)
         self.league.season_now(self.league.registry.publish(season.number))
         ended, self._open_season = self.open_season, OpenSeason(self.league)
         ended.close()
@@ -329,47 +331,25 @@ class LeagueService:
         return ScrimmageView(asked, version.number, [])
 
     def freeze(self, actor: Author, budget: int) -> Season:
-        """An organiser freezes the season for its final of at most `budget` games: uploads are
-        kept and checked but play no more; the final plays the bots playing now."""
+        """An organiser freezes the season for its final of at most `budget` games
+        (`Operations.freeze`; `Forbidden` for anyone else): its ladder stops."""
         refuse_unless_organiser(actor)
-        return self.freeze_offline(budget)
-
-    def freeze_offline(self, budget: int) -> Season:
-        """`freeze` by whoever holds the league's files (`arena league freeze`)."""
-        if budget < 1:
-            raise RequestError(f"a final's budget is a number of games, at least 1, not {budget}")
-        field = len(self.league.registry.playing()) + len(self.league.tournament.participants)
-        if field < self.league.tournament.players:
-            raise RequestError(
-                f"a final needs {self.league.tournament.players} bots for a game; {field} play now"
-            )
-        _made(self.league.final_store(self.league.season.number))
-        self.league.season_now(self.league.registry.freeze(budget))
+        season = self.operations.freeze(budget)
         self._frozen.set()
         self._frozen = trio.Event()
         self.notify()
-        return self.league.season
+        return season
 
     def set_bot_disabled(self, actor: Author, bot: str, disabled: bool) -> None:
         """An organiser disables or enables an uploaded bot (`Forbidden` for anyone else)."""
         refuse_unless_organiser(actor)
-        self.league.registry.set_bot_disabled(bot, disabled)
+        self.operations.set_bot_disabled(bot, disabled)
         self.notify()
 
     def set_author_disabled(self, actor: Author, name: str, disabled: bool) -> Author:
         """An organiser disables or enables an author (`Forbidden` for anyone else)."""
         refuse_unless_organiser(actor)
-        if actor.name == name and disabled:
-            raise RequestError("an organiser cannot disable themselves")
-        return self.league.registry.set_author_disabled(name, disabled)
-
-
-def _made(store: Path) -> None:
-    """Make a store before any task or page opens it: a reader that opened it while a writer
-    was making it would find an empty file, or one without its tables, which is no store. (One
-    there already is left as it is: whoever opens it says what is wrong with it.)"""
-    if not store.exists():
-        Store(store).close()
+        return self.operations.set_author_disabled(name, disabled, actor)
 
 
 async def run_headless(file: Path) -> None:
