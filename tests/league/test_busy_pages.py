@@ -125,7 +125,7 @@ async def test_the_leaderboard_answers_while_a_long_list_is_read(
     # The store held by another connection: reading it waits (up to the store's 10 s) — in
     # the server's trio thread, every page would wait with it. (The game pages' connection,
     # kept open, is closed first: an exclusive lock waits for every connection to go.)
-    service.stores.close()
+    service.views.stores.close()
     holder = sqlite3.connect(service.league.store_path)
     holder.execute("PRAGMA locking_mode=EXCLUSIVE")
     holder.execute("BEGIN EXCLUSIVE")

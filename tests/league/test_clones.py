@@ -260,9 +260,7 @@ def test_the_final_plays_one_bot_per_author_when_the_organiser_asks(tmp_path: Pa
     with LeagueService.opened(file) as service:
         registry = service.league.registry
         ann_and_bob(registry)
-        rows = [{"bot": bot, "elo": 2000 - 10 * n} for n, bot in enumerate(["x2", "y", "x"])]
-        service.board.board = Board(games=20, standings=rows)
-        service.freeze_offline(4)
+        service.operations.freeze(4, ["x2", "y", "x"])  # the leaderboard, best first
         assert [version.bot for version in registry.finalists(1)] == ["x2", "y"]
     # unplaced bots follow the placed ones, by name
     assert finalists({"b": "ann", "a": "ann", "c": "bob"}, ["c"]) == ["c", "a"]
@@ -315,7 +313,7 @@ async def test_the_leaderboard_ranks_one_bot_per_author_when_the_organiser_asks(
         ]
         service.board.board = Board(games=20, standings=rows)
         service.board.generation += 1
-        board = service.leaderboard()
+        board = service.views.leaderboard()
         assert [(s.bot, s.row["rank"]) for s in board.standings] == [
             ("x2", 1),
             ("y", 2),

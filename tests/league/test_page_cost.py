@@ -234,8 +234,8 @@ async def test_a_game_page_is_made_once_and_kept_by_what_it_shows(
 ) -> None:
     async with serving(leagues[SMALL]) as (service, client):
         made: list[int] = []
-        work = service.viewers.child.work
-        service.viewers.child.work = lambda shown: made.append(1) or work(shown)
+        work = service.views.viewers.child.work
+        service.views.viewers.child.work = lambda shown: made.append(1) or work(shown)
         first = await client.get("/games/7")
         assert first.status_code == 200 and (await client.get("/games/7")).text == first.text
         assert len(made) == 1
@@ -248,14 +248,14 @@ async def test_browsers_asking_for_one_game_page_at_once_wait_for_the_one_being_
 ) -> None:
     async with serving(leagues[SMALL]) as (service, client):
         made: list[int] = []
-        work = service.viewers.child.work
+        work = service.views.viewers.child.work
 
         def slow(shown: Shown) -> Page:
             made.append(1)
             time.sleep(0.05)  # long enough for every browser to be waiting
             return work(shown)
 
-        service.viewers.child.work = slow
+        service.views.viewers.child.work = slow
         bodies: list[str] = []
 
         async def browse() -> None:
@@ -265,7 +265,7 @@ async def test_browsers_asking_for_one_game_page_at_once_wait_for_the_one_being_
             for _ in range(10):
                 nursery.start_soon(browse)
         assert len(made) == 1 and len(set(bodies)) == 1 and len(bodies) == 10
-        assert not service.viewers._making  # nothing left behind for a page no one waits on
+        assert not service.views.viewers._making  # nothing left behind for a page no one waits on
 
 
 def test_the_leaderboard_reads_the_registry_again_only_once_it_changed(
@@ -276,14 +276,14 @@ def test_the_leaderboard_reads_the_registry_again_only_once_it_changed(
         reads: list[int] = []
         playing = league.registry.playing
         monkeypatch.setattr(league.registry, "playing", lambda: reads.append(1) or playing())
-        first = service.leaderboard()
-        assert service.leaderboard() is first and len(reads) == 1
+        first = service.views.leaderboard()
+        assert service.views.leaderboard() is first and len(reads) == 1
         league.registry.new_token("newcomer")  # a change it does not show
-        assert service.leaderboard() is first and len(reads) == 2
+        assert service.views.leaderboard() is first and len(reads) == 2
         author = league.registry.author_for(league.registry.new_token("uploader"))
         assert author is not None
         league.registry.add_version(author.id, "fresh", "c0ffee", "python3 bot.py", None)
-        again = service.leaderboard()
+        again = service.views.leaderboard()
         assert again.number == first.number + 1 and len(reads) == 3
         assert [v.bot for v in again.waiting] == ["fresh"]
         service.close()
@@ -312,13 +312,13 @@ async def test_a_bots_page_is_made_once_a_second_for_every_signed_out_browser(
     once); a signed-in author's page is their own; a second later it is made again."""
     async with serving(leagues[SMALL]) as (service, client):
         reads: list[str] = []
-        bot_view = service.bot_view
+        bot_view = service.views.bot_view
 
         async def counted(bot: str, viewer: Any, **kwargs: Any) -> Any:
             reads.append(bot)
             return await bot_view(bot, viewer, **kwargs)
 
-        service.bot_view = counted  # type: ignore[method-assign]
+        service.views.bot_view = counted  # type: ignore[method-assign]
         async with trio.open_nursery() as nursery:
             for _ in range(5):
                 nursery.start_soon(client.get, "/bots/house")

@@ -26,7 +26,7 @@ from tournaments.league.board import head_to_head
 from tournaments.league.files import League
 from tournaments.league.ladder import run_ladder
 from tournaments.league.season import OpenSeason
-from tournaments.league.service import SCRIMMAGES, LeagueService
+from tournaments.league.service import LeagueService
 from tournaments.server.app import make_app
 from tournaments.server.testing import in_process, until
 from tournaments.store.results import FaultRow
@@ -87,7 +87,7 @@ async def test_the_published_report_shows_a_faults_kind_but_no_reason_and_no_com
     command = f"{sys.executable} {crasher}"
     file = league_file(tmp_path, f'crasher = "{command}"')
     with LeagueService.opened(file) as service:
-        service.freeze_offline(2)
+        service.operations.freeze(2)
     async with in_process(file) as (service, _):
         await until(lambda: service.league.season.number == 2, "the final's publication")
     league = service.league
@@ -153,15 +153,15 @@ async def test_scrimmage_games_are_their_authors_and_the_organisers_alone(
         with Store(service.league.scrimmage_store, readonly=True) as store:
             game = min(game_id for game_id, _ in store.games_as_stored())
         pages = [
-            f"{SCRIMMAGES.pages}/{game}",
-            f"{SCRIMMAGES.pages}/{game}/record.jsonl",
+            f"/scrimmage-games/{game}",
+            f"/scrimmage-games/{game}/record.jsonl",
         ]
-        seats = [f"{SCRIMMAGES.pages}/{game}/seat{seat}.jsonl" for seat in (0, 1)]
+        seats = [f"/scrimmage-games/{game}/seat{seat}.jsonl" for seat in (0, 1)]
 
         async def statuses(headers: dict[str, str], paths: list[str] = pages) -> list[int]:
             return [(await client.get(path, headers=headers)).status_code for path in paths]
 
-        nothing = f"{SCRIMMAGES.pages}/{game + 1000}"
+        nothing = f"/scrimmage-games/{game + 1000}"
         assert (await client.get(nothing)).status_code == 404
         assert await statuses({}) == [404, 404]  # signed out: as if there were no such game
         assert await statuses(bearer["bob"]) == [404, 404]  # another author

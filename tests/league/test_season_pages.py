@@ -104,7 +104,7 @@ async def ended_season(service: LeagueService) -> dict[str, str]:
     playing(registry, "bob", "theirs", "b1")
     won, lost = (["mine", "easy"], [1, 2]), (["theirs", "easy"], [2, 1])
     store_games(league.store_path, [won, won, won, (["easy", "mine"], [1, 2]), *[lost] * 4])
-    service.freeze_offline(10)
+    service.operations.freeze(10)
     store_games(league.final_store(1), [(["mine", "theirs"], [1, 2]), (["easy", "mine"], [2, 1])])
     league.season_now(registry.publish(1))
     playing(registry, "alice", "mine", "a2")  # season 2: a new version, no games yet

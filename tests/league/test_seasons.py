@@ -132,7 +132,7 @@ async def test_a_final_whose_report_cannot_be_written_is_published_without_it(
     file = tmp_path / "cup.toml"
     file.write_text(LEAGUE)
     with LeagueService.opened(file) as service:
-        service.freeze_offline(4)
+        service.operations.freeze(4)
         service.league.report_dir(1).write_text("in the way")  # a file where its folder goes
     async with in_process(file) as (service, client):
         await until(lambda: service.league.season.number == 2, "the final's publication")
@@ -147,7 +147,7 @@ async def test_a_final_that_cannot_play_leaves_the_pages_up_and_goes_on_when_men
     file = tmp_path / "cup.toml"
     file.write_text(LEAGUE)
     with LeagueService.opened(file) as service:
-        service.freeze_offline(4)
+        service.operations.freeze(4)
         final = service.league.final_store(1)
     final.write_bytes(b"not a store at all")
     async with in_process(file) as (service, client):

@@ -66,7 +66,9 @@ async def test_submit_wait_says_a_disabled_bot_at_once_and_a_frozen_seasons_next
         await bot_answer()
         assert main(argv) == 0
         assert "mine version 1 plays: http://league/bots/mine" in capsys.readouterr().out
-        service.freeze_offline(100)
+        organiser = registry.author("boss")
+        assert organiser is not None
+        service.freeze(organiser, 100)
         await bot_answer()
         assert main(argv) == 0
         out = capsys.readouterr().out

@@ -37,12 +37,11 @@ from tournaments.bench.league_server import (
     Readers,
     children_rss_mb,
     connect,
-    newest,
-    number,
     percentile,
     request,
     rss_mb,
     serving,
+    stored,
     upload,
     write_files,
 )
@@ -310,10 +309,9 @@ def pages(
     db = folder / "league.sqlite"
     progress(f"league-scale: a store of {games:,} games among {bots:,} bots")
     began = time.perf_counter()
-    synthetic_store(db, names, games, weights=[HEAVY, *[1.0] * (bots - 1)])
+    heavy_games = synthetic_store(db, names, games, weights=[HEAVY, *[1.0] * (bots - 1)])[0]
     fill_s = time.perf_counter() - began
     adopt(db, folder)
-    heavy_games = number(db, "SELECT count(*) FROM seats WHERE bot = 1")
     kinds = {
         "leaderboard": "/",
         "leaderboard JSON": "/api/leaderboard",
@@ -322,7 +320,7 @@ def pages(
     }
     peak = children_peak = 0.0
     with serving(folder) as server:
-        while newest(db) <= games:  # the ladder plays
+        while stored(db) <= games:  # the ladder plays
             if server.process.poll() is not None:
                 raise RuntimeError(f"arena serve ended: {server.exited()}")
             time.sleep(0.2)

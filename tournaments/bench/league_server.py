@@ -51,6 +51,8 @@ from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from tournaments.bench.clockcheck import THINKER
+from tournaments.store.sqlitefile import StoreError
+from tournaments.store.store import Store
 
 ARENA = [sys.executable, "-m", "tournaments"]
 BOTS = {"greedy": "greedy", "random": "random", "random-twin": "random"}
@@ -126,24 +128,22 @@ def copy_store(base: Path, db: Path) -> None:
 
 
 def stored(db: Path) -> int:
-    """Games in the store `db` now (0 before it exists)."""
-    return number(db, "SELECT count(*) FROM games")
+    """Games in the store `db` now (0 before it exists or has its tables): its newest game's
+    id, since a store numbers its games from 1 and removes none."""
+    with reading(db) as store:
+        return 0 if store is None else store.last_game()
 
 
-def newest(db: Path) -> int:
-    """The id of the newest game in the store `db` (0 before there is one)."""
-    return number(db, "SELECT coalesce(max(id), 0) FROM games")
-
-
-def number(db: Path, query: str) -> int:
-    """The number `query` gives on the store `db`, read-only; 0 before the store has games."""
-    if not db.exists():
-        return 0
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
-        try:
-            return int(con.execute(query).fetchone()[0])
-        except sqlite3.OperationalError:  # made a moment ago, its tables not yet
-            return 0
+@contextlib.contextmanager
+def reading(db: Path) -> Iterator[Store | None]:
+    """The store `db`, read-only and unchecked (None before it exists or has its tables)."""
+    try:
+        store = Store(db, readonly=True, check=False)
+    except StoreError:  # none yet, or made a moment ago: its tables not yet
+        yield None
+        return
+    with store:
+        yield store
 
 
 def rss_mb(pid: int) -> float:
@@ -424,21 +424,20 @@ def rate(db: Path, seconds: float, stopped: Callable[[], str | None]) -> Window:
     """Games per second the store `db` gains over `seconds`, counted from its first new game,
     and the games of those seconds; `stopped` says how the process playing them ended (None
     while it plays)."""
-    start = newest(db)
+    start = stored(db)
     deadline = time.monotonic() + 600
-    while newest(db) == start:
+    while stored(db) == start:
         ended = stopped()
         if ended is not None or time.monotonic() > deadline:
             raise RuntimeError(f"no game was stored in {db}: {ended or 'not in 10 minutes'}")
         time.sleep(0.05)
-    began, first = time.monotonic(), newest(db)
+    began, first = time.monotonic(), stored(db)
     time.sleep(seconds)
-    last, took = newest(db), time.monotonic() - began
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
-        games = con.execute(
-            "SELECT seat_set, wall_ms FROM games WHERE id > ? AND id <= ?", (first, last)
-        ).fetchall()
-    return Window(len(games) / took, [(str(key), float(ms)) for key, ms in games])
+    last, took = stored(db), time.monotonic() - began
+    with reading(db) as store:
+        assert store is not None  # it has games
+        games = [game for _, game in store.games_as_stored(first, last)]
+    return Window(len(games) / took, [(game.seat_set, game.played.wall_ms) for game in games])
 
 
 def at_run_mix(ladder: Window, run: Window) -> float:
@@ -651,7 +650,7 @@ def hostile_upload(
         zipped.writestr("bot.toml", manifest)
         zipped.writestr("bot.py", THINKER)
     with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
-        while newest(folder / "league.sqlite") == 0:  # the ladder plays
+        while stored(folder / "league.sqlite") == 0:  # the ladder plays
             time.sleep(0.05)
         progress("league: a version naming a 90 MB folder and an endless file, with readers")
         began = len(reading.latencies)
@@ -798,7 +797,7 @@ def pages_under_load(
     copy_store(base, folder / "league.sqlite")
     token, other = make_token(folder), make_token(folder, "poller")
     with serving(folder) as server, Readers(server.url, readers, period_s) as reading:
-        while newest(folder / "league.sqlite") == stored(base):  # the ladder plays
+        while stored(folder / "league.sqlite") == stored(base):  # the ladder plays
             if server.process.poll() is not None:
                 raise RuntimeError(f"arena serve ended: {server.exited()}")
             time.sleep(0.05)

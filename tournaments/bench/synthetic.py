@@ -72,9 +72,9 @@ def synthetic_store(
     players: int = 2,
     seed: int = 0,
     weights: Sequence[float] | None = None,
-) -> None:
+) -> list[int]:
     """Write `games` games among `bots` (`players` a game) into a new store at `path`; a bot
-    takes a seat as often as its weight says, if given (else all alike)."""
+    takes a seat as often as its weight says, if given (else all alike). Each bot's games."""
     if len(set(bots)) < players:
         raise ValueError(f"{players} players a game need {players} distinct bots")
     if path.exists():
@@ -84,6 +84,7 @@ def synthetic_store(
         ids = [store.bot(name, "synthetic", HASH).id for name in bots]
     rng = np.random.default_rng(seed)
     strength = rng.normal(size=len(bots))
+    played = np.zeros(len(bots), dtype=np.int64)
     finished = datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
     db = sqlite3.connect(path, isolation_level=None)
     try:
@@ -93,6 +94,7 @@ def synthetic_store(
             count = min(games, first + ROWS_PER_COMMIT) - first
             chosen = rng.integers(len(templates), size=count)
             seated = _seated(rng, strength, count, players, weights)
+            played += np.bincount(seated.ravel(), minlength=len(bots))
             db.execute("BEGIN")
             game_rows, seat_rows = [], []
             for n in range(count):
@@ -122,6 +124,7 @@ def synthetic_store(
     finally:
         db.close()
     Store(path).close()  # its indexes made again, WAL mode again, and checked
+    return [int(n) for n in played]
 
 
 def _seated(

@@ -121,14 +121,16 @@ def handle(args: argparse.Namespace) -> int:
         return tokens(args)
     if args.action == "clones":
         return clones(args)
+    from tournaments.league.operations import Operations
+
     with _league(args.file) as league:
-        registry = league.registry
+        operations = Operations(league)
         action, kind = args.action.split("-")
         disabled = action == "disable"
         if kind == "bot":
-            registry.set_bot_disabled(args.name, disabled)
+            operations.set_bot_disabled(args.name, disabled)
         else:
-            registry.set_author_disabled(args.name, disabled)
+            operations.set_author_disabled(args.name, disabled)
     print(f"arena league: {kind} {args.name} {action}d", file=sys.stderr)
     return EXIT_OK
 
@@ -235,10 +237,11 @@ def clones(args: argparse.Namespace) -> int:
 def freeze(file: Path, budget: int) -> int:
     """Freeze the season, holding the league's lock: a running server keeps its season in
     memory, so it must be frozen through its own pages or API."""
-    from tournaments.league.service import LeagueService
+    from tournaments.league.files import League, ServeLock
+    from tournaments.league.operations import Operations
 
-    with LeagueService.opened(file, busy=SERVED) as service:
-        season = service.freeze_offline(budget)
+    with League(file) as league, ServeLock(league, SERVED):
+        season = Operations(league).freeze(budget)
     print(
         f"arena league: season {season.number} frozen for its final of at most {budget} games; "
         f"`arena serve {file}` plays it",

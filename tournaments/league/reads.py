@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 
 import msgspec
 
-from tournaments.league.api_answers import FaultAnswer, GameRow
+from tournaments.league.api_answers import FaultAnswer
 from tournaments.league.child import Kept, serve
 from tournaments.league.files import bot_of
 from tournaments.league.shelf import NO_OPPONENTS, History, Opponents, Shelf, shelf_path
@@ -54,13 +54,12 @@ class Sees(msgspec.Struct, frozen=True):
 
 class GamesOf(msgspec.Struct, frozen=True, tag=True):
     """The games of `bot` in the store that `choice` keeps (`Store.games_of`), as the rows of
-    its list for a viewer who `sees` these bots' logs, their downloads under `pages`."""
+    its list for a viewer who `sees` these bots' logs."""
 
     store: str
     bot: str
     choice: GameChoice
     sees: Sees = Sees()
-    pages: str = "/games"
 
 
 class Recent(msgspec.Struct, frozen=True, tag=True):
@@ -81,6 +80,25 @@ class Recent(msgspec.Struct, frozen=True, tag=True):
 Request = GamesOf | Recent
 
 
+class ListedGame(msgspec.Struct, frozen=True):
+    """One game of a bot's list, as a viewer may see it (the front gives its addresses)."""
+
+    id: int
+    seats: list[str]
+    """Who sat in each seat: a bot's name, or `name@hash` for an older version of it."""
+    scores: list[int]
+    ranks: list[int]
+    result: str
+    """The bot's: "win" (first alone), "draw" (first, shared) or "loss"."""
+    faults: list[FaultAnswer]
+    own: list[int]
+    """The seats whose record with what they were sent the viewer may download: their own
+    bots' (an organiser: every seat)."""
+    season: int | None = None
+    """The season whose ladder played it (game ids start again each season; None: a
+    scrimmage's)."""
+
+
 class Found(msgspec.Struct, frozen=True, tag=True):
     """What a request found: the games (id, game), the store's hidden labels, the logs, and
     of a `Recent` bot its head-to-head rows and its rating over time."""
@@ -90,7 +108,7 @@ class Found(msgspec.Struct, frozen=True, tag=True):
     logs: list[tuple[int, str, LogRow]] = []
     opponents: Opponents = NO_OPPONENTS
     history: History | None = None
-    rows: list[GameRow] = []
+    rows: list[ListedGame] = []
     """A `GamesOf`'s list (its games left out of `games`)."""
     more: int | None = None
     """After a `GamesOf`'s full page: the id to list the next older page before."""
@@ -218,32 +236,29 @@ def seen(names: Sequence[str], sees: Callable[[str], bool]) -> list[int]:
 def _listed(asked: GamesOf, found: list[tuple[int, FinishedGame]], hide: list[str]) -> Found:
     """The rows of the games `found` that no hidden bot sat in (`GamesOf`)."""
     rows = [
-        game_row(game_id, game, asked.bot, asked.sees, asked.pages)
-        for game_id, game in visible(found, hide)
+        listed_game(game_id, game, asked.bot, asked.sees) for game_id, game in visible(found, hide)
     ]
     more = found[-1][0] if len(found) == asked.choice.count else None
     return Found([], hide, rows=rows, more=more)
 
 
-def game_row(
-    game_id: int, game: FinishedGame, bot: str, sees: Callable[[str], bool], pages: str
-) -> GameRow:
+def listed_game(
+    game_id: int, game: FinishedGame, bot: str, sees: Callable[[str], bool]
+) -> ListedGame:
     """`game` as a row of `bot`'s list: its result for the bot, its faults' kinds, and the
-    downloads the viewer may have (`sees`)."""
+    seats whose downloads the viewer may have (`sees`)."""
     ranks = game.played.ranks
     mine = next(seat for seat, label in enumerate(game.bots) if bot_of(label) == bot)
     firsts = ranks.count(1)
     result = "loss" if ranks[mine] != 1 else "win" if firsts == 1 else "draw"
-    downloads = {seat: f"{pages}/{game_id}/seat{seat}.jsonl" for seat in seen(game.bots, sees)}
-    return GameRow(
+    return ListedGame(
         id=game_id,
         seats=list(game.bots),
         scores=game.played.scores,
         ranks=ranks,
         result=result,
         faults=[FaultAnswer(f.seat, f.kind, f.decision) for f in game.played.faults],
-        record=f"{pages}/{game_id}/record.jsonl",
-        observations=downloads,
+        own=seen(game.bots, sees),
     )
 
 

@@ -15,15 +15,16 @@ from typing import Any
 
 import msgspec
 
-from tournaments.league.api_answers import GameRow
 from tournaments.league.board import MIN_REFRESH_S as MIN_REFRESH_S
 from tournaments.league.clones import MIN_SHARED as MIN_SHARED
 from tournaments.league.copies import CSV_HEADERS as CSV_HEADERS
 from tournaments.league.copies import rows as rows
+from tournaments.league.errors import Forbidden
 from tournaments.league.files import bot_of as bot_of
 from tournaments.league.final import FinalProgress
 from tournaments.league.grades import as_table as as_table
 from tournaments.league.headline import clusters as clusters
+from tournaments.league.reads import ListedGame as ListedGame
 from tournaments.league.reads import Sees, seen
 from tournaments.league.registry import (
     MAX_NAME as MAX_NAME,
@@ -143,7 +144,7 @@ class ScrimmageView(msgspec.Struct, frozen=True):
 
     scrimmage: Scrimmage
     number: int
-    games: list[GameRow]
+    games: list[ListedGame]
 
 
 class ScrimmageChoices(msgspec.Struct, frozen=True):
@@ -171,18 +172,21 @@ class SeasonResult(msgspec.Struct, frozen=True):
     report: bool
 
 
+class GameList(msgspec.Struct, frozen=True):
+    """The games of `bot` that a choice keeps, newest first, as a viewer may see them."""
+
+    bot: str
+    games: list[ListedGame]
+    more: int | None
+    """Pass as `before` for the next, older page (None: this was the last)."""
+
+
 class Where(msgspec.Struct, frozen=True):
-    """Which store a game is in: a season's ladder (None: this season's), or the scrimmages."""
+    """Which store a game is in: a season's ladder (None: this season's), or the scrimmages.
+    (Its addresses are the front's.)"""
 
     season: int | None = None
     scrimmages: bool = False
-
-    @property
-    def pages(self) -> str:
-        """Where its games are shown and downloaded (`…/ID`, `…/ID/record.jsonl`)."""
-        if self.scrimmages:
-            return "/scrimmage-games"
-        return "/games" if self.season is None else f"/seasons/{self.season}/games"
 
 
 LADDER = Where()
@@ -236,3 +240,9 @@ class Access:
         if viewer is None:
             return False
         return viewer.organiser or self.registry.owner(bot) == viewer.id
+
+
+def refuse_unless_organiser(actor: Author) -> None:
+    """`Forbidden` unless `actor` is an organiser: what only an organiser may do or see."""
+    if not actor.organiser:
+        raise Forbidden("only an organiser may do this")

@@ -24,7 +24,6 @@ from starlette.routing import Route
 
 from protocol.errors import ArenaError
 from tournaments.league.service import LeagueService
-from tournaments.league.views import SCRIMMAGES
 from tournaments.server.authors import (
     scrimmage_api,
     scrimmage_form,
@@ -38,7 +37,7 @@ from tournaments.server.authors import (
 )
 from tournaments.server.bots import bot_api, bot_page, games_api
 from tournaments.server.front import Front, answer_refusal
-from tournaments.server.games import game_record, game_view, seat_record
+from tournaments.server.games import SCRIMMAGE_GAMES, game_record, game_view, seat_record
 from tournaments.server.guide import document, kit, league_page
 from tournaments.server.leaderboard import (
     benchmarks_api,
@@ -101,7 +100,7 @@ ROUTES = [
     Route("/bots/{bot}", bot_page),
     *(
         Route(f"{pages}/{{game:int}}{tail}", endpoint)
-        for pages in ("/games", "/seasons/{season:int}/games", SCRIMMAGES.pages)
+        for pages in ("/games", "/seasons/{season:int}/games", SCRIMMAGE_GAMES)
         for tail, endpoint in (
             ("", game_view),
             ("/record.jsonl", game_record),

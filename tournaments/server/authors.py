@@ -32,6 +32,7 @@ from tournaments.server.front import (
     session_form,
     with_csrf,
 )
+from tournaments.server.games import game_row
 from tournaments.server.limits import client_address, retry_headers
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ async def scrimmage_status_api(request: Request) -> Response:
         raise Unauthorized(SIGN_IN_OR_TOKEN)
     await f.spend(request)
     bot, wanted = request.path_params["bot"], request.path_params["scrimmage"]
-    found = await f.service.scrimmages(bot, viewer, only=wanted)
+    found = await f.service.views.scrimmages(bot, viewer, only=wanted)
     if not found:
         raise NotFound(f"{bot} has no scrimmage {wanted} that you may see")
     answer = scrimmage_answer(bot, found[0])
@@ -180,7 +181,7 @@ def scrimmage_answer(bot: str, view: ScrimmageView) -> ScrimmageAnswer:
         reason=scrimmage.reason,
         url=f"/api/bots/{quote(bot)}/scrimmages/{scrimmage.id}",
         page=f"/bots/{quote(bot)}#scrimmages",
-        played=view.games,
+        played=[game_row(game) for game in view.games],
     )
 
 

@@ -1,5 +1,5 @@
 """A bot's page (its versions, rating, games, head to head and scrimmages), its JSON, and the
-API listing its games: what each viewer may see of it is `LeagueService.bot_view`'s."""
+API listing its games: what each viewer may see of it is `ReadModels.bot_view`'s."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from protocol.errors import RequestError
-from tournaments.league.api_answers import BotAnswer, VersionRow
+from tournaments.league.api_answers import BotAnswer, GamesAnswer, VersionRow
 from tournaments.league.errors import NotFound
 from tournaments.league.views import (
     MAX_GAME_ID,
@@ -32,6 +32,7 @@ from tournaments.server.front import (
     was_signed_out,
     with_csrf,
 )
+from tournaments.server.games import game_row
 from tournaments.server.history import svg_line
 from tournaments.server.seasons import when
 from tournaments.store.store import GameChoice
@@ -72,16 +73,16 @@ async def _bot_page(
 ) -> tuple[int, bytes]:
     """The bot page's status and body for `viewer`."""
     try:
-        view = await f.service.bot_view(
+        view = await f.service.views.bot_view(
             request.path_params["bot"], viewer, before=older, opponents=opponents
         )
     except NotFound:
         missing = f.rendered("bot.html", request, bot=request.path_params["bot"], missing=True)
         return 404, missing.encode()
     history = view.history
-    board = f.service.leaderboard()  # its bots ranked among themselves, older versions apart
+    board = f.service.views.leaderboard()  # its bots ranked among themselves, older versions apart
     standing = next((s.row for s in board.standings if s.row["bot"] == view.name), None)
-    scrimmages = await f.service.scrimmages(view.name, viewer)
+    scrimmages = await f.service.views.scrimmages(view.name, viewer)
     waiting = not view.disabled and any(v.status in WAITING for v in view.versions)
     waiting = waiting or any(s.scrimmage.status in ("queued", "playing") for s in scrimmages)
     return 200, f.rendered(
@@ -109,7 +110,7 @@ async def _bot_page(
         players=f.league.tournament.players,
         refresh=WAITING_REFRESH_S if waiting else None,
         scrimmages=scrimmages,
-        scrimmage=f.service.scrimmage_choices(view, viewer),
+        scrimmage=f.service.views.scrimmage_choices(view, viewer),
     ).encode()
 
 
@@ -157,7 +158,7 @@ def _ordinal(rank: int) -> str:
 
 async def bot_api(request: Request) -> Response:
     f = front(request)
-    view = await f.service.bot_view(request.path_params["bot"], f.bearer(request), games=0)
+    view = await f.service.views.bot_view(request.path_params["bot"], f.bearer(request), games=0)
     logs = dict(view.private.version_logs) if view.private else {}
     versions = [
         VersionRow(v.id, v.number, v.hash, v.status, v.reason, logs.get(v.id) if logs else None)
@@ -192,5 +193,8 @@ async def games_api(request: Request) -> Response:
     chosen = msgspec.structs.asdict(query)
     version, where = chosen.pop("version"), Where(season=chosen.pop("season"))
     bot = request.path_params["bot"]
-    answer = await f.service.games_of(bot, f.viewer(request), GameChoice(**chosen), version, where)
+    listed = await f.service.views.games_of(
+        bot, f.viewer(request), GameChoice(**chosen), version, where
+    )
+    answer = GamesAnswer(listed.bot, [game_row(game) for game in listed.games], listed.more)
     return Response(msgspec.json.encode(answer), media_type="application/json")

@@ -48,7 +48,7 @@ def _pages(rows: int) -> int:
 
 async def leaderboard_page(request: Request) -> Response:
     f = front(request)
-    board = f.service.leaderboard()
+    board = f.service.views.leaderboard()
     page = _page(request, len(board.standings))
     viewer = f.signed_in(request)
     # What the page shows of its browser: its sign-out form, or the note that it was signed out.
@@ -99,7 +99,7 @@ def _clock(made: float) -> str:
 async def leaderboard_api(request: Request) -> Response:
     """The standings as JSON, `ROWS` a page (`?page=N`; `pages` says how many)."""
     f = front(request)
-    generation, shown = f.service.ladder_board()
+    generation, shown = f.service.views.ladder_board()
     page = _page(request, len(shown.standings))
 
     def encoded() -> bytes:
@@ -134,14 +134,14 @@ async def benchmarks_page(request: Request) -> Response:
     settings = f.league.settings
     season = _season(f, request)
     viewer = f.signed_in(request)
-    rows = await f.service.season_grades(season, viewer)
+    rows = await f.service.views.season_grades(season, viewer)
     return f.page(
         "benchmarks.html",
         request,
         benchmarks=settings.benchmarks,
         grades=settings.grades,
         rows=rows,
-        season=f.service.season(season),
+        season=f.service.views.season(season),
         when=when,
     )
 
@@ -150,7 +150,7 @@ async def benchmarks_csv(request: Request) -> Response:
     """The benchmarks page as CSV (a grade where the asker may see it), for a gradebook."""
     f = front(request)
     season = _season(f, request)
-    rows = await f.service.season_grades(season, f.viewer(request))
+    rows = await f.service.views.season_grades(season, f.viewer(request))
     table = as_table(rows, f.league.settings)
     name = f"{f.league.file.stem}-season-{season}-grades.csv"
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
@@ -161,7 +161,7 @@ async def benchmarks_api(request: Request) -> Response:
     """A season's benchmarks, grade thresholds and the grades the asker may see, as JSON."""
     f = front(request)
     season = _season(f, request)
-    rows = await f.service.season_grades(season, f.viewer(request))
+    rows = await f.service.views.season_grades(season, f.viewer(request))
     settings = f.league.settings
     answer = {
         "season": season,

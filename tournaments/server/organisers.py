@@ -53,7 +53,7 @@ async def bot_action_form(request: Request) -> Response:
         what = form.get("what")
     bot, disabled = request.path_params["bot"], _action(request)
     if what == "author":
-        view = await f.service.bot_view(bot, viewer)
+        view = await f.service.views.bot_view(bot, viewer)
         if view.author is None:
             raise NotFound(f"{bot!r} has no author: it is a house bot")
         f.service.set_author_disabled(viewer, view.author, disabled)
@@ -80,7 +80,7 @@ async def author_action_api(request: Request) -> Response:
 async def clones_page(request: Request) -> Response:
     """The flagged pairs with their evidence, and every other pair compared below them."""
     f = front(request)
-    pairs = f.service.clones(f.viewer(request))
+    pairs = f.service.views.clones(f.viewer(request))
     flagged = [pair for pair in pairs if pair.flagged]
     others = [pair for pair in pairs if not pair.flagged]
     joined = clusters((p.a, p.b) for p in flagged if p.verdict.startswith("copy"))
@@ -96,7 +96,7 @@ async def clones_page(request: Request) -> Response:
 
 async def clones_csv(request: Request) -> Response:
     f = front(request)
-    pairs = f.service.clones(f.viewer(request))
+    pairs = f.service.views.clones(f.viewer(request))
     name = f"{f.league.file.stem}-clones.csv"
     headers = {"Content-Disposition": f'attachment; filename="{name}"'}
     return Response(render_csv(CSV_HEADERS, rows(pairs)), media_type="text/csv", headers=headers)
@@ -104,5 +104,5 @@ async def clones_csv(request: Request) -> Response:
 
 async def clones_api(request: Request) -> Response:
     f = front(request)
-    pairs = f.service.clones(f.token_author(request))
+    pairs = f.service.views.clones(f.token_author(request))
     return Response(msgspec.json.encode({"pairs": pairs}), media_type="application/json")

@@ -26,14 +26,14 @@ def when(stamp: str | None) -> str:
 
 async def seasons_page(request: Request) -> Response:
     f = front(request)
-    seasons = f.service.seasons()
+    seasons = f.service.views.seasons()
     return f.page("seasons.html", request, seasons=seasons, now=f.league.season, when=when)
 
 
 async def season_page(request: Request) -> Response:
     """A season's final: its standings (so far, while it plays) and their downloads."""
     f = front(request)
-    result = f.service.season_result(request.path_params["number"])
+    result = f.service.views.season_result(request.path_params["number"])
     benchmarks = f.league.settings.benchmarks
     return f.page("season.html", request, result=result, when=when, benchmarks=benchmarks)
 
@@ -43,8 +43,8 @@ async def season_api(request: Request) -> Response:
     bots'; an organiser's: every finalist's)."""
     f = front(request)
     number = request.path_params["number"]
-    result = f.service.season_result(number)
-    grades = await f.service.season_grades(number, f.viewer(request))
+    result = f.service.views.season_result(number)
+    grades = await f.service.views.season_grades(number, f.viewer(request))
     answer = {**msgspec.structs.asdict(result), "grades": grades}
     return Response(msgspec.json.encode(answer), media_type="application/json")
 
@@ -55,14 +55,14 @@ async def season_csv(request: Request) -> Response:
     own bots' filled in; an organiser's: every bot's)."""
     f = front(request)
     number = request.path_params["number"]
-    final = f.service.season_result(number).final
+    final = f.service.views.season_result(number).final
     if final is None:
         raise NotFound(f"season {number} has no final yet")
     keys = list(final.standings[0]) if final.standings else ["rank", "bot"]
     rows = [[row.get(key) for key in keys] for row in final.standings]
     viewer = f.viewer(request)
     if f.league.settings.grades and viewer is not None:
-        seen = await f.service.season_grades(number, viewer)
+        seen = await f.service.views.season_grades(number, viewer)
         grade = {row.bot: row.grade or "" for row in seen}
         rows = [[*row, grade.get(str(row[keys.index("bot")]), "")] for row in rows]
         keys.append("grade")
@@ -76,7 +76,7 @@ async def season_certificate_csv(request: Request) -> Response:
     """The certificate of a season's final as CSV: a row per finalist, strongest first, with
     its place interval and whether it is proven above the next."""
     number = request.path_params["number"]
-    final = front(request).service.season_result(number).final
+    final = front(request).service.views.season_result(number).final
     if final is None or final.certificate is None:
         raise NotFound(f"season {number}'s final has no games yet")
     certificate = final.certificate
@@ -96,7 +96,7 @@ async def season_report(request: Request) -> Response:
     as the game viewer is, without the league pages' policy)."""
     f = front(request)
     number, path = request.path_params["number"], request.path_params["path"] or "index.html"
-    f.service.season_result(number)  # NotFound for no such season
+    f.service.views.season_result(number)  # NotFound for no such season
     folder = f.league.report_dir(number).resolve()
     target = folder if "\0" in path else (folder / path).resolve()  # no file names hold a NUL
     if not target.is_relative_to(folder) or not target.is_file():

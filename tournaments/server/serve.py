@@ -28,7 +28,7 @@ async def serve(file: Path, host: str, port: int, on_ready: Callable[[list[str]]
         config.errorlog = "-"
         async with trio.open_nursery() as nursery:
             app = make_app(service)
-            service.leaderboard()  # its read of every playing version, before the first reader
+            service.views.leaderboard()  # its read of every playing version, not a reader's
             settle_heap()
             addresses = await nursery.start(serve_asgi, app, config)
             on_ready(addresses)
