@@ -4,15 +4,25 @@ sequential final's simulator."""
 
 from __future__ import annotations
 
+import math
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
 from tourhelp import game
 
 from tournaments.bench.final_sim import Setting, field, play, replicate
-from tournaments.rank.certify import Claim, certify, orders_of, spent
-from tournaments.rank.sequential import cut, first_round, seat_sets
+from tournaments.rank.certify import LEAST_GAMES, Claim, certify, orders_of, spent
+from tournaments.rank.ratings import ELO_PER_NAT
+from tournaments.rank.sequential import (
+    GROWTH,
+    cut,
+    first_round,
+    games_needed,
+    next_round,
+    seat_steps,
+)
 
 
 def true_places(strength: np.ndarray) -> dict[str, int]:
@@ -91,19 +101,55 @@ def test_finishing_orders_of_stored_games_count_ties_as_both_orders() -> None:
     assert block.weight.tolist() == [1.0, 0.5, 0.5]
 
 
-def test_the_sequential_final_seats_neighbours_and_cuts_its_last_round_evenly() -> None:
-    ranked = ["a", "b", "c", "d", "e"]
-    assert seat_sets(ranked, 2, 0) == [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]
-    assert seat_sets(ranked[:4], 4, 2) == [("a", "b", "c", "d")]
-    assert seat_sets(ranked, 4, 2) == [("a", "b", "c", "d"), ("b", "c", "d", "e")]
-    tables = first_round(ranked, 2, 1_000, random.Random(1))
-    assert {bot for table, _ in tables for bot in table} == set(ranked)
-    assert all(deals == 1 and list(table) == sorted(table) for table, deals in tables)
+def test_the_sequential_final_seats_open_steps_and_cuts_its_last_round_evenly() -> None:
+    """Pairs seat each open step; 4-player tables seat runs of open steps as consecutive
+    neighbours overlapping by one, a lone step padded around it; the first round gives every
+    finalist the games a statement needs; the last round is cut evenly."""
+    ranked = ["a", "b", "c", "d", "e", "f", "g"]
+    assert seat_steps(ranked, [0, 3], 2) == [(("a", "b"), [0]), (("d", "e"), [3])]
+    assert seat_steps(ranked, [0, 1, 2, 3, 4], 4) == [
+        (("a", "b", "c", "d"), [0, 1, 2]),
+        (("d", "e", "f", "g"), [3, 4]),
+    ]
+    assert seat_steps(ranked, [3], 4) == [(("c", "d", "e", "f"), [3])]
+    assert seat_steps(ranked, [5], 4) == [(("d", "e", "f", "g"), [5])]
+    for players in (2, 4):
+        tables = first_round(ranked, players, 10_000, random.Random(1))
+        seats = Counter(bot for table, deals in tables for bot in table for _ in range(deals))
+        assert all(seats[bot] * players >= LEAST_GAMES for bot in ranked)
+        assert all(list(table) == sorted(table) for table, _ in tables)
     chosen = [(("a", "b"), 8), (("b", "c"), 8), (("d", "e"), 1)]
     assert cut(chosen, 2, 1_000) == chosen
     assert cut(chosen, 2, 20) == [(("a", "b"), 4), (("b", "c"), 4), (("d", "e"), 1)]
     assert cut(chosen, 2, 5) == [(("a", "b"), 1), (("b", "c"), 1)]  # whole deals, in order
     assert cut(chosen, 2, 1) == []
+
+
+def test_the_next_rounds_deals_are_forecast_from_each_steps_need() -> None:
+    """A step's games are what its estimated gap lacks to pass the next look's bar: none for
+    a wide gap already proven, some for a gap of 80 Elo, and for a gap of 14 Elo (too small
+    to trust) `GROWTH` times the information it has; the next round plays those, a proven
+    step nothing."""
+    rng = np.random.default_rng(5)
+    strength = np.array([2.0, 0.0, -0.5, -0.52])
+    tables = [(0, 1), (1, 2), (2, 3), (0, 2), (1, 3), (0, 3)]
+    certificate = certify(play(strength, tables, 30, rng), Claim("order"), look=1)
+    ranked = [p.bot for p in certificate.places]
+    assert ranked == ["bot000", "bot001", "bot003", "bot002"]
+    assert certificate.separated == [True, False, False]
+
+    def cap(step: int) -> float:
+        gap = (certificate.places[step].elo - certificate.places[step + 1].elo) / ELO_PER_NAT
+        chance = 1 / (1 + math.exp(-gap))
+        return GROWTH / certificate.step_errors[step] ** 2 / (chance * (1 - chance))
+
+    first, second, third = (games_needed(certificate, step) for step in range(3))
+    assert first == 0 < second < cap(1) / 2 and third == pytest.approx(cap(2))
+    chosen = next_round(certificate, Claim("order"), 2, 1_000_000, random.Random(0))
+    assert chosen == [
+        (("bot001", "bot003"), math.ceil(second / 2)),
+        (("bot002", "bot003"), math.ceil(third / 2)),
+    ]
 
 
 def test_looks_spend_the_error_rate_so_that_any_number_of_them_keeps_it() -> None:

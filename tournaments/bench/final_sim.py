@@ -9,6 +9,8 @@ is checked against the true order."""
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
+import functools
 import itertools
 import math
 import random
@@ -27,9 +29,8 @@ from tournaments.rank.certify import (
     Orders,
     certify,
     joined,
-    strengths,
 )
-from tournaments.rank.ratings import ELO_PER_NAT, estimate_score, fit
+from tournaments.rank.ratings import BASE_ELO, ELO_PER_NAT, estimate_score, fit
 from tournaments.rank.sequential import first_round, next_round
 
 BATCH = 1024
@@ -88,17 +89,26 @@ def sequential_final(
     chooser = random.Random(int(rng.integers(1 << 31)))
     chosen = first_round(bots, players, budget, chooser)
     orders = Orders(bots, [], 0, 0)
-    fit: Floats | None = None
+    start: Floats | None = None
     look = 0
     while chosen:
         for deals in sorted({deals for _, deals in chosen}):
             seats = [[index[bot] for bot in table] for table, many in chosen if many == deals]
             orders = joined(orders, play(strength, seats, deals, rng))
         look += 1
-        fit, _ = strengths(orders, start=fit)
-        certificate = certify(orders, claim, look=look, start=fit, fragility=False)
+        certificate = certify(orders, claim, look=look, start=start, fragility=False)
+        start = _fitted(certificate, index)
         chosen = next_round(certificate, claim, players, budget - orders.games, chooser)
     return _judged(certificate, claim, strength, orders.games)
+
+
+def _fitted(certificate: Certificate, index: dict[str, int]) -> Floats:
+    """The strengths a certificate places its finalists at (natural log-odds, by `index`):
+    where the next look's fit starts, a step or two from its own."""
+    start = np.zeros(len(index))
+    for place in certificate.places:
+        start[index[place.bot]] = (place.elo - BASE_ELO) / ELO_PER_NAT
+    return start
 
 
 def _judged(certificate: Certificate, claim: Claim, strength: Floats, games: int) -> Run:
@@ -198,24 +208,43 @@ class Row(NamedTuple):
     """Median games a run played."""
     games_claimed: float | None
     """Median games of the runs that made their claim."""
+    share_of_todays: float | None = None
+    """The sequential final's games over today's, median over the fields where both made
+    the same claim (the whole order; None: no such field, or today's did not run)."""
 
 
-def replicate(setting: Setting, runs: int, seed: int, todays: bool) -> list[Row]:
+def field_runs(setting: Setting, seed: int, run: int, todays: bool) -> tuple[Run, Run | None]:
+    """Field `run` of `setting` (drawn from `seed` and `run` alone), played by the
+    sequential final and (when `todays`) by today's."""
+    rng = np.random.default_rng([seed, run])
+    strength = field(setting.bots, setting.spread, rng)
+    sequential = sequential_final(strength, setting.players, setting.claim, setting.budget, rng)
+    today = todays_final(strength, setting.players, setting.budget, rng) if todays else None
+    return sequential, today
+
+
+def replicate(setting: Setting, runs: int, seed: int, todays: bool, jobs: int = 1) -> list[Row]:
     """Both rules (today's only when `todays`) on `runs` fields of `setting`, each field
-    drawn once and played by both."""
-    found: dict[str, list[Run]] = {"sequential": [], "today": []}
-    for run in range(runs):
-        rng = np.random.default_rng([seed, run])
-        strength = field(setting.bots, setting.spread, rng)
-        found["sequential"].append(
-            sequential_final(strength, setting.players, setting.claim, setting.budget, rng)
-        )
-        if todays:
-            found["today"].append(todays_final(strength, setting.players, setting.budget, rng))
-    return [_row(setting, rule, done) for rule, done in found.items() if done]
+    drawn once and played by both (`jobs`: processes playing fields at once; the fields and
+    their results do not depend on it)."""
+    play_field = functools.partial(field_runs, setting, seed, todays=todays)
+    if jobs > 1:
+        with concurrent.futures.ProcessPoolExecutor(jobs) as pool:
+            found = list(pool.map(play_field, range(runs)))
+    else:
+        found = list(map(play_field, range(runs)))
+    sequential = [run for run, _ in found]
+    today = [run for _, run in found if run is not None]
+    both = [
+        mine.games / theirs.games
+        for mine, theirs in found
+        if theirs is not None and mine.claimed and theirs.claimed and setting.claim.kind == "order"
+    ]
+    rows = [_row(setting, "sequential", sequential, statistics.median(both) if both else None)]
+    return rows + ([_row(setting, "today", today)] if today else [])
 
 
-def _row(setting: Setting, rule: str, runs: list[Run]) -> Row:
+def _row(setting: Setting, rule: str, runs: list[Run], share: float | None = None) -> Row:
     claimed = [run.games for run in runs if run.claimed]
     return Row(
         setting,
@@ -226,6 +255,7 @@ def _row(setting: Setting, rule: str, runs: list[Run]) -> Row:
         100 * sum(run.covered for run in runs) / len(runs),
         statistics.median(run.games for run in runs),
         statistics.median(claimed) if claimed else None,
+        share,
     )
 
 
@@ -235,21 +265,27 @@ TOP = 10
 
 
 def settings(
-    bots: Sequence[int], budget: int, top: int = TOP, spreads: Sequence[float] = SPREADS
+    bots: Sequence[int],
+    budget: int,
+    top: int = TOP,
+    spreads: Sequence[float] = SPREADS,
+    players: Sequence[int] = PLAYERS,
+    whole_order: bool = True,
 ) -> list[tuple[Setting, bool]]:
     """The simulated settings, each with whether today's final runs on it too (where two
     deals of its every seat-set fit the budget; once a field, its claim being the whole order
     whatever the sequential final's): per field size, spread and table size, the top 10
     claimed (the whole order for fields of 10 or fewer), and for fields of at most 20 also the
-    whole order, the claim today's final makes (`top`: another number of places claimed)."""
+    whole order, the claim today's final makes (`top`: another number of places claimed;
+    `players`: the table sizes; `whole_order`: False claims only the top places)."""
     found = []
-    for size, spread, players in itertools.product(bots, spreads, PLAYERS):
+    for size, spread, seats in itertools.product(bots, spreads, players):
         claims = [Claim("top", top=top)] if size > top else []
-        if size <= 2 * top:
+        if size <= 2 * top and (whole_order or not claims):
             claims.append(Claim("order"))
-        todays = 2 * players * math.comb(size, players) <= budget  # once a field: one claim
+        todays = 2 * seats * math.comb(size, seats) <= budget  # once a field: one claim
         found += [
-            (Setting(size, spread, players, claim, budget), todays and claim is claims[0])
+            (Setting(size, spread, seats, claim, budget), todays and claim is claims[0])
             for claim in claims
         ]
     return found
@@ -272,6 +308,7 @@ def markdown(rows: Sequence[Row]) -> str:
             f"{row.covered_pct:.0f}%" if row.rule == "sequential" else "—",
             f"{row.games:,.0f}",
             "—" if row.games_claimed is None else f"{row.games_claimed:,.0f}",
+            "—" if row.share_of_todays is None else f"{row.share_of_todays:.2f}",
         ]
         for row in rows
     ]
@@ -287,6 +324,7 @@ def markdown(rows: Sequence[Row]) -> str:
         "intervals hold",
         "games (median)",
         "games when claimed (median)",
+        "games over today's, both claimed (median)",
     ]
     return render_table(headers, body, "github")
 
@@ -301,10 +339,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--top", type=int, default=TOP, help="places claimed in order")
     parser.add_argument("--spreads", type=float, nargs="+", default=list(SPREADS))
+    parser.add_argument("--players", type=int, nargs="+", default=list(PLAYERS))
+    parser.add_argument(
+        "--top-only", action="store_true", help="no whole-order claim where the top is claimed"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes playing fields at once")
     args = parser.parse_args(argv)
     rows = []
-    for setting, todays in settings(args.bots, args.budget, args.top, args.spreads):
-        rows += replicate(setting, args.runs, args.seed, todays)
+    chosen = settings(
+        args.bots, args.budget, args.top, args.spreads, args.players, not args.top_only
+    )
+    for setting, todays in chosen:
+        rows += replicate(setting, args.runs, args.seed, todays, args.jobs)
         print(markdown(rows[-2 if todays else -1 :]), file=sys.stderr, flush=True)
     print(markdown(rows))
 

@@ -803,10 +803,15 @@ class Bench:
                 claim = setting.claim.describe() if sequential else "the whole order"
                 rule = "the sequential" if sequential else "today's"
                 claimed = "—" if row.games_claimed is None else f"{row.games_claimed:,.0f}"
+                share = (
+                    ""
+                    if row.share_of_todays is None
+                    else f", {row.share_of_todays:.2f} of today's games where both claimed"
+                )
                 name = (
                     f"{setting.bots} finalists, {setting.spread:.0f} Elo, {setting.players}p, "
                     f"{claim}, {rule} final: claimed in {row.claimed_pct:.0f}% of "
-                    f"{row.runs} (median {claimed} games), wrong in"
+                    f"{row.runs} (median {claimed} games{share}), wrong in"
                 )
                 target = "≤ 5%" if sequential else ""
                 passed = row.wrong_pct <= 5 if sequential else None

@@ -18,7 +18,8 @@ error rate that holds for every statement at once.
   spends α·6/(π²t²) of the error rate; these sum to α over any number of looks (Bonferroni
   over the looks), so the statements published when it stops hold at level α whenever it
   stops (docs/research.md says why the adaptive choice of games needs nothing more). Its
-  rounds double the games, so the looks are few.
+  rounds give each step they seat what its estimated gap lacks (up to a few times the
+  information it has), so the looks are few.
 - Evidence: a finalist's contrasts are decided only once it has played `LEAST_GAMES` games
   (undecided before: never a wrong statement), so no statement rests on the normal
   approximation of a handful of games.
@@ -284,6 +285,10 @@ class Certificate(msgspec.Struct, frozen=True):
     sides: list[Side]
     first_fragility: int | None
     """The fewest deals found whose removal changes first place (None: no deal does)."""
+    step_errors: list[float] = msgspec.field(default_factory=list)
+    """The standard error of each finalist's strength (but the last's) minus the next's, in
+    natural log-odds units: what a sequential final forecasts its next round's deals from
+    (a certificate decoded without it: none, and one deal a table)."""
 
 
 def spent(confidence: float, look: int) -> float:
@@ -407,6 +412,10 @@ def certify(
         [bool(above[a, b]) for a, b in itertools.pairwise(ranking.tolist())],
         sides,
         first_fragility(orders, strength, inverse, by_deal) if fragility and size > 1 else None,
+        [
+            round(math.sqrt(max(float(variance[a, b]), 0.0)), 6)
+            for a, b in itertools.pairwise(ranking.tolist())
+        ],
     )
 
 

@@ -1,22 +1,38 @@
-"""The sequential final's choice of games: after each look at its certificate, the tables
-whose games would most narrow what is still unsettled about the organiser's claim — the
-finalists whose place interval is wider than a point and could reach the claimed places, seated
-with their neighbours in the estimated order, on twice as many deals a table as the round
-before — and a thin layer of random tables seating every other finalist on one deal, so that
-no finalist's evidence stops growing (its statements rest on more than its first games). Each
-table plays fresh deals in every rotation; the last round is cut to the budget."""
+"""The sequential final's choice of games. The first round seats every finalist at random
+tables until each has the games a statement about it needs. After each look at its
+certificate, the open steps — two neighbours in the estimated order not yet proven apart,
+one of them still unsettled for the organiser's claim — are seated: each step at a table of its
+own in pairs; at larger tables, each run of open steps cut into tables of consecutive
+neighbours (a table of m neighbours informs m − 1 steps with every finishing order), padded
+with the nearest finalists. A table's deals are forecast from what its neediest step lacks: the
+information its estimated gap needs to pass the next look's bar, less what it has, at most a
+few times what it has (a noisy gap is not trusted to ask for everything at once). Every other
+finalist sits once at a random table on one deal, so that no finalist's evidence stops
+growing (its statements rest on more than its first games). Each table plays fresh deals in
+every rotation; the last round is cut to the budget."""
 
 from __future__ import annotations
 
+import collections
 import itertools
+import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from tournaments.rank.certify import Certificate, Claim
+from scipy import stats
 
-FIRST_LAYERS = 4
-"""The first round seats every finalist this many times, at random tables: enough to join
-the field into one comparable whole before any estimate exists."""
+from tournaments.rank.certify import LEAST_GAMES, Certificate, Claim, spent
+from tournaments.rank.ratings import ELO_PER_NAT
+
+AIM = 1.2
+"""A round aims at this many times the information the next look's bar needs (an estimated
+gap is noisy: just enough would often fall short by a hair and cost a look)."""
+GROWTH = 3.0
+"""A round adds at most this many times a step's information so far: a step's standard
+error at least halves in a round, and a small estimated gap (often noise) cannot ask for
+the whole budget at once."""
+SMALLEST_GAP = 1e-3
+"""The least estimated gap (natural log-odds) a forecast divides by."""
 
 Table = tuple[str, ...]
 Round = list[tuple[Table, int]]
@@ -36,49 +52,82 @@ def layers(bots: Sequence[str], players: int, count: int, rng: random.Random) ->
             table = shuffled[at : at + players]
             table += [bot for bot in shuffled if bot not in table][: players - len(table)]
             tables.append(tuple(sorted(table)))
-    return list(dict.fromkeys(tables))
+    return tables
 
 
 def first_round(bots: Sequence[str], players: int, budget: int, rng: random.Random) -> Round:
-    """The first look's round: `FIRST_LAYERS` random layers, one deal a table, cut to the
-    budget."""
-    return cut([(table, 1) for table in layers(bots, players, FIRST_LAYERS, rng)], players, budget)
+    """The first look's round: random layers, one deal a table (a table drawn twice plays
+    two), enough that every finalist plays `LEAST_GAMES` games — nothing is decided before,
+    so a first look with fewer would spend its share of the error rate on nothing — cut to
+    the budget."""
+    count = math.ceil(LEAST_GAMES / players)
+    drawn = collections.Counter(layers(bots, players, count, rng))
+    return cut(list(drawn.items()), players, budget)
 
 
 def next_round(
     certificate: Certificate, claim: Claim, players: int, budget: int, rng: random.Random
 ) -> Round:
     """The round after look `certificate.looks` (none when the claim holds), within `budget`
-    games: the unsettled finalists' tables on 2^look deals each, and a layer of the others on
+    games: the open steps' tables on their forecast deals, and a layer of the others on
     one."""
     if certificate.certified:
         return []
     ranked = [place.bot for place in certificate.places]
-    wanted = around(ranked, unsettled(certificate, claim), players)
-    focus = open_tables(
-        seat_sets(wanted, players, shift=certificate.looks * (players // 2)), certificate
-    )
+    steps = open_steps(certificate, claim)
+    needs = [games_needed(certificate, step) for step in range(len(ranked) - 1)]
+    focus: dict[Table, int] = {}
+    for table, covered in seat_steps(ranked, steps, players):
+        deals = max(1, math.ceil(max(needs[step] for step in covered) / players))
+        key = tuple(sorted(table))
+        focus[key] = max(focus.get(key, 0), deals)
     seated = {bot for table in focus for bot in table}
     others = [bot for bot in ranked if bot not in seated]
-    thin = layers(others, players, 1, rng) if len(others) >= players else []
-    deals = 2**certificate.looks
-    chosen = [(tuple(sorted(table)), deals) for table in focus]
-    return cut(chosen + [(table, 1) for table in thin], players, budget)
+    thin = layers(others, players, 1, rng)
+    return cut([*focus.items(), *((table, 1) for table in thin)], players, budget)
 
 
-def open_tables(tables: Sequence[Table], certificate: Certificate) -> list[Table]:
-    """The `tables` (each in the estimated order) with two neighbours not yet proven apart —
-    a table whose every step down is proven narrows nothing — or all of them when none is."""
+def open_steps(certificate: Certificate, claim: Claim) -> list[int]:
+    """The steps (step i: the i-th finalist in the estimated order above the next, from 0)
+    more games must prove: not yet proven, with a finalist more games must place on either
+    side; when every step is proven but some interval is still wider than a point (a pair
+    further apart undecided), the steps of the unsettled finalists."""
     ranked = [place.bot for place in certificate.places]
-    apart = {
-        pair
-        for pair, proven in zip(itertools.pairwise(ranked), certificate.separated, strict=True)
-        if proven
-    }
-    found = [
-        table for table in tables if not all(map(apart.__contains__, itertools.pairwise(table)))
+    wanted = set(unsettled(certificate, claim))
+    touching = [
+        step for step, pair in enumerate(itertools.pairwise(ranked)) if wanted.intersection(pair)
     ]
-    return found or list(tables)
+    return [step for step in touching if not certificate.separated[step]] or touching
+
+
+def games_needed(certificate: Certificate, step: int) -> float:
+    """The games at a table seating both of the finalists of `step` (each game a duel's
+    information about their gap, which a whole finishing order gives at any table size
+    near equal strengths) that would bring the step's information to `AIM` times what the
+    next look's bar asks at its estimated gap — the bar being Holm's last one at that look,
+    over the contrasts still undecided — at most `GROWTH` times what it has (0 for a
+    certificate without standard errors: one deal then)."""
+    if not certificate.step_errors:
+        return 0.0
+    upper, lower = certificate.places[step], certificate.places[step + 1]
+    gap = max((upper.elo - lower.elo) / ELO_PER_NAT, SMALLEST_GAP)
+    error = max(certificate.step_errors[step], 1e-9)
+    bar = stats.norm.isf(
+        spent(certificate.confidence, certificate.looks + 1) / 2 / undecided(certificate)
+    )
+    has = 1 / error**2
+    wants = AIM * (bar / gap) ** 2
+    chance = 1 / (1 + math.exp(-gap))
+    return max(0.0, min(wants - has, GROWTH * has)) / (chance * (1 - chance))
+
+
+def undecided(certificate: Certificate) -> int:
+    """The contrasts the certificate leaves undecided (at least 1): every pair not proven
+    apart, and every grade side not decided."""
+    size = len(certificate.places)
+    proven = sum(place.low - 1 for place in certificate.places)
+    sides = sum(side.above is None for side in certificate.sides)
+    return max(1, size * (size - 1) // 2 - proven + sides)
 
 
 def cut(tables: Round, players: int, budget: int) -> Round:
@@ -107,34 +156,35 @@ def unsettled(certificate: Certificate, claim: Claim) -> list[str]:
     ]
 
 
-def seat_sets(ranked: Sequence[str], players: int, shift: int) -> list[Table]:
-    """Tables of `players` bots that tell neighbours in `ranked` (strongest first) apart: every
-    two neighbours for pairs; for larger tables, consecutive runs, started `shift` bots in
-    (alternate it between rounds, so that a run's edges meet the next run)."""
-    if players == 2:
-        return list(itertools.pairwise(ranked))
-    tables = []
-    start = shift % players if len(ranked) > players else 0
-    if start:
-        tables.append(tuple(ranked[:players]))
-    for at in range(start, len(ranked), players):
-        run = ranked[at : at + players]
-        if len(run) < players:
-            run = ranked[max(0, len(ranked) - players) :]
-        tables.append(tuple(run))
-    return list(dict.fromkeys(tables))
-
-
-def around(ranked: Sequence[str], wanted: Iterable[str], players: int) -> list[str]:
-    """The `wanted` bots in the order of `ranked`, with neighbours of theirs added until a
-    table can be seated (a single unsettled bot still needs opponents)."""
-    chosen = set(wanted)
-    if not chosen:
+def seat_steps(
+    ranked: Sequence[str], steps: Sequence[int], players: int
+) -> list[tuple[Table, list[int]]]:
+    """Tables of `players` bots that tell the neighbours of `steps` in `ranked` (strongest
+    first) apart, each with the steps it seats: a table a step in pairs; for larger tables,
+    each run of consecutive steps cut into runs of `players` neighbours overlapping by one
+    (every step inside one table), a short one padded with the nearest bots around it."""
+    if len(ranked) < players:
         return []
-    grow = 1
-    while len(chosen) < min(players, len(ranked)):
-        for i, bot in enumerate(ranked):
-            if bot in chosen:
-                chosen.update(ranked[max(0, i - grow) : i + grow + 1])
-        grow += 1
-    return [bot for bot in ranked if bot in chosen]
+    if players == 2:
+        return [((ranked[step], ranked[step + 1]), [step]) for step in steps]
+    found = []
+    chosen = set(steps)
+    for run in _runs(sorted(chosen)):
+        for start in range(run[0], run[-1] + 1, players - 1):
+            stop = min(start + players - 1, run[-1] + 1)  # the last bot a step here seats
+            pad = players - (stop - start + 1)
+            first = min(max(0, start - pad // 2), len(ranked) - players)
+            covered = [step for step in range(first, first + players - 1) if step in chosen]
+            found.append((tuple(ranked[first : first + players]), covered))
+    return found
+
+
+def _runs(steps: Sequence[int]) -> list[list[int]]:
+    """`steps` (sorted) cut into runs of consecutive ones."""
+    runs: list[list[int]] = []
+    for step in steps:
+        if runs and runs[-1][-1] == step - 1:
+            runs[-1].append(step)
+        else:
+            runs.append([step])
+    return runs
