@@ -6,14 +6,18 @@ Serves a small league (two uploaded bots and a house bot, one upload rejected), 
 play a little, then photographs the leaderboard, a bot's page signed out and signed in as its
 author (with its scrimmage form), the submit page signed in, a game's page, `/league`,
 `/benchmarks`, `/seasons`, and the organisers' copy check (`/organiser/clones`: a third
-author's upload copies the first's bot).
+author's upload copies the first's bot), then freezes the season and, once its final is
+published, photographs the season's page with its certificate.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +49,22 @@ def sign_in(driver: Any, url: str, secret: str) -> None:
     driver.find_element(By.CSS_SELECTOR, "input[name=token]").send_keys(secret)
     driver.find_element(By.CSS_SELECTOR, "form[action='/signin'] button").click()
     time.sleep(0.5)
+
+
+def publish_a_final(url: str, organiser: str, budget: int = 120) -> None:
+    """Freeze the season (the organiser's API) and wait until its final is published."""
+    bearer = {"Authorization": f"Bearer {organiser}"}
+    body = urllib.parse.urlencode({"budget": budget}).encode()
+    asked = urllib.request.Request(url + "/api/league/freeze", body, bearer, method="POST")
+    with urllib.request.urlopen(asked, timeout=30) as response:
+        assert response.status == 200, response.status
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url + "/api/seasons/1", timeout=30) as response:
+            if json.load(response)["season"]["published"]:
+                return
+        time.sleep(2)
+    raise RuntimeError("the final was not published in 10 minutes")
 
 
 def main() -> None:
@@ -80,6 +100,8 @@ def main() -> None:
                 shoot(driver, served.url + "/seasons", "league-seasons.png")
                 sign_in(driver, served.url, boss)
                 shoot(driver, served.url + "/organiser/clones", "league-clones.png")
+                publish_a_final(served.url, boss)
+                shoot(driver, served.url + "/seasons/1", "league-season-certificate.png")
         finally:
             served.stop()
 
