@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -61,23 +61,36 @@ class _Quiet:
         """Nothing to tell: a scrimmage's games are listed from its store."""
 
 
+ReportLinks = Callable[[int], list[tuple[str, str]]]
+"""A published season's report's links (text, address), by the season's number."""
+
+
+def no_links(season: int) -> list[tuple[str, str]]:
+    """A league with no pages publishes its reports with no links."""
+    return []
+
+
 class LeagueService:
     """The league of `league` running: its operations and its tasks (`run`)."""
 
     @classmethod
     @contextmanager
-    def opened(cls, file: Path, busy: str | None = None) -> Iterator[LeagueService]:
+    def opened(
+        cls, file: Path, busy: str | None = None, report_links: ReportLinks = no_links
+    ) -> Iterator[LeagueService]:
         """The league of `file`, held by this process alone (`ServeLock`; `busy`: why it is
         refused while another holds it) until the block ends."""
         with League(file) as league, ServeLock(league, busy):
-            service = cls(league)
+            service = cls(league, report_links)
             try:
                 yield service
             finally:
                 service.close()
 
-    def __init__(self, league: League) -> None:
+    def __init__(self, league: League, report_links: ReportLinks = no_links) -> None:
         self.league = league
+        self.report_links = report_links
+        """The links a published season's report carries (the front's addresses)."""
         self.board = BoardKeeper(league.store_path, keep=league.settings.benchmarks)
         self.final: FinalProgress | None = None
         """Where the final of the frozen season stands (None: no final is playing)."""
@@ -259,10 +272,7 @@ class LeagueService:
         if store.exists():
             try:
                 title = f"{self.league.file.stem}: season {season.number}'s final"
-                links = [
-                    ("the league", "/"),
-                    (f"season {season.number}", f"/seasons/{season.number}"),
-                ]
+                links = self.report_links(season.number)
                 await trio.to_thread.run_sync(
                     functools.partial(
                         write_report, store, out, workers=1, public=True, title=title, links=links

@@ -102,3 +102,8 @@ async def season_report(request: Request) -> Response:
     if not target.is_relative_to(folder) or not target.is_file():
         raise NotFound(f"season {number}'s report has no {path!r}")
     return FileResponse(target, headers={"X-Content-Type-Options": "nosniff"})
+
+
+def report_links(season: int) -> list[tuple[str, str]]:
+    """What a season's published report links back to: the leaderboard and the season."""
+    return [("the league", "/"), (f"season {season}", f"/seasons/{season}")]

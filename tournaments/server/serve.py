@@ -16,12 +16,13 @@ from hypercorn.trio import serve as serve_asgi
 
 from tournaments.league.service import LeagueService
 from tournaments.server.app import make_app
+from tournaments.server.seasons import report_links
 
 
 async def serve(file: Path, host: str, port: int, on_ready: Callable[[list[str]], None]) -> None:
     """Serve the league of `file` on host:port until cancelled; `on_ready` gets the addresses
     once the server listens (port 0: the one the system chose)."""
-    with LeagueService.opened(file) as service:
+    with LeagueService.opened(file, report_links=report_links) as service:
         config = Config()
         config.bind = [f"{host}:{port}"]
         config.accesslog = None  # request lines may carry what an author typed; never tokens

@@ -18,6 +18,7 @@ import trio
 
 from tournaments.league.service import LeagueService
 from tournaments.server.app import make_app
+from tournaments.server.seasons import report_links
 
 if TYPE_CHECKING:
     import httpx2
@@ -33,7 +34,7 @@ async def in_process(file: Path) -> AsyncIterator[tuple[LeagueService, httpx2.As
         raise ImportError(
             "the in-process league's client needs httpx2: pip install 'tile-arena[test]'"
         ) from missing
-    with LeagueService.opened(file) as service:
+    with LeagueService.opened(file, report_links=report_links) as service:
         transport = httpx2.ASGITransport(app=make_app(service))
         async with (
             httpx2.AsyncClient(transport=transport, base_url="http://league") as client,
