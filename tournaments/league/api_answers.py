@@ -53,8 +53,8 @@ class FaultAnswer(msgspec.Struct, frozen=True):
     """The decision it happened at (-1: the handshake; None: after the game)."""
 
 
-class GameRow(msgspec.Struct, frozen=True):
-    """One game of a bot's list (`GET /api/bots/NAME/games`)."""
+class GameFacts(msgspec.Struct, frozen=True):
+    """What a bot's list says of one of its games (`GameRow`, `reads.ListedGame`)."""
 
     id: int
     seats: list[str]
@@ -64,6 +64,11 @@ class GameRow(msgspec.Struct, frozen=True):
     result: str
     """The bot's: "win" (first alone), "draw" (first, shared) or "loss"."""
     faults: list[FaultAnswer]
+
+
+class GameRow(GameFacts, frozen=True):
+    """One game of a bot's list (`GET /api/bots/NAME/games`)."""
+
     record: str
     """The game's record to download, relative to the server's address."""
     observations: dict[int, str]

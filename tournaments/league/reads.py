@@ -22,7 +22,7 @@ from typing import Generic, TypeVar
 
 import msgspec
 
-from tournaments.league.api_answers import FaultAnswer
+from tournaments.league.api_answers import FaultAnswer, GameFacts
 from tournaments.league.child import Kept, serve
 from tournaments.league.files import bot_of
 from tournaments.league.shelf import NO_OPPONENTS, History, Opponents, Shelf, shelf_path
@@ -80,17 +80,9 @@ class Recent(msgspec.Struct, frozen=True, tag=True):
 Request = GamesOf | Recent
 
 
-class ListedGame(msgspec.Struct, frozen=True):
+class ListedGame(GameFacts, frozen=True):
     """One game of a bot's list, as a viewer may see it (the front gives its addresses)."""
 
-    id: int
-    seats: list[str]
-    """Who sat in each seat: a bot's name, or `name@hash` for an older version of it."""
-    scores: list[int]
-    ranks: list[int]
-    result: str
-    """The bot's: "win" (first alone), "draw" (first, shared) or "loss"."""
-    faults: list[FaultAnswer]
     own: list[int]
     """The seats whose record with what they were sent the viewer may download: their own
     bots' (an organiser: every seat)."""
