@@ -9,7 +9,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from tournaments.league.api_answers import GameRow
+from tournaments.league.api_answers import GameFacts, GameRow
 from tournaments.league.errors import Unauthorized
 from tournaments.league.views import LADDER, SCRIMMAGES, ListedGame, Where, bot_of
 from tournaments.server.front import SIGN_IN_OR_TOKEN, front
@@ -30,13 +30,9 @@ def game_row(game: ListedGame) -> GameRow:
     """A game of a bot's list as the API answers it, with the addresses of its downloads: a
     ladder's game under its season's (its id names another game next season)."""
     at = f"{pages(SCRIMMAGES if game.season is None else Where(season=game.season))}/{game.id}"
+    facts = {name: getattr(game, name) for name in GameFacts.__struct_fields__}
     return GameRow(
-        id=game.id,
-        seats=game.seats,
-        scores=game.scores,
-        ranks=game.ranks,
-        result=game.result,
-        faults=game.faults,
+        **facts,
         record=f"{at}/record.jsonl",
         observations={seat: f"{at}/seat{seat}.jsonl" for seat in game.own},
         season=game.season,
