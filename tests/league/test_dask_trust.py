@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client
 from leaguehelp import DASK_LEAGUE, Running
 from patience import Deadline
 
@@ -26,6 +26,7 @@ from tournaments.cli import main
 from tournaments.commands.common import EXIT_TERMINATED
 from tournaments.executors import ondask
 from tournaments.executors.here import COORDINATOR
+from tournaments.executors.ondask import local_cluster
 from tournaments.server.testing import in_process, until
 from tournaments.store.store import REFUSED_KEPT, Store
 
@@ -55,13 +56,7 @@ class Cluster:
 
     def __init__(self, modes: Path) -> None:
         self.modes = modes
-        self.cluster = LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            preload=[str(PRELOAD)],
-        )
+        self.cluster = local_cluster(2, preload=[str(PRELOAD)])
         self.address = str(self.cluster.scheduler_address)
         with Client(self.address) as client:
             client.wait_for_workers(2, timeout=60)

@@ -19,14 +19,14 @@ from typing import Any
 import msgspec
 import pytest
 import trio
-from distributed import Client, LocalCluster
+from distributed import Client
 from executorhelp import BOTS, GAMES, GOLDEN, digest, stored, tournament
 from patience import Deadline
 from tourhelp import ARENA, play, run
 
 from referee import Limits
 from tournaments.executors import ExecutorError, ondask
-from tournaments.executors.ondask import OnDask, _play, require_dask
+from tournaments.executors.ondask import OnDask, _play, local_cluster, require_dask
 from tournaments.executors.work import GameUnplayed, UnitFailed
 from tournaments.plan.prepare import prepare
 from tournaments.store.results import FinishedGame
@@ -36,9 +36,7 @@ from tournaments.store.results import FinishedGame
 def cluster_client() -> Iterator[Client]:
     """A client of a cluster of 2 single-threaded worker processes on this machine."""
     with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
+        local_cluster(2) as cluster,
         Client(cluster) as client,
     ):
         yield client

@@ -31,7 +31,7 @@ from tournaments.executors import Executor, ExecutorError
 from tournaments.executors.checking import Checker, checking, refusals
 from tournaments.executors.inprocess import InProcess
 from tournaments.executors.local import Local
-from tournaments.executors.ondask import OnDask, require_dask
+from tournaments.executors.ondask import OnDask, local_cluster, require_dask
 from tournaments.executors.verify import refusal
 from tournaments.executors.work import Deal, GameDone, Seat, UnitWork, played_from
 from tournaments.plan.botcommands import parse_bot
@@ -227,13 +227,8 @@ def dask_available() -> bool:
 
 def dask_games_per_s(bots: int, deals: int) -> float:
     """The round-robin on a `LocalCluster` of 2 single-threaded worker processes."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+    with local_cluster(2) as cluster, Client(cluster) as client:
         executor = OnDask(str(client.scheduler.address), 2)
         return round_robin(executor, bots, deals, 2).games_per_s

@@ -58,7 +58,7 @@ from tournaments.executors.work import (
 from tournaments.plan.schedule import seating
 
 if TYPE_CHECKING:
-    from distributed import Client, Future
+    from distributed import Client, Future, LocalCluster
 
 POLL_S = 0.05
 """How often the coordinator looks for finished tasks (it never blocks its trio loop on Dask)."""
@@ -97,6 +97,25 @@ largest real record with observations, which results do not even carry."""
 INSTALL = "pip install 'tile-arena[dask]' (from a source tree: pip install '.[dask]')"
 
 
+def local_cluster(workers: int, **options: Any) -> LocalCluster:
+    """A `LocalCluster` of `workers` single-threaded worker processes on a free port.
+
+    Its scheduler is told plainly not to start the dashboard: without bokeh, distributed's
+    attempt at it can fail the cluster's start ("module 'distributed.dashboard' has no attribute
+    'scheduler'"), and `dashboard_address=None` would still take port 8787.
+    """
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        scheduler_kwargs={"dashboard": False},
+        **options,
+    )
+
+
 def require_dask() -> None:
     """Raise `ExecutorError` naming the extra to install when Dask is missing."""
     try:
@@ -125,7 +144,7 @@ class OnDask:
         """Hashes of the bundles published on the cluster by this executor."""
 
     def _connect(self) -> tuple[Client, Any]:
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
         if self.scheduler is not None:
             try:
@@ -134,12 +153,7 @@ class OnDask:
                 raise ExecutorError(
                     f"cannot reach the Dask scheduler {self.scheduler}: {exc}"
                 ) from None
-        cluster = LocalCluster(
-            n_workers=self.workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # None still takes 8787, and warns when another has it
-        )
+        cluster = local_cluster(self.workers)
         return Client(cluster), cluster
 
     async def run(
