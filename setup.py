@@ -62,8 +62,13 @@ def say(line: str) -> None:
     print(f"tile-arena: {line}", file=sys.stderr, flush=True)
 
 
+BUILDS = {"build", "build_ext", "bdist_wheel", "install"}
+"""The setup commands that build the extensions: the others (pip's `egg_info` and `dist_info`
+for the metadata) need no mypyc, whose type check would otherwise run once a command."""
+
+
 def extensions() -> list[Extension]:
-    if COMPILE == "0" or "editable_wheel" in sys.argv:
+    if COMPILE == "0" or not BUILDS.intersection(sys.argv[1:]):
         return []
     try:
         from mypyc.build import mypycify
