@@ -372,7 +372,7 @@ class Registry(SqliteFile):
     def _check_ours(self) -> None:
         """Refuse a file that is not a registry (a tournament store, another program's
         database), or one whose schema was changed by hand (`_check_tables`), before reading a
-        row; a version 1 registry is brought up to version 2 first."""
+        row; an older registry is brought up first (opened `readonly`, refused)."""
         objects = self._objects()
         if self.readonly and "authors" in objects and not {"bots", "seasons"} <= objects.keys():
             raise StoreError(

@@ -57,7 +57,8 @@ def guarded(method: Callable[Concatenate[F, P], R]) -> Callable[Concatenate[F, P
 
 
 class SqliteFile:
-    """An SQLite file of ours, opened for writing. Not thread-safe: use it from one thread.
+    """An SQLite file of ours, opened for writing (or `readonly`). Not thread-safe: use it
+    from one thread.
 
     A subclass says what its file is, in the messages a user sees, with the class attributes;
     it gives its schema (`SCHEMA`, `SCHEMA_VERSION`; a `meta` table holds the version) and
@@ -150,13 +151,12 @@ class SqliteFile:
     def _setup(self) -> None:
         """Make the file ours (a new or empty one), or check it is, and bring its schema up;
         opened `readonly`, only check it is ours and of this schema."""
+        self._db.execute("PRAGMA busy_timeout=10000")
         if self.readonly:
             self._db.execute("PRAGMA query_only=ON")
-            self._db.execute("PRAGMA busy_timeout=10000")
             self._check_ours()
             self._check_version()
             return
-        self._db.execute("PRAGMA busy_timeout=10000")
         # Before anything writes (WAL mode rewrites the header): only a new or empty file, or
         # one of ours, becomes one; someone else's database is left exactly as it was.
         if self._objects():
