@@ -337,6 +337,50 @@ def test_a_version_left_checking_is_queued_again_after_a_restart(tmp_path: Path)
     assert reopened.author_for("nope") is None and len(reopened.authors()) == 1
 
 
+def test_a_read_only_registry_beside_its_server_writes_nothing_and_refuses_changes(
+    tmp_path: Path,
+) -> None:
+    """What a benchmark or a look at a running league opens: the server's check in progress is
+    not queued again, no byte of the file changes, and the server's later writes are seen."""
+    path = tmp_path / "league.sqlite"
+    with Registry(path) as server:
+        alice = author(server, "alice")
+        checking = server.add_version(alice, "greedy", "h1", "./bot", None)
+        server.set_status(checking.id, "checking")
+        server.append_log(checking.id, "check", "game 1 of 4\n")
+        changes, before = server.changes(), files_bytes(path)
+        with Registry(path, readonly=True) as reader:
+            assert [(v.id, v.status) for v in reader.versions()] == [(checking.id, "checking")]
+            assert reader.logs(checking.id) == {"check": "game 1 of 4\n"}
+            refused = "league registry .* was opened read-only: nothing was changed"
+            with pytest.raises(StoreError, match=refused):
+                reader.set_status(checking.id, "queued")
+            with pytest.raises(StoreError, match=refused):
+                reader.new_token("bob")
+            assert server.changes() == changes  # PRAGMA data_version: no other commit
+            assert files_bytes(path) == before
+            server.set_status(checking.id, "playing")
+            found = reader.version(checking.id)
+            assert found is not None and found.status == "playing"
+        assert [a.name for a in server.authors()] == ["alice"]
+
+
+def test_a_read_only_registry_is_neither_made_nor_brought_up(tmp_path: Path) -> None:
+    missing = tmp_path / "none.sqlite"
+    with pytest.raises(StoreError, match=r"no league registry at .*none\.sqlite \(opening"):
+        Registry(missing, readonly=True)
+    assert not missing.exists()
+    old = tmp_path / "old.sqlite"
+    db = sqlite3.connect(old)
+    db.executescript(VERSION_1)
+    db.close()
+    before = old.read_bytes()
+    with pytest.raises(StoreError, match="older schema: open it for writing once"):
+        Registry(old, readonly=True)
+    assert old.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.sqlite"]
+
+
 # ---- logs -------------------------------------------------------------------------------------
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import pytest
+from storehelp import craft
 
 from tournaments.store.results import FaultRow, Played
 from tournaments.store.store import Store, StoreError, seat_set_key
@@ -92,6 +94,24 @@ def test_games_are_stored_once_and_read_back(tmp_path: Path) -> None:
         assert games[0].seat_set == "a,b"
         assert store.record(key, 0, 1) == b'{"type":"header"}\n' * 50
         assert store.record(key, 5, 0) is None
+
+
+def test_each_games_finish_time_is_read_back(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with Store(path) as store:
+        a, b = store.bot("a", "random", "1").id, store.bot("b", "greedy", "2").id
+        began = datetime.datetime.now(datetime.UTC) - datetime.timedelta(milliseconds=1)
+        add(store, [a, b], 0, 0, played([1, 2]))
+        add(store, [a, b], 0, 1, played([2, 1]))
+        ended = datetime.datetime.now(datetime.UTC)
+        first, second = (game_id for game_id, _ in store.games_as_stored())
+        times = store.finish_times([second, first, 99])  # 99 names no game
+        assert list(times) == [first, second]
+        assert began <= times[first] <= times[second] <= ended
+        assert store.finish_times([]) == {}
+    craft(path, f"UPDATE games SET finished = 'soon' WHERE id = {second}")
+    with Store(path, readonly=True) as store, pytest.raises(StoreError, match="is damaged"):
+        store.finish_times([first, second])
 
 
 def test_a_failed_write_leaves_nothing(tmp_path: Path) -> None:

@@ -38,12 +38,16 @@ from tournaments.bench.league_server import (
     children_rss_mb,
     connect,
     percentile,
+    read_registry,
     request,
     rss_mb,
     serving,
     stored,
     upload,
     write_files,
+)
+from tournaments.bench.league_server import (
+    reading as reading_store,
 )
 from tournaments.bench.synthetic import synthetic_store
 from tournaments.league.files import League
@@ -112,17 +116,15 @@ def playing_bots(folder: Path, bots: int) -> list[str]:
 
 def statuses(registry: Path) -> collections.Counter[str]:
     """The versions of the registry at `registry`, counted by status."""
-    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
-        rows = con.execute("SELECT status, count(*) FROM versions GROUP BY status").fetchall()
-    return collections.Counter({str(status): int(n) for status, n in rows})
+    with read_registry(registry) as league:
+        return collections.Counter(version.status for version in league.versions())
 
 
 def status_of(registry: Path, bot: str) -> str | None:
-    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
-        row = con.execute(
-            "SELECT status FROM versions WHERE bot = ? ORDER BY id DESC", (bot,)
-        ).fetchone()
-    return None if row is None else str(row[0])
+    """The status of the newest version of `bot` (None before its first)."""
+    with read_registry(registry) as league:
+        versions = league.versions(bot)
+    return versions[-1].status if versions else None
 
 
 class FirstUploads(NamedTuple):
@@ -215,6 +217,8 @@ def coverage(
     playing_bots(folder, bots)
     db = folder / "league.sqlite"
     every_bot = None
+    seen: dict[int, list[str]] = {}
+    """The bots of each game stored so far."""
     counts: list[tuple[float, int]] = []
     """(when, games stored then), once a second."""
     behind = 0.0
@@ -224,7 +228,7 @@ def coverage(
             if server.process.poll() is not None:
                 raise RuntimeError(f"arena serve ended: {server.exited()}")
             time.sleep(1.0)
-            seen = seated(db)
+            seen.update(seated(db, max(seen, default=0)))
             elapsed = time.perf_counter() - began
             counts.append((elapsed, len(seen)))
             board = json.loads(request(connection, "GET", "/api/leaderboard")[1])["games"]
@@ -257,18 +261,19 @@ def coverage(
     )
 
 
-def seated(db: Path) -> dict[int, list[str]]:
-    """Every stored game's bots (their names, not their versions' labels)."""
-    if not db.exists():
-        return {}
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
-        rows = con.execute(
-            "SELECT seats.game, bots.name FROM seats JOIN bots ON bots.id = seats.bot"
-        ).fetchall()
-    games: dict[int, list[str]] = collections.defaultdict(list)
-    for game, name in rows:
-        games[int(game)].append(str(name))
-    return games
+def seated(db: Path, after: int = 0) -> dict[int, list[str]]:
+    """The bots (their names, not their versions' labels) of every game stored after the
+    game `after`, by game id."""
+    with reading_store(db) as store:
+        if store is None:
+            return {}
+        with store.snapshot():
+            labels = store.labels()
+            names = {labels[row.id]: row.name for row in store.bots()}
+            return {
+                game_id: [names[label] for label in game.bots]
+                for game_id, game in store.games_as_stored(after)
+            }
 
 
 HEAVY = 5.0

@@ -38,7 +38,6 @@ import os
 import re
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import tarfile
@@ -50,9 +49,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+import msgspec
+
 from tournaments.bench.clockcheck import THINKER
+from tournaments.league.registry import Registry, Version
+from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import StoreError
-from tournaments.store.store import Store
+from tournaments.store.store import GameChoice, Store
 
 ARENA = [sys.executable, "-m", "tournaments"]
 BOTS = {"greedy": "greedy", "random": "random", "random-twin": "random"}
@@ -132,6 +135,12 @@ def stored(db: Path) -> int:
     id, since a store numbers its games from 1 and removes none."""
     with reading(db) as store:
         return 0 if store is None else store.last_game()
+
+
+def read_registry(path: Path) -> Registry:
+    """The league registry at `path`, read beside its server: never written, unchecked (read
+    again and again while the server runs)."""
+    return Registry(path, readonly=True, check=False)
 
 
 @contextlib.contextmanager
@@ -326,15 +335,12 @@ def status_of(connection: http.client.HTTPConnection, version: int) -> str:
 
 def check_seconds(registry: Path, version: int) -> float:
     """The check time the server logged for `version` ("passed in X s")."""
-    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
-        rows = con.execute(
-            "SELECT text FROM logs WHERE version = ? AND kind = 'check'", (version,)
-        ).fetchall()
-    for (text,) in rows:
-        found = re.search(r"passed in ([\d.]+) s", text)
-        if found:
-            return float(found[1])
-    raise RuntimeError(f"version {version}'s check log holds no time: {rows!r}")
+    with read_registry(registry) as league:
+        log = league.logs(version).get("check", "")
+    found = re.search(r"passed in ([\d.]+) s", log)
+    if found:
+        return float(found[1])
+    raise RuntimeError(f"version {version}'s check log holds no time: {log!r}")
 
 
 PLACEMENT_HOUSE = {
@@ -379,19 +385,18 @@ def placements(folder: Path, uploads: int, concurrency: int, progress: Progress)
 
 def placement(folder: Path, version: int, pairs: int, timeout: float = 300) -> Placement:
     """Wait for the first `2 × pairs` ladder games of `version` (playing): its placement."""
-    registry = folder / "league.league.sqlite"
-    with contextlib.closing(sqlite3.connect(f"file:{registry}?mode=ro", uri=True)) as con:
-        playing, identity, hashed = con.execute(
-            "SELECT updated, identity, hash FROM versions WHERE id = ?", (version,)
-        ).fetchone()
+    with read_registry(folder / "league.league.sqlite") as league:
+        placed = league.version(version)
+    if placed is None:
+        raise RuntimeError(f"the registry has no version {version}")
     deadline = time.monotonic() + timeout
-    while len(games := version_games(folder / "league.sqlite", identity or hashed)) < 2 * pairs:
+    while len(games := version_games(folder / "league.sqlite", placed)) < 2 * pairs:
         if time.monotonic() > deadline:
             raise RuntimeError(f"version {version} played {len(games)} games in {timeout} s")
         time.sleep(0.05)
-    first = datetime.datetime.fromisoformat(games[0][0])
-    waited = (first - datetime.datetime.fromisoformat(playing)).total_seconds()
-    seen: set[tuple[int, int]] = set()
+    playing = datetime.datetime.fromisoformat(placed.updated)
+    waited = (games[0][0] - playing).total_seconds()
+    seen: set[tuple[int, str]] = set()
     to_meet = 0
     for count, (_, seat, opponent) in enumerate(games, 1):
         seen.add((seat, opponent))
@@ -401,17 +406,30 @@ def placement(folder: Path, version: int, pairs: int, timeout: float = 300) -> P
     return Placement(waited, to_meet, pairs)
 
 
-def version_games(db: Path, identity: str) -> list[tuple[str, int, int]]:
-    """The ladder games of the bot of `identity` (its content hash) in the order stored: when
-    each finished, its seat and its opponent's store id (two players)."""
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as con:
-        return con.execute(
-            "SELECT g.finished, s.seat, o.bot FROM bots b "
-            "JOIN seats s ON s.bot = b.id JOIN games g ON g.id = s.game "
-            "JOIN seats o ON o.game = g.id AND o.seat != s.seat "
-            "WHERE b.hash = ? ORDER BY g.id",
-            (identity,),
-        ).fetchall()
+def version_games(db: Path, version: Version) -> list[tuple[datetime.datetime, int, str]]:
+    """The ladder games of `version` in the order stored: when each finished, its seat and
+    its opponent's label (two players)."""
+    content = version.identity or version.hash
+    with reading(db) as store:
+        if store is None:
+            return []
+        with store.snapshot():
+            labels = store.labels()
+            rows = [row for row in store.bots() if (row.name, row.hash) == (version.bot, content)]
+            if not rows:  # not yet in the store
+                return []
+            label = labels[rows[0].id]
+            games: list[tuple[int, FinishedGame]] = []
+            choice = GameChoice(content_hash=content)
+            while page := store.games_of(version.bot, choice):  # newest first, a page at a time
+                games += page
+                choice = msgspec.structs.replace(choice, before=page[-1][0])
+            finished = store.finish_times([game_id for game_id, _ in games])
+    found = []
+    for game_id, game in reversed(games):
+        seat = game.bots.index(label)
+        found.append((finished[game_id], seat, game.bots[1 - seat]))
+    return found
 
 
 class Window(NamedTuple):

@@ -31,7 +31,8 @@ A server killed while building or checking leaves its versions in `building` or 
 opening the registry queues them again (their partial logs dropped), and `queued()` is what is
 left to check, in upload order. So one server serves a registry (`arena serve` holds the
 league's lock: `tournaments.league.files.ServeLock`): a second one opening it would queue the
-first one's checks again.
+first one's checks again. Opened `readonly` (`SqliteFile.readonly`), it is read beside its
+server and never written.
 
 Schema (version 3; a version 1 or 2 file is brought up when it is opened)::
 
@@ -327,12 +328,18 @@ def _check_name(what: str, name: str) -> None:
 
 
 class Registry(SqliteFile):
-    """The league's SQLite file. Not thread-safe: use it from one thread (trio's is fine)."""
+    """The league's SQLite file. Not thread-safe: use it from one thread (trio's is fine).
+
+    `Registry(path, readonly=True)` reads a registry beside the server that writes it (a
+    benchmark, a look at a running league): its opening queues nothing again and brings no
+    schema up, and a change asked of it is refused.
+    """
 
     KIND = "league registry"
     NOUN = "registry"
     CALLED = "league registry"
     OPEN_ADVICE = " (check the path and the permissions of its directory)"
+    MISSING_ADVICE = " (opening the league for writing makes it: `arena serve`)"
     LOCKED = "another league server is writing it; stop it, or give this one another file"
     RESUMES = False
     RECOVERY = (
@@ -344,12 +351,7 @@ class Registry(SqliteFile):
     SCHEMA_VERSION = SCHEMA_VERSION
 
     def _schema_made(self) -> None:
-        version = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-        if version[0] != SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path}: league registry schema {version[0]}, this arena reads "
-                f"{SCHEMA_VERSION}; use the arena that made it"
-            )
+        self._check_version()
         self._db.execute("INSERT OR IGNORE INTO seasons (number, opened) VALUES (1, ?)", (_now(),))
         self._requeue_interrupted()
 
@@ -370,8 +372,13 @@ class Registry(SqliteFile):
     def _check_ours(self) -> None:
         """Refuse a file that is not a registry (a tournament store, another program's
         database), or one whose schema was changed by hand (`_check_tables`), before reading a
-        row; a version 1 registry is brought up to version 2 first."""
+        row; an older registry is brought up first (opened `readonly`, refused)."""
         objects = self._objects()
+        if self.readonly and "authors" in objects and not {"bots", "seasons"} <= objects.keys():
+            raise StoreError(
+                f"{self.path} is a league registry of an older schema: open it for writing "
+                "once (`arena serve`) to bring it up; nothing was changed"
+            )
         if "authors" in objects and "bots" not in objects:
             self._upgrade_from_1(objects)
             objects = self._objects()

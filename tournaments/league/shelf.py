@@ -12,7 +12,6 @@ page that shows one bot's rows.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -78,21 +77,9 @@ class Shelf(SqliteFile):
     ANY_THREAD = True
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
-        self.readonly = readonly
-        """Read without ever writing (the pages' reads child): its opening never waits for
-        the board's child's writes."""
-        super().__init__(path, check=False)
-
-    def _connect(self) -> sqlite3.Connection:
-        return self._read_only() if self.readonly else super()._connect()
-
-    def _setup(self) -> None:
-        if not self.readonly:
-            super()._setup()
-            return
-        self._db.execute("PRAGMA query_only=ON")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._check_ours()
+        """`readonly`: read without ever writing (the pages' reads child): its opening never
+        waits for the board's child's writes."""
+        super().__init__(path, readonly=readonly, check=False)
 
     def _check_ours(self) -> None:
         self._check_tables(

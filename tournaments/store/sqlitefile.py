@@ -8,6 +8,10 @@ anything writes into it, left exactly as it was. Changes are `BEGIN IMMEDIATE` t
 (`_transaction`), in WAL mode. Every failure of SQLite, in a method decorated with `guarded`,
 surfaces as one `StoreError` whose message says what happened, to which file, and what to do
 (`_failure`, `_damaged`): the class attributes say what differs between the kinds of file.
+
+Opened `readonly`, a file is read beside its writer and never written: SQLite opens it with
+`mode=ro` and `query_only`, nothing of a writer's opening runs (no schema made or brought up),
+and a change is refused with a `StoreError` that says so.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ def guarded(method: Callable[Concatenate[F, P], R]) -> Callable[Concatenate[F, P
 
 
 class SqliteFile:
-    """An SQLite file of ours, opened for writing. Not thread-safe: use it from one thread.
+    """An SQLite file of ours, opened for writing (or `readonly`). Not thread-safe: use it
+    from one thread.
 
     A subclass says what its file is, in the messages a user sees, with the class attributes;
     it gives its schema (`SCHEMA`, `SCHEMA_VERSION`; a `meta` table holds the version) and
@@ -69,6 +74,8 @@ class SqliteFile:
     """As named in "cannot open the store …" and "the store … failed"."""
     OPEN_ADVICE: ClassVar[str] = ""
     """After "cannot open the store …: {error}", when the file cannot be opened at all."""
+    MISSING_ADVICE: ClassVar[str] = ""
+    """After "no store at …", when a file opened `readonly` does not exist."""
     LOCKED: ClassVar[str]
     """What to do about a file that another program is writing."""
     RESUMES: ClassVar[bool]
@@ -85,8 +92,11 @@ class SqliteFile:
     ANY_THREAD: ClassVar[bool] = False
     """Used by one thread at a time, not always the same one (trio's worker threads)."""
 
-    def __init__(self, path: Path | str, *, check: bool = True) -> None:
+    def __init__(self, path: Path | str, *, readonly: bool = False, check: bool = True) -> None:
         self.path = Path(path)
+        self.readonly = readonly
+        """Read an existing file without ever writing into it (nor making it): what a writer's
+        opening does is left to the writer, and a change is refused (`_refused`)."""
         self.check = check
         """Run `PRAGMA quick_check` at the opening: off for a file this process checked when it
         first opened it (a page's read must not cost a pass over the whole file)."""
@@ -108,6 +118,10 @@ class SqliteFile:
         return self._db.total_changes, int(version)
 
     def _connect(self) -> sqlite3.Connection:
+        if self.readonly:
+            if not self.path.is_file():
+                raise StoreError(f"no {self.CALLED} at {self.path}{self.MISSING_ADVICE}")
+            return self._read_only()
         # isolation_level=None: no implicit transactions; `_transaction` says where they are.
         try:
             create_private(self.path)
@@ -135,8 +149,14 @@ class SqliteFile:
         return StoreError(f"cannot open the {self.CALLED} {self.path}: {exc}{self.OPEN_ADVICE}")
 
     def _setup(self) -> None:
-        """Make the file ours (a new or empty one), or check it is, and bring its schema up."""
+        """Make the file ours (a new or empty one), or check it is, and bring its schema up;
+        opened `readonly`, only check it is ours and of this schema."""
         self._db.execute("PRAGMA busy_timeout=10000")
+        if self.readonly:
+            self._db.execute("PRAGMA query_only=ON")
+            self._check_ours()
+            self._check_version()
+            return
         # Before anything writes (WAL mode rewrites the header): only a new or empty file, or
         # one of ours, becomes one; someone else's database is left exactly as it was.
         if self._objects():
@@ -161,6 +181,16 @@ class SqliteFile:
     def _check_ours(self) -> None:
         """Refuse a file that is not of this kind (before reading a row)."""
         raise NotImplementedError
+
+    def _check_version(self) -> None:
+        """Refuse a file of another schema version than this arena's."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+        version = None if row is None else row[0]
+        if version != self.SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: {self.CALLED} schema {version}, this arena reads "
+                f"{self.SCHEMA_VERSION}; use the arena that made it"
+            )
 
     def _objects(self) -> dict[str, tuple[str, str]]:
         """Name → (type, table) of everything in the file's schema (tables, indexes, views,
@@ -235,6 +265,8 @@ class SqliteFile:
                 f"{self.path}: not a usable {self.KIND} ({exc}): another kind of file, or a "
                 f"{self.NOUN} whose first page is damaged (restore a copy of it)"
             )
+        if code == sqlite3.SQLITE_READONLY and self.readonly:
+            return self._refused()
         if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
             return StoreError(f"{self.path} is locked ({exc}): {self.LOCKED}")
         if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM):
@@ -245,6 +277,13 @@ class SqliteFile:
         if opening:
             return StoreError(f"{self.path}: not a usable {self.KIND} ({exc})")
         return StoreError(f"the {self.CALLED} {self.path} failed: {exc}")
+
+    def _refused(self) -> StoreError:
+        """The error for a change asked of a file opened `readonly`."""
+        return StoreError(
+            f"the {self.CALLED} {self.path} was opened read-only: nothing was changed (open it "
+            "for writing to change it)"
+        )
 
     def _damaged(self, detail: str) -> StoreError:
         """The error for a damaged file, with the way to save what it still holds."""
@@ -280,6 +319,8 @@ class SqliteFile:
         After some errors (a full disk, an I/O error) SQLite has already rolled back; and if
         ROLLBACK itself fails, the error that caused it is the one worth reporting (SQLite
         finishes the rollback from its journal when the file is next opened)."""
+        if self.readonly:
+            raise self._refused()
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield

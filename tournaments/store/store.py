@@ -57,7 +57,7 @@ import secrets
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
@@ -254,13 +254,13 @@ class Store(SqliteFile):
         ".recover: .dump instead, with the dump's last line changed from ROLLBACK to COMMIT;), "
         "then run with --db {saved}: the games lost with the damage are played again"
     )
+    MISSING_ADVICE = " (run the tournament first)"
     UNREADABLE = (zlib.error, msgspec.DecodeError)  # ValidationError included
     UNREADABLE_DETAIL = "a stored value cannot be read back"
     SCHEMA = _SCHEMA
     SCHEMA_VERSION = SCHEMA_VERSION
 
     def __init__(self, path: Path | str, *, readonly: bool = False, check: bool = True) -> None:
-        self.readonly = readonly
         self._batching = False
         self._batch_began: float | None = None
         self._labels: tuple[object, dict[int, str]] | None = None
@@ -268,20 +268,11 @@ class Store(SqliteFile):
         """When the open batch began (`batched`); None: no batch open."""
         self.uncommitted = 0
         """Games in the open batch: stored as far as this connection sees, not yet durable."""
-        super().__init__(path, check=check)
-
-    def _connect(self) -> sqlite3.Connection:
-        if not self.readonly:
-            return super()._connect()
-        if not self.path.is_file():
-            raise StoreError(f"no store at {self.path} (run the tournament first)")
-        return self._read_only()
+        super().__init__(path, readonly=readonly, check=check)
 
     def _setup(self) -> None:
-        if self.readonly:
-            self._check_readable()
-        else:
-            super()._setup()
+        super()._setup()
+        if not self.readonly:
             self._check_version()
 
     def _schema_made(self) -> None:
@@ -289,12 +280,6 @@ class Store(SqliteFile):
             "INSERT OR IGNORE INTO meta VALUES ('secret', ?)",
             (secrets.token_bytes(SECRET_BYTES).hex(),),
         )
-
-    def _check_readable(self) -> None:
-        self._db.execute("PRAGMA query_only=ON")
-        self._db.execute("PRAGMA busy_timeout=10000")
-        self._check_ours()
-        self._check_version()
 
     def _check_ours(self) -> None:
         """Refuse a file that is not a store of ours, or is one with a schema changed by hand,
@@ -305,13 +290,6 @@ class Store(SqliteFile):
             raise StoreError(f"{self.path} is not a tournament store ({what}); nothing was changed")
         schema = ";".join((_SCHEMA, EXCLUDED_SCHEMA, LOGS_SCHEMA, WORKERS_SCHEMA))
         self._check_tables(objects, schema, STORE_TABLES)
-
-    def _check_version(self) -> None:
-        version = self._meta("schema")
-        if version != SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path}: store schema {version}, this arena reads {SCHEMA_VERSION}"
-            )
 
     def _meta(self, key: str) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -757,6 +735,16 @@ class Store(SqliteFile):
     def last_game(self) -> int:
         """The id of the newest game (0 before the first)."""
         return int(self._db.execute("SELECT coalesce(max(id), 0) FROM games").fetchone()[0])
+
+    @_read_back
+    def finish_times(self, game_ids: Collection[int]) -> dict[int, datetime.datetime]:
+        """When each of these games was stored (UTC), by id; an id that names no game is
+        left out. What `FinishedGame` leaves out: the games' order in time."""
+        marks = ",".join("?" * len(game_ids))
+        rows = self._db.execute(
+            f"SELECT id, finished FROM games WHERE id IN ({marks})", tuple(game_ids)
+        )
+        return {int(game): datetime.datetime.fromisoformat(at) for game, at in rows}
 
     @_read_back
     def games_of(self, name: str, chosen: GameChoice) -> list[tuple[int, FinishedGame]]:
