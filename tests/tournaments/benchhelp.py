@@ -26,7 +26,14 @@ SMALLEST = msgspec.structs.replace(
     memory_large=1_000,
     primitive_calls=20,
     startups=1,
-    league=msgspec.structs.replace(QUICK.league, memory_games=2, placements=1, final_budget=4),
+    league=msgspec.structs.replace(
+        QUICK.league,
+        window_s=2.0,
+        memory_games=2,
+        placements=1,
+        final_budget=4,
+        load_s=1.5,
+    ),
     standings=((10, 1),),
     scale=ScaleSizes(3, 2, 1, (3,), ((3, 50),), 4, 10.0),
     executors=(2, 1, 1, 20),
@@ -38,9 +45,13 @@ BUSY_GAMES = 4
 """The ladder's games before the placements' uploads (the bench waits for hundreds)."""
 PLACEMENT_HOUSE = {"greedy": "greedy", "random": "random"}
 """The league a version is placed in: two bots, so that its placement is eight games."""
+CLIENTS_READY_S = 1.0
+"""The head start of a phase's clients (the bench gives 3 s, so as not to measure their
+interpreters starting: the tests measure nothing)."""
 
 
 if __name__ == "__main__":
     league_server.BUSY_GAMES = BUSY_GAMES
     league_server.PLACEMENT_HOUSE = PLACEMENT_HOUSE
+    league_server.CLIENTS_READY_S = CLIENTS_READY_S
     print(render_json(run([sys.argv[1]], sizes=SMALLEST)))
