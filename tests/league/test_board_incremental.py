@@ -219,3 +219,30 @@ async def test_the_keeper_refreshes_from_its_child_after_new_games(
         assert keeper._child._process is not None  # a kept child, not a thread
         nursery.cancel_scope.cancel()
     assert _without_time(keeper.board) == _without_time(compute(path))
+
+
+@pytest.mark.parametrize("seats", [[2], [3], [2, 3]])
+def test_a_board_read_a_slice_at_a_time_equals_the_board_from_scratch(
+    tmp_path: Path, seats: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """[2, 3]: a mixed store, its first three-seat game in a later slice than its first game."""
+    monkeypatch.setattr(board_module, "READ_SLICE", 4)
+    path = tmp_path / "league.sqlite"
+    names = ["ann", "bob", "dee", "eve"]
+    rng = random.Random(len(seats))
+    with Store(path) as store:
+        store.bind({"game": "azul", "players": max(seats)})
+        for name in names:
+            store.bot(name, name, f"{name}-1")
+        for n, count in enumerate(seats):
+            _add_games(store, names, count, range(10 * n, 10 * n + 5), rng)
+    keeping = Keeping()
+    refreshed = keeping.refresh(Refresh(str(path), budget_s=math.inf))
+    with Store(path, readonly=True) as store:
+        last = store.last_game()
+    assert last > 2 * board_module.READ_SLICE
+    assert keeping.running is not None and keeping.running.last == last
+    assert (keeping.running.tables.schedule is not None) == (max(seats) > 2)
+    assert _without_time(refreshed.board) == _without_time(compute(path))
+    assert refreshed.board.games == last
+    _assert_shelf_from_scratch(path)

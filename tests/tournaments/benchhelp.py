@@ -35,7 +35,7 @@ SMALLEST = msgspec.structs.replace(
         load_s=1.5,
     ),
     standings=((10, 1),),
-    scale=ScaleSizes(3, 2, 1, (3,), ((3, 50),), 4, 10.0),
+    scale=ScaleSizes(3, 2, 1, (3,), ((3, 50),), 4, 4.0),
     executors=(2, 1, 1, 20),
     search=(3, 10),
 )

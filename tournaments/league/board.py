@@ -226,20 +226,10 @@ class Keeping:
             with store.snapshot():
                 labels = store.labels()  # of the games read: in one snapshot with them
                 running = self._running(path, hidden(store, []), labels)
-                new = store.games_as_stored(running.last)
-                if (
-                    running.tables.schedule is None
-                    and running.tables.games
-                    and _seats_over_two(new)
-                ):
-                    running = Running(path, running.hide, labels, schedule=True)  # a mixed store
-                    new = store.games_as_stored()
+                running = _count_new(store, running, labels, store.last_game())
         except BaseException:
             self._close()
             raise
-        if running.tables.schedule is None and not running.tables.games and _seats_over_two(new):
-            running.tables.schedule = []
-        running.add(new)
         running.labels = labels
         self.running = running
         board, drawing = running.board(request.budget_s, request.keep)
@@ -270,6 +260,31 @@ class Keeping:
         if kept is not None and kept.store == path and kept.rename(labels) and kept.hide == hide:
             return kept
         return Running(path, hide, labels)
+
+
+READ_SLICE = 20_000
+"""Games read and counted at a time: the first board of a store of a million games holds a
+slice of them in memory, not all (their objects, freed, would leave the child's heap at its
+peak)."""
+
+
+def _count_new(store: Store, running: Running, labels: dict[int, str], last: int) -> Running:
+    """`running` with the games stored after its last one through the game `last` counted, a
+    slice at a time; a game of three or more seats in a store counted as two-player makes
+    the count start anew keeping every game (a mixed store: `RunningTables`' schedule)."""
+    after = running.last
+    while after < last:
+        through = min(after + READ_SLICE, last)
+        new = store.games_as_stored(after, through)
+        if running.tables.schedule is None and _seats_over_two(new):
+            if running.tables.games:
+                running, after = Running(running.store, running.hide, labels, schedule=True), 0
+                continue
+            running.tables.schedule = []
+        running.add(new)
+        after = through
+    running.last = max(running.last, last)
+    return running
 
 
 def _seats_over_two(games: Sequence[tuple[int, FinishedGame]]) -> bool:
