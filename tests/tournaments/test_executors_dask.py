@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -61,6 +61,21 @@ def test_a_local_cluster_of_its_own_stores_the_games_of_the_runner(tmp_path: Pat
 
 
 @pytest.mark.slow
+def test_a_local_cluster_starts_whatever_became_of_dasks_dashboard_module(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once in the suite, Dask's own attempt at its dashboard (bokeh is not installed) failed a
+    cluster's start: "module 'distributed.dashboard' has no attribute 'scheduler'". A half-made
+    module in its place fails that attempt the same way: `local_cluster` never makes it."""
+    monkeypatch.setitem(
+        sys.modules,
+        "distributed.dashboard.scheduler",
+        ModuleType("distributed.dashboard.scheduler"),
+    )
+    with local_cluster(1) as cluster, Client(cluster) as client:
+        assert client.submit(sum, [1, 2]).result(timeout=60) == 3
+
+
 def test_a_killed_worker_has_its_unit_played_elsewhere_and_every_game_stored_once(
     tmp_path: Path,
 ) -> None:

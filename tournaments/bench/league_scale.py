@@ -293,8 +293,9 @@ class Pages(NamedTuple):
     errors: list[str]
     rss_mb: float
     """The server's resident memory, the most sampled."""
-    children_mb: float
-    """Its league children's together (`children_rss_mb`), the most sampled."""
+    children_mb: dict[str, float]
+    """Each of its league children's (`children_rss_mb`: board, reads, …), the most
+    sampled."""
 
 
 def pages(
@@ -323,7 +324,8 @@ def pages(
         f"a bot page ({heavy_games:,} games)": f"/bots/{names[0]}",
         "a game page": f"/games/{games // 2}",
     }
-    peak = children_peak = 0.0
+    peak = 0.0
+    children_peak: dict[str, float] = {}
     with serving(folder) as server:
         while stored(db) <= games:  # the ladder plays
             if server.process.poll() is not None:
@@ -334,7 +336,8 @@ def pages(
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline:
                 peak = max(peak, rss_mb(server.process.pid))
-                children_peak = max(children_peak, children_rss_mb(server.process.pid))
+                for child, mb in children_rss_mb(server.process.pid).items():
+                    children_peak[child] = max(children_peak.get(child, 0.0), mb)
                 time.sleep(1.0)
     p99 = {  # a page never answered in the window: no latency, an error
         kind: percentile(reading.by_path[path], 0.99) * 1000 if reading.by_path[path] else math.inf

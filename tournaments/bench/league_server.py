@@ -162,20 +162,23 @@ def rss_mb(pid: int) -> float:
     return int(found[1]) / 1024 if found else math.nan
 
 
-def children_rss_mb(pid: int, modules: str = "tournaments.league.") -> float:
-    """Resident memory of the children of process `pid` that run a module under `modules`
-    (a league's board, reads, viewers and staging children), MiB together."""
-    total = 0.0
+def children_rss_mb(pid: int, package: str = "tournaments.league.") -> dict[str, float]:
+    """Resident memory of the children of process `pid` that run a module of `package` (a
+    league's board, reads, viewers and staging children), MiB by module (`board`, …)."""
+    found: dict[str, float] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             if int(stat.read_text().rpartition(")")[2].split()[1]) != pid:
                 continue
             command = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
-            if any(arg.startswith(modules) for arg in command.split("\0")):
-                total += rss_mb(int(stat.parent.name))
+            for arg in command.split("\0"):
+                if arg.startswith(package):
+                    module = arg.removeprefix(package)
+                    found[module] = found.get(module, 0.0) + rss_mb(int(stat.parent.name))
+                    break
         except (OSError, ValueError, IndexError):  # it ended meanwhile
             continue
-    return total
+    return found
 
 
 def _ended(what: str, code: int | None) -> str | None:

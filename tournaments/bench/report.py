@@ -904,12 +904,14 @@ class Bench:
                     f"≤ {SERVER_MB:.0f} MiB",
                     read.rss_mb <= SERVER_MB,
                 ),
-                Figure(
-                    "league-scale",
-                    "… its children's (board, reads, viewers, staging), most",
-                    read.children_mb,
-                    "MiB",
-                ),
+            )
+            self.add(
+                *(
+                    Figure(
+                        "league-scale", f"… the {child} child's resident memory, most", mb, "MiB"
+                    )
+                    for child, mb in sorted(read.children_mb.items())
+                )
             )
             for error in sorted(set(read.errors)):
                 self.progress(f"league-scale: a reader's error at {at}: {error}")
