@@ -110,14 +110,17 @@ def test_a_noisy_copy_of_a_bot_that_breaks_ties_at_random_is_flagged(
 ) -> None:
     """Greedy's plays part at its first tie drawn otherwise, its copy's too; the twos of plays
     that reach a position again, a few moves into a deal, tell the copy (it agrees with greedy
-    as often as greedy with itself) from a search bot that spreads its choices as widely."""
+    as often as greedy with itself) from a search bot that spreads its choices as widely (in
+    Azul mcts at 10 iterations agrees with itself too seldom to be compared at all) and from
+    the steady heuristics, whose choices often fall among greedy's ties."""
     everyone = {**fingerprints, **tie_breakers}
     pairs = compare(everyone, {name: name for name in everyone})
     copy = pair(pairs, "greedy", "greedy-noise")
     assert copy.verdict.startswith("copy"), copy
-    for other in ("greedy", "greedy-noise"):
-        independent = pair(pairs, other, "mcts-10")
-        assert not independent.flagged and independent.likeness < 0.85, independent
+    for tie_breaker in ("greedy", "greedy-noise"):
+        for other in ("mcts-10", *fingerprints):
+            independent = pair(pairs, tie_breaker, other)
+            assert not independent.flagged, independent
 
 
 def test_a_copy_that_looks_for_the_fingerprint_gains_nothing(
