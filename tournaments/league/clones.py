@@ -13,10 +13,10 @@ tie broken otherwise from another policy; but the positions it reaches again, a 
 where its ties are few, carry many twos, and there its copies agree with it as often as it
 agrees with itself while an independent bot does not. The openings (`openings`) are left out:
 every play reaches them, so they would outweigh the rest, and there every such bot spreads its
-choices over the same many even moves. A pair whose choices agree neither with each other nor
-each with itself (`MIN_SELF`: random players) gives no evidence either way: its copies and
-every other random bot play alike. Likeness alone does not mean copying (two bots that follow
-the obvious move are alike often), so each pair's likeness is set against the pairs of
+choices over the same many even moves. A pair of which one agrees seldom with itself and the
+two seldom with each other (`MIN_SELF`: random players) gives no evidence either way: its
+copies and every other random bot play alike. Likeness alone does not mean copying (two bots
+that follow the obvious move are alike often), so each pair's likeness is set against the pairs of
 versions by different authors and of different families (`baseline`: a family is the versions
 joined by pairs as alike as copies, each family weighed as one, so that a league where many
 versions copy one bot does not take the copies for the independent bots' norm) as a z-score
@@ -48,8 +48,10 @@ MIN_SHARED = 8
 """Fewer shared positions than this say nothing either way; past the openings, fewer say that
 two steady bots part at once."""
 MIN_SELF = 0.25
-"""A pair whose choices agree with each other, and one of whose agree with themselves, less
-often than this plays too much at random for its likeness to mean anything."""
+"""A pair one of whose versions agrees with itself less often than this, and whose versions
+agree with each other less often than `COPY_LIKENESS`, plays too much at random for its
+likeness to mean anything (a copy that repeats its original's plays is compared whatever its
+spread)."""
 SPREAD = 0.1
 """The step that z counts above the baseline. Fixed, not the population's own spread:
 independent families agree anywhere from never to half the time, so a league of a few
@@ -192,8 +194,8 @@ class Likeness(msgspec.Struct):
     past: np.ndarray
     """Shared positions past the openings."""
     steady: np.ndarray
-    """The pair's choices agree, with each other or each with itself, at least `MIN_SELF` of
-    the time."""
+    """Both versions agree with themselves at least `MIN_SELF` of the time, or with each other
+    at least `COPY_LIKENESS` of the time."""
 
 
 def likeness(m: Matrices) -> Likeness:
