@@ -82,6 +82,47 @@ def test_two_independent_bots_are_not_flagged(fingerprints: dict[str, Fingerprin
         assert found.shared >= 8 and found.verdict == "independent", found
 
 
+TIES = {
+    "greedy": "greedy",
+    "greedy-noise": f"{PY} -m bots.corpus.variant greedy --noise 0.1",
+    "mcts-10": "mcts --iterations 10",
+}
+"""A bot that breaks its many ties at random (Azul's greedy), its copy that plays at random in
+a tenth of its decisions, and an independent search bot that also spreads its choices."""
+
+
+@pytest.fixture(scope="module")
+def tie_breakers() -> dict[str, Fingerprint]:
+    """`TIES` fingerprinted on a bank of 2 deals played 6 times each."""
+    tournament = Tournament(game="azul", players=2)
+
+    async def made() -> dict[str, Fingerprint]:
+        return {
+            name: await fingerprint(tournament, parse_bot(command, name), UNBOXED, SECRET, 2, 6)
+            for name, command in TIES.items()
+        }
+
+    return trio.run(made)
+
+
+def test_a_noisy_copy_of_a_bot_that_breaks_ties_at_random_is_flagged(
+    fingerprints: dict[str, Fingerprint], tie_breakers: dict[str, Fingerprint]
+) -> None:
+    """Greedy's plays part at its first tie drawn otherwise, its copy's too; the twos of plays
+    that reach a position again, a few moves into a deal, tell the copy (it agrees with greedy
+    as often as greedy with itself) from a search bot that spreads its choices as widely (in
+    Azul mcts at 10 iterations agrees with itself too seldom to be compared at all) and from
+    the steady heuristics, whose choices often fall among greedy's ties."""
+    everyone = {**fingerprints, **tie_breakers}
+    pairs = compare(everyone, {name: name for name in everyone})
+    copy = pair(pairs, "greedy", "greedy-noise")
+    assert copy.verdict.startswith("copy"), copy
+    for tie_breaker in ("greedy", "greedy-noise"):
+        for other in ("mcts-10", *fingerprints):
+            independent = pair(pairs, tie_breaker, other)
+            assert not independent.flagged, independent
+
+
 def test_a_copy_that_looks_for_the_fingerprint_gains_nothing(
     fingerprints: dict[str, Fingerprint],
 ) -> None:

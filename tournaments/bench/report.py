@@ -100,11 +100,13 @@ class Sizes(msgspec.Struct, frozen=True):
 
 
 class ClonesSizes(msgspec.Struct, frozen=True):
-    """`clones`: the games, the deals of the bank, and whether the mcts bots are in."""
+    """`clones`: the games, the deals of the bank, whether the mcts bots are in, and the plays
+    of each deal."""
 
     games: tuple[str, ...] = ("azul", "5211")
     deals: int = clones.DEALS
     search: bool = True
+    repeats: int = clones.REPEATS
 
 
 class FinalSimSizes(msgspec.Struct, frozen=True):
@@ -194,7 +196,7 @@ QUICK = Sizes(
     (2, 1, 1, 200),
     (3, 20),
     FinalSimSizes((6,), 2, 2_000),
-    ClonesSizes(("azul",), 2, False),
+    ClonesSizes(("azul",), 2, False, 5),
 )
 ROSTER_S = 5.0
 """A class's tokens from one command, at most this long."""
@@ -821,7 +823,9 @@ class Bench:
         """The copy check on its corpus, for 2 players (`bench.clones`)."""
         s = self.sizes.clones
         for game in s.games:
-            found = clones.measure(game, 2, s.deals, search=s.search, progress=self.progress)
+            found = clones.measure(
+                game, 2, s.deals, s.repeats, search=s.search, progress=self.progress
+            )
             where = f"{game}, 2 players, {found.bots} bots"
             copies = 100 * found.found / max(found.copy_pairs, 1)
             name = f"{where}: copy pairs found (of {found.copy_pairs})"

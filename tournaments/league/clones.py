@@ -1,33 +1,36 @@
 """Which versions play like copies of each other: agreement of fingerprints, measured against
 the league's own population, a score and a verdict in plain words.
 
-Likeness of two versions compares their choices where both reached a position: the chance
-that a choice of each is the same action, summed over those positions, over what each
-version's choices agree with themselves there (both estimated without bias where it chose
-more than once, from the repeats of `fingerprint.REPEATS`): 1 when they play the same policy,
-whether a deterministic one or one that breaks its ties at random, and lower as they part.
-Where a version chose once its self-agreement is taken as 1: a single choice shows nothing of
-its spread, and taking the most it can be only makes a stochastic version look less like
-others, never more (and it lets the positions past the openings count, which only copies
-share in number: a copy that plays at random now and then leaves its original's games at its
-first random move, and its repeats seldom reach a position twice). A bot whose choices rarely
-agree with themselves (`MIN_SELF`: a random player) gives no evidence either way: its copies
-and every other random bot play alike. Likeness alone does not mean copying (two bots that follow
-the obvious move are alike often), so each pair's likeness is set against the pairs of
+Likeness of two versions compares their choices where both reached a position past the
+openings: each play of one against each play of the other there, the share of those twos that
+chose the same action (the agreement), over what each version's plays agree with themselves,
+two of its plays that reached one position at a time (`self_agreement`; the geometric mean of
+the two): 1 when they play the same policy, whether a deterministic one or one that breaks its
+ties at random, and lower as they part. Counting every two plays, not every position once, is
+what tells a bot that breaks ties at random: its plays part at its first tie drawn otherwise,
+so past the openings most of its positions are reached once, where one choice cannot tell a
+tie broken otherwise from another policy; but the positions it reaches again, a few moves in,
+where its ties are few, carry many twos, and there its copies agree with it as often as it
+agrees with itself while an independent bot does not. The openings (`openings`) are left out:
+every play reaches them, so they would outweigh the rest, and there every such bot spreads its
+choices over the same many even moves. A pair of which one agrees seldom with itself and the
+two seldom with each other (`MIN_SELF`: random players) gives no evidence either way: its
+copies and every other random bot play alike. Likeness alone does not mean copying (two bots
+that follow the obvious move are alike often), so each pair's likeness is set against the pairs of
 versions by different authors and of different families (`baseline`: a family is the versions
 joined by pairs as alike as copies, each family weighed as one, so that a league where many
 versions copy one bot does not take the copies for the independent bots' norm) as a z-score
 in fixed steps (`SPREAD`), and a pair is flagged only when it stands far out on enough shared
 positions (`MIN_SHARED`).
 
-Computed with sparse matrices (versions × (position, action) choice frequencies), so a
-thousand versions cost sparse products, not a loop over half a million pairs.
+Computed with sparse matrices (versions × (position, action) choice counts), so a thousand
+versions cost sparse products, not a loop over half a million pairs.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import msgspec
@@ -35,18 +38,20 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 
-from tournaments.league.fingerprint import Fingerprint
+from tournaments.league.fingerprint import Answer, Fingerprint
 
 COPY_LIKENESS = 0.85
-"""A pair this alike, and `COPY_Z` above the baseline, is called a copy."""
+"""A pair this alike, and `COPY_Z` above the baseline, is called a copy; this alike but less
+far above the baseline (a league whose independent bots are alike), worth a look."""
 COPY_Z = 4.0
-LOOK_Z = 7.0
-"""From here on, less alike than a copy, the pair is worth a look."""
 MIN_SHARED = 8
-"""Fewer shared positions than this say nothing either way."""
+"""Fewer shared positions than this say nothing either way; past the openings, fewer say that
+two steady bots part at once."""
 MIN_SELF = 0.25
-"""A version whose choices agree with themselves less often than this plays too much at
-random for its likeness to mean anything."""
+"""A pair one of whose versions agrees with itself less often than this, and whose versions
+agree with each other less often than `COPY_LIKENESS`, plays too much at random for its
+likeness to mean anything (a copy that repeats its original's plays is compared whatever its
+spread)."""
 SPREAD = 0.1
 """The step that z counts above the baseline. Fixed, not the population's own spread:
 independent families agree anywhere from never to half the time, so a league of a few
@@ -76,9 +81,10 @@ class Pair(msgspec.Struct, frozen=True):
     author_b: str
     likeness: float
     agreement: float
-    """The chance that a choice of each is the same, at the positions both reached."""
+    """The chance that a choice of each is the same, at the positions both reached past the
+    openings."""
     shared: int
-    """Positions both reached."""
+    """Positions both reached, the openings included."""
     baseline: float
     """The median likeness of pairs by different authors and families (`baseline`)."""
     z: float
@@ -93,20 +99,54 @@ class Pair(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True)
 class Matrices:
-    """The fingerprints as sparse rows (versions), over the positions each reached: choice
-    frequencies by (position, action) column, and by position column whether it was reached
-    and how often its choices there agree with themselves (1 where it chose once)."""
+    """The fingerprints as sparse rows (versions): by (position, action) column, how often
+    each chose the action there past its openings (`openings`); by position column, whether it
+    reached the position and how often past its openings; and each version's self-agreement
+    (`self_agreement`)."""
 
     names: list[str]
+    counts: sparse.csr_matrix
     freq: sparse.csr_matrix
+    """`counts` over the plays that reached the position: the share of each action."""
+    plays: sparse.csr_matrix
+    """How often each version reached each position past its openings (0 at its openings)."""
     reached: sparse.csr_matrix
-    selves: sparse.csr_matrix
+    """1 where a version reached a position, its openings included."""
+    selves: np.ndarray
     columns: list[tuple[str, str]]
-    """(position, action) of each column of `freq`."""
+    """(position, action) of each column of `counts`."""
     positions: dict[str, int]
-    """The column of each position in `reached` and `selves`."""
+    """The column of each position in `plays` and `reached`."""
     where: dict[str, tuple[int, int, int]]
     """Each position's deal, seat and decision."""
+
+
+def openings(made: Fingerprint) -> set[str]:
+    """The positions of `made` at its first decision of each deal and seat. Every play of a
+    deal reaches them, so counted like the others they would outweigh the rest by the square
+    of the plays, and there every bot that breaks ties at random spreads its choices over the
+    same many even moves."""
+    first: dict[tuple[int, int], int] = {}
+    for answer in made.answers.values():
+        here = (answer.deal, answer.seat)
+        first[here] = min(first.get(here, answer.decision), answer.decision)
+    return {
+        key
+        for key, answer in made.answers.items()
+        if answer.decision == first[(answer.deal, answer.seat)]
+    }
+
+
+def self_agreement(answers: Iterable[Answer]) -> float:
+    """How often two plays of one version that reached the same position chose the same
+    action there, over every such two (1 where it never reached a position twice: one choice
+    shows nothing of a spread, and the most it can be only makes it look less like others)."""
+    same = twice = 0
+    for answer in answers:
+        n = len(answer.choices)
+        same += sum(count * count for count in Counter(answer.choices).values()) - n
+        twice += n * (n - 1)
+    return same / twice if twice else 1.0
 
 
 def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
@@ -114,26 +154,35 @@ def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
     column: dict[tuple[str, str], int] = {}
     position: dict[str, int] = {}
     where: dict[str, tuple[int, int, int]] = {}
-    rows, cols, values = [], [], []
-    reach_rows, reach_cols, selves = [], [], []
+    rows, cols, values, shares = [], [], [], []
+    reach_rows, reach_cols, plays = [], [], []
+    selves = np.ones(len(names))
     for row, name in enumerate(names):
-        for key, answer in fingerprints[name].answers.items():
-            n = len(answer.choices)
-            counts = Counter(answer.choices)
+        made = fingerprints[name]
+        first = openings(made)
+        selves[row] = self_agreement(
+            answer for key, answer in made.answers.items() if key not in first
+        )
+        for key, answer in made.answers.items():
             reach_rows.append(row)
             reach_cols.append(position.setdefault(key, len(position)))
-            same = sum(c * c for c in counts.values()) - n
-            selves.append(same / (n * (n - 1)) if n > 1 else 1.0)
             where[key] = (answer.deal, answer.seat, answer.decision)
-            for action, count in counts.items():
+            plays.append(0 if key in first else len(answer.choices))
+            if key in first:
+                continue
+            for action, count in Counter(answer.choices).items():
                 rows.append(row)
                 cols.append(column.setdefault((key, action), len(column)))
-                values.append(count / n)
-    freq = sparse.csr_matrix((values, (rows, cols)), shape=(len(names), len(column)))
+                values.append(count)
+                shares.append(count / len(answer.choices))
+    shape = (len(names), len(column))
+    counts = sparse.csr_matrix((values, (rows, cols)), shape=shape, dtype=float)
+    freq = sparse.csr_matrix((shares, (rows, cols)), shape=shape, dtype=float)
     shape = (len(names), len(position))
-    reached = sparse.csr_matrix((np.ones(len(reach_rows)), (reach_rows, reach_cols)), shape=shape)
-    self_matrix = sparse.csr_matrix((selves, (reach_rows, reach_cols)), shape=shape)
-    return Matrices(names, freq, reached, self_matrix, list(column), position, where)
+    played = sparse.csr_matrix((plays, (reach_rows, reach_cols)), shape=shape, dtype=float)
+    ones = np.ones(len(reach_rows))
+    reached = sparse.csr_matrix((ones, (reach_rows, reach_cols)), shape=shape)
+    return Matrices(names, counts, freq, played, reached, selves, list(column), position, where)
 
 
 class Likeness(msgspec.Struct):
@@ -142,32 +191,39 @@ class Likeness(msgspec.Struct):
     likeness: np.ndarray
     agreement: np.ndarray
     shared: np.ndarray
+    past: np.ndarray
+    """Shared positions past the openings."""
     steady: np.ndarray
-    """Both versions' choices agree with themselves at least `MIN_SELF` of the time there."""
+    """Both versions agree with themselves at least `MIN_SELF` of the time, or with each other
+    at least `COPY_LIKENESS` of the time."""
 
 
 def likeness(m: Matrices) -> Likeness:
     """Every pair's likeness (see the module docstring), agreement and shared positions."""
-    cross = (m.freq @ m.freq.T).toarray()
+    same = (m.counts @ m.counts.T).toarray()
+    twos = (m.plays @ m.plays.T).toarray()  # each play of one with each play of the other
     shared = (m.reached @ m.reached.T).toarray()
-    own = (m.selves @ m.reached.T).toarray()  # own[a, b]: a's self-agreement where b is too
+    past = (m.plays.sign() @ m.plays.sign().T).toarray()
+    root = np.sqrt(np.outer(m.selves, m.selves))
     with np.errstate(invalid="ignore", divide="ignore"):
-        agreement = np.where(shared > 0, cross / shared, 0.0)
-        root = np.sqrt(own * own.T)
-        like = np.where(root > 0, np.minimum(cross / root, 1.0), 0.0)
-        steady = np.minimum(own, own.T) >= MIN_SELF * np.maximum(shared, 1)
-    return Likeness(like, agreement, shared, steady)
+        agreement = np.where(twos > 0, same / twos, 0.0)
+        like = np.where(root > 0, np.minimum(agreement / root, 1.0), 0.0)
+    steady = (np.minimum.outer(m.selves, m.selves) >= MIN_SELF) | (agreement >= COPY_LIKENESS)
+    return Likeness(like, agreement, shared, past, steady)
 
 
-def verdict(likeness: float, shared: int, steady: bool, z: float) -> str:
-    """The plain-words verdict of a pair."""
+def verdict(likeness: float, shared: int, past: int, steady: bool, z: float) -> str:
+    """The plain-words verdict of a pair (`past`: its shared positions past the openings; two
+    steady bots that share fewer part at once, at the openings or just after, in every deal)."""
     if shared < MIN_SHARED:
         return "too few shared positions to tell"
     if not steady:
         return "plays too much at random to tell"
-    if z >= COPY_Z and likeness >= COPY_LIKENESS:
-        return "copy: plays like the other far more than independent bots do"
-    if z >= LOOK_Z:
+    if past < MIN_SHARED:
+        return "independent"
+    if likeness >= COPY_LIKENESS:
+        if z >= COPY_Z:
+            return "copy: plays like the other far more than independent bots do"
         return "similar: worth a look"
     return "independent"
 
@@ -221,7 +277,8 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
     for i, j in zip(pairs_i, pairs_j, strict=True):
         like, shared = float(figures.likeness[i, j]), int(figures.shared[i, j])
         z = (like - centre) / SPREAD
-        said = verdict(like, shared, bool(figures.steady[i, j]), z)
+        past, steady = int(figures.past[i, j]), bool(figures.steady[i, j])
+        said = verdict(like, shared, past, steady, z)
         agreement = float(figures.agreement[i, j])
         a, b = m.names[i], m.names[j]
         made.append(Pair(a, authors[a], b, authors[b], like, agreement, shared, centre, z, said))

@@ -17,7 +17,10 @@ original's whole games; an independent bot shares the openings and what follows 
 agree. Each deal is played `repeats` times with other seeds for the version (the house bots'
 stay): a deterministic bot answers the same way each time, a stochastic one shows the spread
 of its choices at the positions it reaches again (`tournaments.league.clones` compares those
-distributions).
+distributions). Few deals played many times, rather than many deals a few times: a bot that
+breaks ties at random reaches a position again only a few moves into a deal, and the twos of
+plays that do so grow with the square of the plays (a deterministic bot needs the deals, not
+the plays, but its games are long and every position of them counts).
 """
 
 from __future__ import annotations
@@ -38,10 +41,10 @@ from tournaments.store.sqlitefile import SqliteFile, guarded
 OPPONENT = "greedy"
 """The house bot in the other seats: fast, and deterministic given its seed."""
 
-DEALS = 6
+DEALS = 3
 """Deals per seat of a fingerprint."""
 
-REPEATS = 5
+REPEATS = 10
 """Times each deal is played by the version (other seeds for it, a fresh process each)."""
 
 
