@@ -121,6 +121,13 @@ def test_the_sequential_final_seats_open_steps_and_cuts_its_last_round_evenly() 
     chosen = [(("a", "b"), 8), (("b", "c"), 8), (("d", "e"), 1)]
     assert cut(chosen, 2, 1_000) == chosen
     assert cut(chosen, 2, 20) == [(("a", "b"), 4), (("b", "c"), 4), (("d", "e"), 1)]
+    # the budget spent, not halved: no tail of ever smaller rounds
+    assert cut(chosen, 2, 30) == [(("a", "b"), 7), (("b", "c"), 7), (("d", "e"), 1)]
+    assert cut([(("a", "b"), 8), (("c", "d"), 1), (("e", "f"), 1), (("g", "h"), 1)], 2, 6) == [
+        (("a", "b"), 1),
+        (("c", "d"), 1),
+        (("e", "f"), 1),
+    ]
     assert cut(chosen, 2, 5) == [(("a", "b"), 1), (("b", "c"), 1)]  # whole deals, in order
     assert cut(chosen, 2, 1) == []
 

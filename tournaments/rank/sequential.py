@@ -9,7 +9,7 @@ information its estimated gap needs to pass the next look's bar, less what it ha
 few times what it has (a noisy gap is not trusted to ask for everything at once). Every other
 finalist sits once at a random table on one deal, so that no finalist's evidence stops
 growing (its statements rest on more than its first games). Each table plays fresh deals in
-every rotation; the last round is cut to the budget."""
+every rotation; the last round is cut to spend the budget."""
 
 from __future__ import annotations
 
@@ -132,8 +132,13 @@ def undecided(certificate: Certificate) -> int:
 
 def cut(tables: Round, players: int, budget: int) -> Round:
     """`tables` within `budget` games (a table's deal is `players` games, one a rotation):
-    every table's deals lowered alike, by halving, until they fit; then, at one deal a table,
-    the tables in order while they fit."""
+    every table's deals lowered alike, in proportion to fill the budget (a round cut by
+    halves would leave up to half of it to rounds ever smaller, each a look and a pause of the
+    league), and by halving while one deal a table still overflows; then, at one deal a
+    table, the tables in order while they fit."""
+    asked = sum(deals for _, deals in tables)
+    if asked * players > budget:
+        tables = [(table, max(1, deals * (budget // players) // asked)) for table, deals in tables]
     while sum(deals for _, deals in tables) * players > budget and any(
         deals > 1 for _, deals in tables
     ):
