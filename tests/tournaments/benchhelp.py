@@ -45,6 +45,9 @@ BUSY_GAMES = 4
 """The ladder's games before the placements' uploads (the bench waits for hundreds)."""
 PLACEMENT_HOUSE = {"greedy": "greedy", "random": "random"}
 """The league a version is placed in: two bots, so that its placement is eight games."""
+CORES = 1
+"""The cores every section is told it has: the suite's other tests share the machine's, and a
+section's ladder fills every core it is given for the whole of its windows."""
 CLIENTS_READY_S = 1.0
 """The head start of a phase's clients (the bench gives 3 s, so as not to measure their
 interpreters starting: the tests measure nothing)."""
@@ -54,4 +57,4 @@ if __name__ == "__main__":
     league_server.BUSY_GAMES = BUSY_GAMES
     league_server.PLACEMENT_HOUSE = PLACEMENT_HOUSE
     league_server.CLIENTS_READY_S = CLIENTS_READY_S
-    print(render_json(run([sys.argv[1]], sizes=SMALLEST)))
+    print(render_json(run([sys.argv[1]], sizes=SMALLEST, cores=CORES)))

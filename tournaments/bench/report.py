@@ -967,14 +967,16 @@ def run(
     quick: bool = False,
     progress: Progress | None = None,
     sizes: Sizes | None = None,
+    cores: int | None = None,
 ) -> list[Figure]:
     """Measure the sections in `only` (all when empty), with what they are judged against, at
-    `sizes` (the tests' smallest) or else the quick or the full ones."""
+    `sizes` (the tests' smallest) or else the quick or the full ones, on `cores` (the
+    machine's when None)."""
     wanted = set(only or SECTIONS)
     for section in list(wanted):
         wanted.update(NEEDS.get(section, ()))
     chosen = sizes or (QUICK if quick else FULL)
-    bench = Bench(chosen, os.cpu_count() or 1, progress or (lambda _: None))
+    bench = Bench(chosen, cores or os.cpu_count() or 1, progress or (lambda _: None))
     for section in SECTIONS:
         if section in wanted:
             getattr(bench, section.replace("-", "_"))()

@@ -15,7 +15,7 @@ import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
@@ -28,11 +28,13 @@ from tournaments.league.season import OpenSeason
 from tournaments.league.side_games import play_side_games
 from tournaments.plan.config import LeagueSettings
 from tournaments.play.running import GameListener
-from tournaments.rank.certify import Certificate, Claim, certify, orders_of
-from tournaments.rank.sequential import Round, first_round, next_round
+from tournaments.rank.certificate import Certificate, Claim
 from tournaments.rank.tables import standings
 from tournaments.store.results import FinishedGame
 from tournaments.store.store import Store
+
+if TYPE_CHECKING:
+    from tournaments.rank.sequential import Round
 
 PlannedTable = tuple[list[str], int, int]
 """A table of a round as written down: its bots (in no particular order), its first deal and
@@ -73,6 +75,10 @@ def progress(
     """The final of `season` as its store holds it now and its certificate of `claim` (the
     top 10 when None), at its last look (`looks`); `players`: a table's seats (when None,
     its stored games'); first place's fragility once it is over."""
+    # scipy is loaded with the first final, not with every server
+    from tournaments.rank.certify import certify, orders_of
+    from tournaments.rank.sequential import next_round
+
     games: list[FinishedGame] = []
     if store_path.exists():
         with Store(store_path, readonly=True) as store:
@@ -175,6 +181,8 @@ async def play_final(
     rest of its last round) on its store, opened once with the season's sandbox
     (`open_season`), telling `on_progress` where it stands after each round; where it ended.
     (`share`: the budget of games at once it shares with the scrimmages.)"""
+    from tournaments.rank.sequential import first_round, next_round  # as `progress`'s
+
     assert season.budget is not None
     league = open_season.league
     path = league.final_store(season.number)

@@ -32,11 +32,11 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
-import msgspec
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse, stats
+from scipy import sparse, special
 
+from tournaments.rank.certificate import Certificate, Claim, Place, Side
 from tournaments.rank.ratings import BASE_ELO, ELO_PER_NAT
 from tournaments.store.results import FinishedGame
 
@@ -226,71 +226,6 @@ class Contrast(NamedTuple):
     margin: float
 
 
-class Place(msgspec.Struct, frozen=True):
-    """A finalist's estimated place and strength, and the simultaneous interval of its place."""
-
-    bot: str
-    place: int
-    elo: float
-    low: int
-    """Its best place the certificate allows."""
-    high: int
-    """Its worst."""
-
-
-class Side(msgspec.Struct, frozen=True):
-    """A finalist against a benchmark's threshold (a pairwise score, in per cent)."""
-
-    bot: str
-    benchmark: str
-    least_pct: float
-    above: bool | None
-    """Proven above the threshold, proven below it, or not decided (None)."""
-
-
-class Claim(msgspec.Struct, frozen=True):
-    """What an organiser asks a final to certify: the top `top` places in order, every place
-    (`order`), or each finalist's side of each grade threshold against its benchmark."""
-
-    kind: str = "top"
-    """"top", "order" or "grades"."""
-    top: int = 10
-    thresholds: list[tuple[str, float]] = msgspec.field(default_factory=list)
-    """For "grades": (benchmark, least pairwise score in per cent)."""
-
-    def describe(self) -> str:
-        if self.kind == "top":
-            return f"the top {self.top} in order"
-        if self.kind == "order":
-            return "the whole order"
-        return "each finalist's side of the grade thresholds"
-
-
-class Certificate(msgspec.Struct, frozen=True):
-    """What a final's games prove, every statement at once at `confidence`."""
-
-    claim: str
-    certified: bool
-    """The organiser's claim holds."""
-    confidence: float
-    looks: int
-    """Looks at the data so far (each spends its share of the error rate; 0: a final of fixed
-    games, one look spending all of it)."""
-    games: int
-    deals: int
-    places: list[Place]
-    """Strongest first."""
-    separated: list[bool]
-    """Each finalist (but the last) proven above the next."""
-    sides: list[Side]
-    first_fragility: int | None
-    """The fewest deals found whose removal changes first place (None: no deal does)."""
-    step_errors: list[float] = msgspec.field(default_factory=list)
-    """The standard error of each finalist's strength (but the last's) minus the next's, in
-    natural log-odds units: what a sequential final forecasts its next round's deals from
-    (a certificate decoded without it: none, and one deal a table)."""
-
-
 def spent(confidence: float, look: int) -> float:
     """The error rate look `look` (from 1) of a sequential final may spend: α·6/(π²·look²),
     which sum to α over every look there could ever be (0: a final of fixed games, α)."""
@@ -315,7 +250,7 @@ def decided(
     lower = np.array([c.lower for c in contrasts], dtype=np.intp)
     gap = estimate[upper] - estimate[lower] - np.array([c.margin for c in contrasts])
     error = np.sqrt(np.maximum(variance[upper, lower], 1e-300))
-    chance = 2 * stats.norm.sf(np.abs(gap) / error)
+    chance = 2 * special.ndtr(-np.abs(gap) / error)  # the normal's two tails
     if ready is not None:
         chance[~(ready[upper] & ready[lower])] = 1.0
     order = np.argsort(chance, kind="stable")

@@ -19,9 +19,10 @@ import math
 import random
 from collections.abc import Sequence
 
-from scipy import stats
+from scipy import special
 
-from tournaments.rank.certify import LEAST_GAMES, Certificate, Claim, spent
+from tournaments.rank.certificate import Certificate, Claim
+from tournaments.rank.certify import LEAST_GAMES, spent
 from tournaments.rank.ratings import ELO_PER_NAT
 
 AIM = 1.2
@@ -112,7 +113,7 @@ def games_needed(certificate: Certificate, step: int) -> float:
     upper, lower = certificate.places[step], certificate.places[step + 1]
     gap = max((upper.elo - lower.elo) / ELO_PER_NAT, SMALLEST_GAP)
     error = max(certificate.step_errors[step], 1e-9)
-    bar = stats.norm.isf(
+    bar = -special.ndtri(  # the normal's upper quantile
         spent(certificate.confidence, certificate.looks + 1) / 2 / undecided(certificate)
     )
     has = 1 / error**2
