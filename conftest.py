@@ -16,6 +16,8 @@ a later test of the same worker that checks for none. After each test they are r
 A test that runs a toolchain (node, g++, go, javac) is skipped where it is missing, naming it:
 the README's test command passes on a fresh machine that has only some of them. CI sets
 ARENA_REQUIRE_TOOLS=1, which turns each such skip into an error, so it never skips a kit.
+
+The modules with a `slow` test are collected first, so that the suite does not end on one.
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 if os.environ.get(REQUIRE_TOOLS) == "1":
                     pytest.fail(f"{reason} ({REQUIRE_TOOLS}=1: no test may be skipped for it)")
                 pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules holding a `slow` test run first, each module's tests in their order: under
+    `pytest -n` a long test left for the end keeps one worker busy while the others idle."""
+    slow_modules = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow_modules)
 
 
 @pytest.fixture(scope="session")
