@@ -100,7 +100,7 @@ def head_to_head(board: Board, label: str) -> list[dict[str, Any]]:
     return found
 
 
-def history(values: list[float]) -> History:
+def history(values: Sequence[float]) -> History:
     """A rating over time as its page draws it: the report's thinning, the mu alone."""
     return History(len(values), [mu for _, mu in thinned(values)])
 
