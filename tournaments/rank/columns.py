@@ -31,12 +31,12 @@ def split(keys: Column, bits: int) -> tuple[Column, Column]:
 
 class Ids:
     """Dense ids (0, 1, …) for int64 keys, in the order the keys were first seen: an
-    interning table as two sorted columns (the keys, each key's id), so a million keys cost
-    sixteen bytes each and a batch is looked up in one binary search."""
+    interning table as two sorted columns (the keys, each key's 32-bit id), so a million keys
+    cost twelve bytes each and a batch is looked up in one binary search."""
 
     def __init__(self) -> None:
         self._sorted: Column = np.zeros(0, dtype=np.int64)
-        self._ids: Column = np.zeros(0, dtype=np.int64)
+        self._ids = np.zeros(0, dtype=np.int32)
 
     def __len__(self) -> int:
         return len(self._sorted)
@@ -46,19 +46,19 @@ class Ids:
         new = keys[self.find(keys) < 0]
         if len(new):
             unique, first = np.unique(new, return_index=True)
-            ids = np.empty(len(unique), dtype=np.int64)
+            ids = np.empty(len(unique), dtype=np.int32)
             ids[np.argsort(first, kind="stable")] = np.arange(len(self), len(self) + len(unique))
             at = np.searchsorted(self._sorted, unique)
             self._sorted = np.insert(self._sorted, at, unique)
             self._ids = np.insert(self._ids, at, ids)
-        return self._ids[np.searchsorted(self._sorted, keys)]
+        return self._ids[np.searchsorted(self._sorted, keys)].astype(np.int64)
 
     def find(self, keys: Column) -> Column:
         """The id of each of `keys`, -1 for a key never added."""
         at = np.minimum(np.searchsorted(self._sorted, keys), max(len(self) - 1, 0))
         if not len(self):
             return np.full(len(keys), -1, dtype=np.int64)
-        return np.where(self._sorted[at] == keys, self._ids[at], -1)
+        return np.where(self._sorted[at] == keys, self._ids[at].astype(np.int64), -1)
 
     def keys(self) -> Column:
         """Every key, by its id."""

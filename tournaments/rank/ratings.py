@@ -247,14 +247,18 @@ class Deals(NamedTuple):
     """Every deal's pair tallies as the fit and its bootstrap read them: the rated bots (in
     name order), the pairs that met (in name order, as indices of their two bots), and one
     entry per deal and pair: its deal's place among the deals in key order (the order the
-    bootstrap draws them in), its pair's place, the first bot's points and the games."""
+    bootstrap draws them in), its pair's place, the first bot's points and the games.
+
+    The entries are 32-bit (a bootstrap under way keeps them for many refreshes): points are
+    halves and games small counts, exact in single precision, and the fit sums them in
+    double."""
 
     bots: list[str]
     ends: npt.NDArray[np.intp]
-    deal_of: npt.NDArray[np.intp]
-    pair_of: npt.NDArray[np.intp]
-    scores: npt.NDArray[np.float64]
-    counts: npt.NDArray[np.float64]
+    deal_of: npt.NDArray[np.int32]
+    pair_of: npt.NDArray[np.int32]
+    scores: npt.NDArray[np.float32]
+    counts: npt.NDArray[np.float32]
     deals: int
 
 
@@ -417,10 +421,12 @@ class DealTally:
         return Deals(
             bots=bots,
             ends=ends[pair_order],
-            deal_of=_places(deal_order)[entry_deal],
-            pair_of=_places(pair_order)[entry_pair],
-            scores=np.where(turned, games - self._points[:size], self._points[:size]),
-            counts=games.astype(np.float64),
+            deal_of=_places(deal_order)[entry_deal].astype(np.int32),
+            pair_of=_places(pair_order)[entry_pair].astype(np.int32),
+            scores=np.where(turned, games - self._points[:size], self._points[:size]).astype(
+                np.float32
+            ),
+            counts=games.astype(np.float32),
             deals=len(self._deals),
         )
 
