@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from tournaments.rank import tables
 from tournaments.rank.ratings import (
     DealTally,
     deal_totals,
@@ -105,8 +106,9 @@ def _renamed_games(games: list[FinishedGame], names: dict[str, str]) -> list[Fin
     ],
 )
 def test_the_columns_equal_the_plain_tallies_batch_after_batch_and_renamed(
-    names: list[str], seats: int
+    names: list[str], seats: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(tables, "_ROWS_AT_ONCE", 3)  # the changed rows made a few at a time
     rng = random.Random(seats)
     kept = PairSums()
     games: list[FinishedGame] = []
@@ -131,6 +133,10 @@ def test_the_columns_equal_the_plain_tallies_batch_after_batch_and_renamed(
             for (first, second), _ in pair_outcomes(game)
             for a, b in ((first, second), (second, first))
         }
+        keys = [key for key, _ in kept.columns()]
+        assert taken == [
+            dict(zip(keys, _plain_row(games, r["bot"], r["opponent"]), strict=True)) for r in taken
+        ]
         assert not list(kept.take_touched())
 
 

@@ -347,6 +347,10 @@ _DEALS_SEEN_FROM_THE_OTHER_SIDE = [
 """A two-player pair's deals by points scored (the pentanomial) read from the opponent."""
 
 
+_ROWS_AT_ONCE = 4096
+"""Pairs whose changed rows `PairSums.take_touched` makes at a time."""
+
+
 class PairSums:
     """The head-to-head table's sums (each pair's totals deal by deal, its W/L/D), added to
     game by game; a pair's row is made again only once it has new games, so a league's table
@@ -455,15 +459,21 @@ class PairSums:
         first = np.where(places[low] < places[high], low, high)
         second = low + high - first
         ordered = np.lexsort((places[second], places[first]))
-        return self._rows_of(first[ordered].tolist(), second[ordered].tolist())
+        return self._rows_of(first[ordered], second[ordered])
 
-    def _rows_of(self, first: list[int], second: list[int]) -> Iterator[dict[str, Any]]:
+    def _rows_of(
+        self, first: npt.NDArray[np.int64], second: npt.NDArray[np.int64]
+    ) -> Iterator[dict[str, Any]]:
+        """The rows of the pairs of bots `first` and `second` (ids), a few thousand made into
+        Python objects at a time: a first board has half a million."""
         keys = [key for key, _ in self.columns()]
         names = self.tally.names
-        for a, b in zip(first, second, strict=True):
-            row = dict(zip(keys, self._row(names[a], names[b]), strict=True))
-            yield row
-            yield other_side(row)
+        for start in range(0, len(first), _ROWS_AT_ONCE):
+            end = start + _ROWS_AT_ONCE
+            for a, b in zip(first[start:end].tolist(), second[start:end].tolist(), strict=True):
+                row = dict(zip(keys, self._row(names[a], names[b]), strict=True))
+                yield row
+                yield other_side(row)
 
     def _row(self, a: str, b: str) -> list[Any]:
         found = self.tally.pair_of(a, b)
