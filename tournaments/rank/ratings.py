@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -33,6 +34,7 @@ import numpy.typing as npt
 from openskill.models import PlackettLuce
 
 from protocol.errors import RequestError
+from tournaments.rank.columns import Column, Ids, grown, joined, split
 from tournaments.store.results import FinishedGame
 
 BASE_ELO = 1500.0
@@ -245,97 +247,214 @@ class Deals(NamedTuple):
     """Every deal's pair tallies as the fit and its bootstrap read them: the rated bots (in
     name order), the pairs that met (in name order, as indices of their two bots), and one
     entry per deal and pair: its deal's place among the deals in key order (the order the
-    bootstrap draws them in), its pair's place, the first bot's points and the games."""
+    bootstrap draws them in), its pair's place, the first bot's points and the games.
+
+    The entries are 32-bit (a bootstrap under way keeps them for many refreshes): points are
+    halves and games small counts, exact in single precision, and the fit sums them in
+    double."""
 
     bots: list[str]
     ends: npt.NDArray[np.intp]
-    deal_of: npt.NDArray[np.intp]
-    pair_of: npt.NDArray[np.intp]
-    scores: npt.NDArray[np.float64]
-    counts: npt.NDArray[np.float64]
+    deal_of: npt.NDArray[np.int32]
+    pair_of: npt.NDArray[np.int32]
+    scores: npt.NDArray[np.float32]
+    counts: npt.NDArray[np.float32]
     deals: int
+
+
+class Outcomes(NamedTuple):
+    """A batch's pairwise outcomes as `DealTally.add` counted them: each one's pair (its id)
+    and the points of the pair's first bot by id (`DealTally.ends`)."""
+
+    pair: Column
+    points: npt.NDArray[np.float64]
+
+
+_BOT_BITS = 31
+"""Bits of a bot's (or a seat-set prefix's) id in a key; two such ids make a pair's key."""
+_ID_BITS = 32
+"""Bits of a deal value's or a pair's id under a deal's or an entry's key."""
 
 
 class DealTally:
     """Pair tallies deal by deal, added to a batch of games at a time: the fit's input kept up
     to date as games are stored, so a refit costs the new games, not all of them again. Sums
     of points (halves) and games stay exact in any order, so the fit is the same however the
-    games were batched."""
+    games were batched.
+
+    Everything is kept in numpy columns (`columns.Ids`): bots by id (their labels the only
+    strings), each seat-set as a chain of (prefix, bot) ids, each deal as (seat-set, deal
+    value), each pair once, as (lower id, higher id), its points those of the lower id's bot,
+    and each (deal, pair) entry's points and games. A rename changes a label only; which bot
+    of a pair comes first by name is read when the tallies are."""
 
     def __init__(self) -> None:
-        self._deals: dict[DealKey, int] = {}
-        self._pairs: dict[Pair, int] = {}
-        self._entries: dict[tuple[int, int], int] = {}
-        self._sums = np.zeros((0, 2))
-        """Per entry: the first bot's points and the games."""
-        self._entry_deal: list[int] = []
-        self._entry_pair: list[int] = []
+        self.names: list[str] = []
+        """Each bot's label, by id."""
+        self._bot: dict[str, int] = {}
+        self._seat_sets, self._values, self._deals = Ids(), Ids(), Ids()
+        self._pairs, self._entries = Ids(), Ids()
+        self._points = np.zeros(0, dtype=np.float64)
+        """Per entry: the points of its pair's lower id; `_games`: the games."""
+        self._games = np.zeros(0, dtype=np.int64)
+        self._by_pair: tuple[Column, Column] | None = None
+        """The entries ordered by pair (first seen first) and where each pair's begin."""
 
-    def add(self, games: Iterable[FinishedGame]) -> None:
-        deals, pairs, entries = self._deals, self._pairs, self._entries
-        which: list[int] = []
-        scores: list[float] = []
-        for game in games:
-            deal = deals.setdefault(game.deal_key, len(deals))
-            for pair, score in pair_outcomes(game):
-                key = (deal, pairs.setdefault(pair, len(pairs)))
-                entry = entries.get(key)
-                if entry is None:
-                    entry = entries[key] = len(entries)
-                    self._entry_deal.append(key[0])
-                    self._entry_pair.append(key[1])
-                which.append(entry)
-                scores.append(score)
-        added = np.array(which, dtype=np.intp)
-        size = len(entries)
-        grown = np.zeros((size, 2))
-        grown[: len(self._sums)] = self._sums
-        grown[:, 0] += np.bincount(added, np.array(scores, dtype=np.float64), size)
-        grown[:, 1] += np.bincount(added, minlength=size)
-        self._sums = grown
+    def add(self, games: Iterable[FinishedGame]) -> Outcomes:
+        """Count `games`; their pairwise outcomes."""
+        seat_sets: list[list[int]] = []
+        values: list[int] = []
+        of: list[int] = []
+        low: list[int] = []
+        high: list[int] = []
+        points: list[float] = []
+        for n, game in enumerate(games):
+            seat_sets.append([self._id(bot) for bot in game.seat_set.split(",")])
+            values.append(game.deal)
+            for (a, b), score in pair_outcomes(game):
+                first, second = self._id(a), self._id(b)
+                of.append(n)
+                low.append(min(first, second))
+                high.append(max(first, second))
+                points.append(score if first < second else 1 - score)
+        if not seat_sets:
+            return Outcomes(np.zeros(0, dtype=np.int64), np.zeros(0))
+        value_ids = self._values.add(np.array(values, dtype=np.int64))
+        deals = self._deals.add(joined(self._seat_set_ids(seat_sets), value_ids, _ID_BITS))
+        pairs = self._pairs.add(joined(np.array(low), np.array(high), _BOT_BITS))
+        entries = self._entries.add(joined(deals[np.array(of, dtype=np.int64)], pairs, _ID_BITS))
+        size = len(self._entries)
+        self._points = grown(self._points, size)
+        self._games = grown(self._games, size)
+        scored = np.array(points, dtype=np.float64)
+        self._points[:size] += np.bincount(entries, scored, size)
+        self._games[:size] += np.bincount(entries, minlength=size)
+        self._by_pair = None
+        return Outcomes(pairs, scored)
+
+    def _id(self, bot: str) -> int:
+        found = self._bot.get(bot)
+        if found is None:
+            found = self._bot[bot] = len(self.names)
+            self.names.append(bot)
+        return found
+
+    def _seat_set_ids(self, seat_sets: list[list[int]]) -> Column:
+        """Each seat-set's id: the id of its last seat's (prefix, bot) link."""
+        width = max(map(len, seat_sets))
+        bots = np.array([row + [-1] * (width - len(row)) for row in seat_sets], dtype=np.int64)
+        ids = np.full(len(seat_sets), -1, dtype=np.int64)
+        for seat in range(width):
+            sits = bots[:, seat] >= 0
+            ids[sits] = self._seat_sets.add(joined(ids[sits] + 1, bots[sits, seat], _BOT_BITS))
+        return ids
 
     def rename(self, names: Mapping[str, str]) -> None:
         """Call bots by new names (`names`: old → new, every other bot as it was): in the
         seat sets, in the pairs, and as a pair's first bot (if its new name orders it second,
         its points become the other's)."""
-        self._deals = {renamed(key, names): deal for key, deal in self._deals.items()}
-        pairs, turned = {}, []
-        for (a, b), pair in self._pairs.items():
-            first, second = names.get(a, a), names.get(b, b)
-            if first > second:
-                first, second = second, first
-                turned.append(pair)
-            pairs[first, second] = pair
-        self._pairs = pairs
-        turn = np.isin(np.array(self._entry_pair, dtype=np.intp), turned)
-        self._sums[turn, 0] = self._sums[turn, 1] - self._sums[turn, 0]
+        moved = {self._bot.pop(old): new for old, new in names.items() if old in self._bot}
+        for bot, new in moved.items():
+            self.names[bot] = new
+            self._bot[new] = bot
+
+    def bot_id(self, bot: str) -> int | None:
+        return self._bot.get(bot)
+
+    def ends(self) -> tuple[Column, Column]:
+        """Every pair's bots (lower id, higher id), by pair id."""
+        return split(self._pairs.keys(), _BOT_BITS)
+
+    def pair_of(self, a: str, b: str) -> tuple[int, bool] | None:
+        """The id of the pair of bots `a` and `b`, and whether `a` is its higher id (the
+        pair's points are `b`'s); None if they never met."""
+        first, second = self._bot.get(a), self._bot.get(b)
+        if first is None or second is None:
+            return None
+        key = joined(np.array([min(first, second)]), np.array([max(first, second)]), _BOT_BITS)
+        found = int(self._pairs.find(key)[0])
+        return None if found < 0 else (found, first > second)
+
+    def deals_of(self, pair: int) -> list[tuple[float, int]]:
+        """A pair's points (its lower id's) and games, deal by deal, in the order the deals
+        were first seen."""
+        if self._by_pair is None:
+            _, entry_pair = split(self._entries.keys(), _ID_BITS)
+            order = np.argsort(entry_pair, kind="stable")
+            self._by_pair = order, np.searchsorted(entry_pair[order], np.arange(len(self._pairs)))
+        order, starts = self._by_pair
+        end = int(starts[pair + 1]) if pair + 1 < len(starts) else len(order)
+        entries = order[int(starts[pair]) : end]
+        return list(zip(self._points[entries].tolist(), self._games[entries].tolist(), strict=True))
+
+    def pairs(self) -> int:
+        return len(self._pairs)
+
+    def nbytes(self) -> int:
+        """The columns' bytes: what the tally holds beyond its bots' labels."""
+        held = (self._seat_sets, self._values, self._deals, self._pairs, self._entries)
+        return sum(ids.nbytes() for ids in held) + self._points.nbytes + self._games.nbytes
+
+    def name_places(self) -> Column:
+        """Each bot's place among the bots in name order, by id."""
+        places = np.empty(len(self.names), dtype=np.int64)
+        places[sorted(range(len(self.names)), key=self.names.__getitem__)] = np.arange(
+            len(self.names)
+        )
+        return places
 
     def deals(self) -> Deals:
         """The tallies so far, bots, pairs and deals in the order the fit reads them."""
-        pairs = list(self._pairs)
-        bots = sorted({bot for pair in pairs for bot in pair})
-        index = {bot: i for i, bot in enumerate(bots)}
-        ends = np.array([(index[a], index[b]) for a, b in pairs], dtype=np.intp).reshape(-1, 2)
+        low, high = self.ends()
+        present = np.unique(np.concatenate([low, high]))
+        bots = sorted(self.names[bot] for bot in present.tolist())
+        place = np.full(len(self.names), -1, dtype=np.int64)
+        place[present] = _places(np.argsort(self.name_places()[present]))
+        ends = np.sort(np.column_stack([place[low], place[high]]), axis=1).reshape(-1, 2)
         pair_order = np.lexsort((ends[:, 1], ends[:, 0]))
-        keys = list(self._deals)
-        seat_sets = sorted({seat_set for seat_set, _ in keys})
-        seat_set_place = {seat_set: i for i, seat_set in enumerate(seat_sets)}
-        deal_order = np.lexsort(
-            (
-                np.array([deal for _, deal in keys], dtype=np.int64),
-                np.array([seat_set_place[seat_set] for seat_set, _ in keys], dtype=np.intp),
-            )
-        )
-        sums = self._sums
+        entry_deal, entry_pair = split(self._entries.keys(), _ID_BITS)
+        size = len(self._entries)
+        games = self._games[:size]
+        turned = (place[low] > place[high])[entry_pair]
+        seat_sets, value_ids = split(self._deals.keys(), _ID_BITS)
+        deal_order = np.lexsort((self._values.keys()[value_ids], self._seat_set_places(seat_sets)))
         return Deals(
             bots=bots,
             ends=ends[pair_order],
-            deal_of=_places(deal_order)[np.array(self._entry_deal, dtype=np.intp)],
-            pair_of=_places(pair_order)[np.array(self._entry_pair, dtype=np.intp)],
-            scores=sums[:, 0].copy(),
-            counts=sums[:, 1].copy(),
-            deals=len(keys),
+            deal_of=_places(deal_order)[entry_deal].astype(np.int32),
+            pair_of=_places(pair_order)[entry_pair].astype(np.int32),
+            scores=np.where(turned, games - self._points[:size], self._points[:size]).astype(
+                np.float32
+            ),
+            counts=games.astype(np.float32),
+            deals=len(self._deals),
         )
+
+    def _seat_set_places(self, seat_sets: Column) -> Column:
+        """Each of `seat_sets`' place among them in the order of their keys (their labels
+        joined by commas)."""
+        unique, inverse = np.unique(seat_sets, return_inverse=True)
+        if not len(unique):
+            return np.zeros(0, dtype=np.int64)
+        links, bots = split(self._seat_sets.keys(), _BOT_BITS)
+        seats: list[Column] = []  # the last seat first
+        walk = unique
+        while len(walk) and (walk >= 0).any():
+            seats.append(np.where(walk >= 0, bots[walk], -1))
+            walk = np.where(walk >= 0, links[walk] - 1, -1)
+        depth = np.sum([seat >= 0 for seat in seats], axis=0)
+        table = np.full((len(unique), len(seats)), -1, dtype=np.int64)
+        for back, seat in enumerate(seats):
+            sits = seat >= 0
+            table[sits, depth[sits] - 1 - back] = seat[sits]
+        if all(min(name) > "," for name in self.names):
+            # Labels of characters after the comma order as their joined keys do.
+            ranked = np.where(table >= 0, self.name_places()[table], -1)
+            order = np.lexsort(ranked.T[::-1])
+        else:
+            keys = [",".join(self.names[bot] for bot in row if bot >= 0) for row in table.tolist()]
+            order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+        return _places(order)[inverse.reshape(-1)]
 
 
 def renamed(key: DealKey, names: Mapping[str, str]) -> DealKey:
@@ -505,16 +624,18 @@ def mu_series(
     version, `name@hash`, as its bot)."""
     series = MuSeries(name)
     series.add(games)
-    return series.series
+    return {bot: values.tolist() for bot, values in series.series.items()}
 
 
 class MuSeries:
     """`mu_series` extended a batch of games at a time (the games in the order stored), for
-    whoever keeps ratings over time as games come and must not go over them all again."""
+    whoever keeps ratings over time as games come and must not go over them all again.
+    Each series is an array of doubles: a league of a million games holds two million mu,
+    eight bytes each rather than a float object and its list slot."""
 
     def __init__(self, name: Callable[[str], str] = str) -> None:
         self.name = name
-        self.series: dict[str, list[float]] = {}
+        self.series: dict[str, array[float]] = {}
         self._online = OnlinePlackettLuce()
 
     def rename(self, names: Mapping[str, str]) -> None:
@@ -529,7 +650,7 @@ class MuSeries:
         for game in games:
             for label, (mu, _sigma) in self._online.add(game).items():
                 extended.add(bot := self.name(label))
-                self.series.setdefault(bot, []).append(mu)
+                self.series.setdefault(bot, array("d")).append(mu)
         return extended
 
 

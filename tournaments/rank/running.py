@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping, Sequence
 
 import msgspec
 
-from tournaments.rank.ratings import DealTally, Fitting, Rating, renamed
+from tournaments.rank.ratings import Fitting, Rating, renamed
 from tournaments.rank.tables import BotSums, PairSums, Table, plackett_luce
 from tournaments.store.results import FinishedGame
 
@@ -45,9 +45,9 @@ class RunningTables:
     def __init__(self, *, schedule: bool = False) -> None:
         self.games = 0
         self.schedule: list[FinishedGame] | None = [] if schedule else None
-        self._deals = DealTally()
         self._bots = BotSums()
         self._pairs = PairSums()
+        """The head-to-head sums, whose deal tally (`PairSums.tally`) the Elo fit reads."""
         self._version = 0
         """Counts the changes (games added, bots renamed): a bootstrap is of one version."""
         self._drawing: Fitting | None = None
@@ -62,7 +62,6 @@ class RunningTables:
             return
         self._version += 1
         self.games += len(games)
-        self._deals.add(games)
         self._bots.add(games)
         self._pairs.add(games)
         if self.schedule is not None:
@@ -73,7 +72,6 @@ class RunningTables:
         The last intervals stay shown under the new names; the bootstrap starts again, since
         names order the deals it draws."""
         self._version += 1
-        self._deals.rename(names)
         self._bots.rename(names)
         self._pairs.rename(names)
         if self.schedule is not None:
@@ -91,7 +89,7 @@ class RunningTables:
         for up to `budget_s` of CPU (one resample at least); the head to head of the pairs
         with a bot of `among` only, if given (a league's whole table is too large to make at
         each refresh)."""
-        current = Fitting(self._deals.deals())
+        current = Fitting(self._pairs.tally.deals())
         self._resample(current, budget_s)
         luce = plackett_luce(self.schedule or []) if self._bots.multi else {}
         ladder = self._bots.table(self._ratings(current), luce)

@@ -14,16 +14,18 @@ import itertools
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import msgspec
+import numpy as np
+import numpy.typing as npt
 
+from tournaments.rank.columns import grown
 from tournaments.rank.cycles import find_cycles
 from tournaments.rank.ratings import (
     BASE_ELO,
-    DealKey,
-    DealTotals,
+    DealTally,
     EloFit,
     Pair,
     Rating,
@@ -33,7 +35,6 @@ from tournaments.rank.ratings import (
     pair_outcomes,
     pair_score,
     plackett_luce,
-    renamed,
     versus,
 )
 from tournaments.store.results import FinishedGame, GameKey
@@ -346,61 +347,58 @@ _DEALS_SEEN_FROM_THE_OTHER_SIDE = [
 """A two-player pair's deals by points scored (the pentanomial) read from the opponent."""
 
 
+_ROWS_AT_ONCE = 4096
+"""Pairs whose changed rows `PairSums.take_touched` makes at a time."""
+
+
 class PairSums:
     """The head-to-head table's sums (each pair's totals deal by deal, its W/L/D), added to
     game by game; a pair's row is made again only once it has new games, so a league's table
-    costs its new games rather than all of them. `touched` names the rows (each side of a
-    pair) that changed since it was last emptied: what a kept copy of the rows must write."""
+    costs its new games rather than all of them. The rows changed since they were last taken
+    (`take_touched`) are what a kept copy of the rows must write.
+
+    The deals are a `DealTally`'s (the Elo fit's own input: `tally`), the W/L/D a column of
+    three counts per pair, from the side of its lower id, as the tally keeps its points."""
 
     def __init__(self) -> None:
-        self.totals: dict[Pair, dict[DealKey, tuple[float, int]]] = {}
-        self.wld: WLD = defaultdict(lambda: [0, 0, 0])
+        self.tally = DealTally()
         self.two_player = True
-        self.touched: set[Pair] = set()
-        """(bot, opponent) of every row changed, from the bot's side."""
-        self._met: dict[str, set[str]] = defaultdict(set)
-        """Each bot's opponents."""
+        self._wld = np.zeros((0, 3), dtype=np.int64)
+        self._touched = np.zeros(0, dtype=np.bool_)
+        """Per pair: its row changed since the rows were last taken."""
         self._rows: dict[Pair, list[Any]] = {}
         """Rows made, by (bot, opponent) as the table ordered them."""
 
     def add(self, games: Sequence[FinishedGame]) -> None:
-        deal_totals(games, self.totals)
-        _wld(games, self.wld)
+        outcomes = self.tally.add(games)
+        size = self.tally.pairs()
+        self._wld = grown(self._wld, size)
+        self._touched = grown(self._touched, size)
+        won = np.where(outcomes.points == 1, 0, np.where(outcomes.points == 0, 1, 2))
+        self._wld[:size] += np.bincount(3 * outcomes.pair + won, minlength=3 * size).reshape(-1, 3)
+        self._touched[outcomes.pair] = True
         if self.two_player and any(len(game.bots) != 2 for game in games):
             self.two_player = False  # every row loses its pentanomial columns
             self._rows.clear()
-            self.touched.update(side for a, b in self.totals for side in ((a, b), (b, a)))
+            self._touched[:size] = True
         for game in games:
             for a, b in itertools.permutations(game.bots, 2):
                 self._rows.pop((a, b), None)
-                self._met[a].add(b)
-                self.touched.add((a, b))
 
     def rename(self, names: Mapping[str, str]) -> None:
         """Call bots by new `names` (old → new): in the pairs, their deals' seat sets, and as
         a pair's first bot (if its new name orders it second, its points become the other's)."""
-        totals: DealTotals = {}
-        for (a, b), deals in self.totals.items():
-            first, second = names.get(a, a), names.get(b, b)
-            moved = {renamed(key, names): value for key, value in deals.items()}
-            if first > second:
-                first, second = second, first
-                moved = {key: (count - points, count) for key, (points, count) in moved.items()}
-            totals[first, second] = moved
-        self.totals = totals
-        self.wld = _renamed_keys(
-            self.wld, lambda pair: (names.get(pair[0], pair[0]), names.get(pair[1], pair[1]))
-        )
+        self.tally.rename(names)
         self._rows = {
             pair: row for pair, row in self._rows.items() if names.keys().isdisjoint(pair)
         }
-        met: dict[str, set[str]] = defaultdict(set)
-        for bot, opponents in self._met.items():
-            met[names.get(bot, bot)] = {names.get(other, other) for other in opponents}
-        self._met = met
-        self.touched = {(names.get(a, a), names.get(b, b)) for a, b in self.touched}
-        for new in names.values():
-            self.touched.update(side for other in met[new] for side in ((new, other), (other, new)))
+        self._touched[self._with(names.values())] = True
+
+    def _with(self, bots: Iterable[str]) -> npt.NDArray[np.int64]:
+        """The ids of the pairs with one of `bots`."""
+        ids = [found for bot in bots if (found := self.tally.bot_id(bot)) is not None]
+        low, high = self.tally.ends()
+        return np.flatnonzero(np.isin(low, ids) | np.isin(high, ids))
 
     def columns(self) -> list[tuple[str, str]]:
         """The rows' columns: (key, header)."""
@@ -431,14 +429,13 @@ class PairSums:
         """The rows of the pairs that met among `order`'s bots (only those with a bot of
         `among`, if given), the higher in `order` first."""
         place = {bot: i for i, bot in enumerate(order)}
-        if among is None:
-            found: Iterable[Pair] = self.totals
-        else:
-            found = {(bot, other) for bot in among for other in self._met.get(bot, ())}
+        low, high = self.tally.ends()
+        found = np.arange(len(low)) if among is None else self._with(among)
+        names = self.tally.names
         met = sorted(
             {
                 (place[a], place[b]) if place[a] < place[b] else (place[b], place[a])
-                for a, b in found
+                for a, b in ((names[low[pair]], names[high[pair]]) for pair in found.tolist())
                 if a in place and b in place
             }
         )
@@ -450,24 +447,49 @@ class PairSums:
             rows.append(self._rows[pair])
         return _table("pairs", "Head to head", self.columns(), rows)
 
-    def take_touched(self) -> list[dict[str, Any]]:
-        """The changed rows, each from its bot's side (`touched`, emptied): each pair's made
-        once, seen from the other side (`other_side`)."""
+    def take_touched(self) -> Iterator[dict[str, Any]]:
+        """The changed rows, each from its bot's side (the changes forgotten at once): each
+        pair's made once, the first by name as its bot, and seen from the other side
+        (`other_side`); pairs in name order."""
+        size = self.tally.pairs()
+        touched = np.flatnonzero(self._touched[:size])
+        self._touched[:size] = False
+        low, high = (ends[touched] for ends in self.tally.ends())
+        places = self.tally.name_places()
+        first = np.where(places[low] < places[high], low, high)
+        second = low + high - first
+        ordered = np.lexsort((places[second], places[first]))
+        return self._rows_of(first[ordered], second[ordered])
+
+    def _rows_of(
+        self, first: npt.NDArray[np.int64], second: npt.NDArray[np.int64]
+    ) -> Iterator[dict[str, Any]]:
+        """The rows of the pairs of bots `first` and `second` (ids), a few thousand made into
+        Python objects at a time: a first board has half a million."""
         keys = [key for key, _ in self.columns()]
-        rows = []
-        for a, b in sorted({(a, b) if a < b else (b, a) for a, b in self.touched}):
-            row = dict(zip(keys, self._row(a, b), strict=True))
-            rows += [row, other_side(row)]
-        self.touched = set()
-        return rows
+        names = self.tally.names
+        for start in range(0, len(first), _ROWS_AT_ONCE):
+            end = start + _ROWS_AT_ONCE
+            for a, b in zip(first[start:end].tolist(), second[start:end].tolist(), strict=True):
+                row = dict(zip(keys, self._row(names[a], names[b]), strict=True))
+                yield row
+                yield other_side(row)
 
     def _row(self, a: str, b: str) -> list[Any]:
-        match = versus(self.totals, a, b)
+        found = self.tally.pair_of(a, b)
+        assert found is not None, f"{a} and {b} never met"
+        pair, turned = found
+        deals = self.tally.deals_of(pair)
+        wld = self._wld[pair].tolist()
+        if turned:
+            deals = [(count - points, count) for points, count in deals]
+            wld = [wld[1], wld[0], wld[2]]
+        match = estimate_score(deals)
         row = [
             a,
             b,
             match.games,
-            *self.wld[a, b],
+            *wld,
             round(100 * match.score, 1),
             _round(match.elo),
             _round(match.lo),
@@ -475,12 +497,12 @@ class PairSums:
             round(100 * match.los, 1),
         ]
         if self.two_player:
-            first, second = sorted((a, b))
-            deals = list(self.totals[first, second].values())
-            if a != first:
-                deals = [(count - points, count) for points, count in deals]
             row += pentanomial(deals)
         return row
+
+    def nbytes(self) -> int:
+        """The columns' bytes (the tally's included)."""
+        return self.tally.nbytes() + self._wld.nbytes + self._touched.nbytes
 
 
 CYCLE_LOS = 0.95

@@ -1,0 +1,164 @@
+"""The tallies kept in numpy columns (`DealTally`, `PairSums`) against a plain computation
+from the games (`deal_totals`, `versus`): the same deals, pairs and rows, batch after batch and
+across renames; and their columns' bytes per game stay bounded."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgspec
+import pytest
+
+from tournaments.rank import tables
+from tournaments.rank.ratings import (
+    DealTally,
+    deal_totals,
+    pair_outcomes,
+    renamed,
+    versus,
+)
+from tournaments.rank.tables import PairSums, pentanomial
+from tournaments.store.results import FinishedGame, Played
+
+
+def _games(names: list[str], seats: int, deals: range, rng: random.Random) -> list[FinishedGame]:
+    """Every rotation of each deal of a random seat-set, random ranks (ties too)."""
+    games = []
+    for deal in deals:
+        chosen = rng.sample(names, seats)
+        for rotation in range(seats):
+            ranks = [rng.randint(1, seats) for _ in chosen]
+            games.append(
+                FinishedGame(
+                    seat_set=",".join(chosen),
+                    deal=deal,
+                    rotation=rotation,
+                    bots=tuple(chosen[rotation:] + chosen[:rotation]),
+                    played=Played(
+                        scores=[0] * seats, ranks=ranks, moves=[1] * seats, think_ms=[1.0] * seats
+                    ),
+                )
+            )
+    return games
+
+
+def _plain_deals(games: list[FinishedGame]) -> dict[tuple[str, str, int], tuple[float, int]]:
+    """(first bot, second bot, the deal's place in key order) → the first's points, games."""
+    totals = deal_totals(games)
+    keys = sorted({game.deal_key for game in games})
+    place = {key: n for n, key in enumerate(keys)}
+    return {
+        (a, b, place[key]): sums for (a, b), deals in totals.items() for key, sums in deals.items()
+    }
+
+
+def _kept_deals(tally: DealTally) -> dict[tuple[str, str, int], tuple[float, int]]:
+    deals = tally.deals()
+    found: dict[tuple[str, str, int], tuple[float, int]] = {}
+    for deal, pair, score, count in zip(
+        deals.deal_of.tolist(),
+        deals.pair_of.tolist(),
+        deals.scores.tolist(),
+        deals.counts.tolist(),
+        strict=True,
+    ):
+        a, b = (deals.bots[end] for end in deals.ends[pair])
+        found[a, b, deal] = (score, int(count))
+    return found
+
+
+def _plain_row(games: list[FinishedGame], a: str, b: str) -> list[Any]:
+    match = versus(deal_totals(games), a, b)
+    wld = [0, 0, 0]
+    for game in games:
+        for (first, second), score in pair_outcomes(game):
+            if {first, second} == {a, b}:
+                mine = score if first == a else 1 - score
+                wld[0 if mine == 1 else 1 if mine == 0 else 2] += 1
+    row = [a, b, match.games, *wld, round(100 * match.score, 1)]
+    row += [round(value) for value in (match.elo, match.lo, match.hi)]
+    row.append(round(100 * match.los, 1))
+    if all(len(game.bots) == 2 for game in games):
+        first, second = sorted((a, b))
+        deals = list(deal_totals(games)[first, second].values())
+        row += pentanomial(deals if a == first else [(n - p, n) for p, n in deals])
+    return row
+
+
+def _renamed_games(games: list[FinishedGame], names: dict[str, str]) -> list[FinishedGame]:
+    return [
+        msgspec.structs.replace(
+            game,
+            seat_set=renamed(game.deal_key, names)[0],
+            bots=tuple(names.get(bot, bot) for bot in game.bots),
+        )
+        for game in games
+    ]
+
+
+@pytest.mark.parametrize(
+    ("names", "seats"),
+    [
+        (["ann", "ann-x", "bob", "cid", "dee"], 2),
+        (["ann", "ann+x", "a b", "bob", "cid"], 2),  # labels that order before the comma
+        (["ann", "ann-x", "bob", "cid", "dee"], 3),
+    ],
+)
+def test_the_columns_equal_the_plain_tallies_batch_after_batch_and_renamed(
+    names: list[str], seats: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tables, "_ROWS_AT_ONCE", 3)  # the changed rows made a few at a time
+    rng = random.Random(seats)
+    kept = PairSums()
+    games: list[FinishedGame] = []
+    for batch in range(3):
+        if batch == 2:  # ann's older version: every pair with it turns round against ann-x
+            renaming = {"ann": "ann@1"}
+            kept.rename(renaming)
+            games = _renamed_games(games, renaming)
+        new = _games(names, seats, range(9 * batch, 9 * batch + 9), rng)
+        new += _games(names, seats, range(2), rng)  # deals seen before, in other seat-sets
+        kept.add(new)
+        games += new
+        assert _kept_deals(kept.tally) == _plain_deals(games)
+        order = sorted({bot for game in games for bot in game.bots})
+        table = kept.table(order)
+        assert table.rows == [_plain_row(games, row[0], row[1]) for row in table.rows]
+        assert len(table.rows) == len({pair for game in games for pair, _ in pair_outcomes(game)})
+        taken = list(kept.take_touched())
+        assert {(row["bot"], row["opponent"]) for row in taken} >= {
+            (a, b)
+            for game in new
+            for (first, second), _ in pair_outcomes(game)
+            for a, b in ((first, second), (second, first))
+        }
+        keys = [key for key, _ in kept.columns()]
+        assert taken == [
+            dict(zip(keys, _plain_row(games, r["bot"], r["opponent"]), strict=True)) for r in taken
+        ]
+        assert not list(kept.take_touched())
+
+
+def test_the_columns_hold_a_bounded_number_of_bytes_a_game() -> None:
+    """Five thousand games among a hundred bots, each game its own deal (the worst case: a
+    league's ladder): the columns hold at most 128 bytes a game, growth room included (a
+    dict entry with its tuple key alone costs about as much)."""
+    rng = random.Random(1)
+    names = [f"bot{n}" for n in range(100)]
+    kept = PairSums()
+    for batch in range(5):
+        kept.add(
+            [
+                FinishedGame(
+                    seat_set=",".join(pair),
+                    deal=1000 * batch + n,
+                    rotation=0,
+                    bots=tuple(pair),
+                    played=Played(scores=[1, 0], ranks=[1, 2], moves=[1, 1], think_ms=[1, 1]),
+                )
+                for n, pair in enumerate(rng.sample(names, 2) for _ in range(1000))
+            ]
+        )
+    assert kept.tally.pairs() > 2000
+    assert kept.nbytes() / 5000 <= 128

@@ -1,0 +1,80 @@
+"""Numbers kept in numpy columns rather than in Python objects, for tallies that grow with a
+league's games: a million games among a thousand bots are a million deals and half a million
+pairs, and a dict entry with its tuple key costs a hundred bytes or more where a column's entry
+costs eight.
+
+- `Ids`: dense ids for int64 keys (a pair of bot ids, a deal of a seat-set), numbered in the
+  order they were first seen, looked up a batch at a time in a sorted column.
+- `grown`: a column grown geometrically to hold an id, so adding a batch costs the batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Column = npt.NDArray[np.int64]
+
+
+def joined(high: Column, low: Column, bits: int) -> Column:
+    """One key from two non-negative ids: `high` above `low`'s `bits` bits (`low` < 2**bits);
+    such keys order as the (high, low) pairs they are made of."""
+    return (high.astype(np.int64) << bits) | low.astype(np.int64)
+
+
+def split(keys: Column, bits: int) -> tuple[Column, Column]:
+    """The (high, low) ids that `joined` made `keys` of."""
+    return keys >> bits, keys & ((1 << bits) - 1)
+
+
+class Ids:
+    """Dense ids (0, 1, …) for int64 keys, in the order the keys were first seen: an
+    interning table as two sorted columns (the keys, each key's 32-bit id), so a million keys
+    cost twelve bytes each and a batch is looked up in one binary search."""
+
+    def __init__(self) -> None:
+        self._sorted: Column = np.zeros(0, dtype=np.int64)
+        self._ids = np.zeros(0, dtype=np.int32)
+
+    def __len__(self) -> int:
+        return len(self._sorted)
+
+    def add(self, keys: Column) -> Column:
+        """The id of each of `keys`, numbering the new ones in the order they come."""
+        new = keys[self.find(keys) < 0]
+        if len(new):
+            unique, first = np.unique(new, return_index=True)
+            ids = np.empty(len(unique), dtype=np.int32)
+            ids[np.argsort(first, kind="stable")] = np.arange(len(self), len(self) + len(unique))
+            at = np.searchsorted(self._sorted, unique)
+            self._sorted = np.insert(self._sorted, at, unique)
+            self._ids = np.insert(self._ids, at, ids)
+        return self._ids[np.searchsorted(self._sorted, keys)].astype(np.int64)
+
+    def find(self, keys: Column) -> Column:
+        """The id of each of `keys`, -1 for a key never added."""
+        at = np.minimum(np.searchsorted(self._sorted, keys), max(len(self) - 1, 0))
+        if not len(self):
+            return np.full(len(keys), -1, dtype=np.int64)
+        return np.where(self._sorted[at] == keys, self._ids[at].astype(np.int64), -1)
+
+    def keys(self) -> Column:
+        """Every key, by its id."""
+        keys = np.empty(len(self), dtype=np.int64)
+        keys[self._ids] = self._sorted
+        return keys
+
+    def nbytes(self) -> int:
+        return int(self._sorted.nbytes + self._ids.nbytes)
+
+
+def grown(column: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
+    """`column` with room for `size` rows (new rows zero): doubled when it must grow, so
+    rows added one batch at a time are copied a bounded number of times."""
+    if len(column) >= size:
+        return column
+    bigger = np.zeros((max(size, 2 * len(column)), *column.shape[1:]), dtype=column.dtype)
+    bigger[: len(column)] = column
+    return bigger
