@@ -14,7 +14,7 @@ import trio
 from leaguehelp import BOT, LEAGUE, front_of, sign_in
 
 from referee import Limits
-from tournaments.bench.corpus import node_port
+from tournaments.bench.corpus import corpus, kind, node_port
 from tournaments.cli import main
 from tournaments.league import copies
 from tournaments.league.board import Board
@@ -142,6 +142,18 @@ def test_a_copy_that_breaks_ties_with_a_fixed_seed_is_flagged(
     for other in ("mcts-10", *fingerprints):
         independent = pair(pairs, "greedy-seed", other)
         assert not independent.flagged, independent
+
+
+def test_the_corpus_counts_pairs_of_one_program_apart(tmp_path: Path) -> None:
+    """mcts at two settings is one program, and 5211's mcts runs greedy's estimate: their pairs
+    are related, neither copies nor independent; Azul's mcts is not built on greedy."""
+    for game, on_greedy in (("5211", "related"), ("azul", "independent")):
+        bots = {entry.name: entry for entry in corpus(game, tmp_path)}
+        assert kind(bots["mcts-10"], bots["mcts-10-c"]) == "copy"
+        assert kind(bots["mcts-10"], bots["mcts-25"]) == "related"
+        assert kind(bots["greedy-seed"], bots["mcts-25"]) == on_greedy
+        assert kind(bots["greedy-seed"], bots["greedy"]) == "copy"
+        assert kind(bots["random"], bots["mcts-25"]) == "independent"
 
 
 def test_a_copy_that_looks_for_the_fingerprint_gains_nothing(
