@@ -14,7 +14,7 @@ import trio
 from leaguehelp import BOT, LEAGUE, front_of, sign_in
 
 from referee import Limits
-from tournaments.bench.corpus import node_port
+from tournaments.bench.corpus import corpus, kind, node_port
 from tournaments.cli import main
 from tournaments.league import copies
 from tournaments.league.board import Board
@@ -85,10 +85,12 @@ def test_two_independent_bots_are_not_flagged(fingerprints: dict[str, Fingerprin
 TIES = {
     "greedy": "greedy",
     "greedy-noise": f"{PY} -m bots.corpus.variant greedy --noise 0.1",
+    "greedy-seed": f"{PY} -m bots.corpus.variant greedy --seed 7",
     "mcts-10": "mcts --iterations 10",
 }
 """A bot that breaks its many ties at random (Azul's greedy), its copy that plays at random in
-a tenth of its decisions, and an independent search bot that also spreads its choices."""
+a tenth of its decisions, its copy that breaks the ties with a fixed seed of its own, and an
+independent search bot that also spreads its choices."""
 
 
 @pytest.fixture(scope="module")
@@ -121,6 +123,37 @@ def test_a_noisy_copy_of_a_bot_that_breaks_ties_at_random_is_flagged(
         for other in ("mcts-10", *fingerprints):
             independent = pair(pairs, tie_breaker, other)
             assert not independent.flagged, independent
+
+
+def test_a_copy_that_breaks_ties_with_a_fixed_seed_is_flagged(
+    fingerprints: dict[str, Fingerprint], tie_breakers: dict[str, Fingerprint]
+) -> None:
+    """The copy ignores the game's seed: each of its plays of a deal is the same one draw of
+    greedy's ties, so it answers the same way every time, and greedy's plays that meet it agree
+    with it as often as they agree with each other."""
+    seeded = tie_breakers["greedy-seed"].answers.values()
+    assert all(len(set(answer.choices)) == 1 for answer in seeded)
+    assert any(len(answer.choices) == 6 for answer in seeded)
+    everyone = {**fingerprints, **tie_breakers}
+    pairs = compare(everyone, {name: name for name in everyone})
+    for original in ("greedy", "greedy-noise"):
+        copy = pair(pairs, original, "greedy-seed")
+        assert copy.verdict.startswith("copy"), copy
+    for other in ("mcts-10", *fingerprints):
+        independent = pair(pairs, "greedy-seed", other)
+        assert not independent.flagged, independent
+
+
+def test_the_corpus_counts_pairs_of_one_program_apart(tmp_path: Path) -> None:
+    """mcts at two settings is one program, and 5211's mcts runs greedy's estimate: their pairs
+    are related, neither copies nor independent; Azul's mcts is not built on greedy."""
+    for game, on_greedy in (("5211", "related"), ("azul", "independent")):
+        bots = {entry.name: entry for entry in corpus(game, tmp_path)}
+        assert kind(bots["mcts-10"], bots["mcts-10-c"]) == "copy"
+        assert kind(bots["mcts-10"], bots["mcts-25"]) == "related"
+        assert kind(bots["greedy-seed"], bots["mcts-25"]) == on_greedy
+        assert kind(bots["greedy-seed"], bots["greedy"]) == "copy"
+        assert kind(bots["random"], bots["mcts-25"]) == "independent"
 
 
 def test_a_copy_that_looks_for_the_fingerprint_gains_nothing(

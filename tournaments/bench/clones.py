@@ -1,7 +1,8 @@
 """`arena bench --only clones`: the copy check on its corpus (`bench.corpus`). Every bot of the
 corpus is fingerprinted with the league's bank (`league.fingerprint`) and each its own author;
 a copy pair (two bots of one family) is found when its verdict is a copy, and an independent
-pair is flagged falsely when its verdict is a copy or worth a look."""
+pair is flagged falsely when its verdict is a copy or worth a look. Related pairs (one program
+under both, `corpus.kind`) are counted apart, flagged or not, with no target."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import msgspec
 import trio
 
 from referee import Limits
-from tournaments.bench.corpus import Entry, corpus
-from tournaments.league.clones import compare
+from tournaments.bench.corpus import Entry, corpus, kind
+from tournaments.league.clones import Pair, compare
 from tournaments.league.fingerprint import DEALS, REPEATS, Fingerprint, fingerprint
 from tournaments.plan.botcommands import parse_bot
 from tournaments.plan.config import Tournament
@@ -31,6 +32,8 @@ class Outcome(msgspec.Struct, frozen=True):
     found: int
     independent_pairs: int
     flagged: int
+    related_pairs: int
+    related_flagged: int
     cpu_s: list[float]
     """CPU seconds of each fingerprint: the referee's and every bot's, house bots included."""
 
@@ -77,18 +80,21 @@ def judge(
     game: str, players: int, entries: list[Entry], made: dict[str, Fingerprint], cpu: list[float]
 ) -> Outcome:
     """Every pair of the corpus compared, each bot its own author."""
-    family = {entry.name: entry.family for entry in entries}
+    named = {entry.name: entry for entry in entries}
     pairs = compare(made, {name: name for name in made})
-    copies = [pair for pair in pairs if family[pair.a] == family[pair.b]]
-    others = [pair for pair in pairs if family[pair.a] != family[pair.b]]
+    kinds: dict[str, list[Pair]] = {"copy": [], "related": [], "independent": []}
+    for pair in pairs:
+        kinds[kind(named[pair.a], named[pair.b])].append(pair)
     return Outcome(
         game,
         players,
         len(entries),
-        len(copies),
-        sum(pair.verdict.startswith("copy") for pair in copies),
-        len(others),
-        sum(pair.flagged for pair in others),
+        len(kinds["copy"]),
+        sum(pair.verdict.startswith("copy") for pair in kinds["copy"]),
+        len(kinds["independent"]),
+        sum(pair.flagged for pair in kinds["independent"]),
+        len(kinds["related"]),
+        sum(pair.flagged for pair in kinds["related"]),
         cpu,
     )
 

@@ -196,7 +196,7 @@ QUICK = Sizes(
     (2, 1, 1, 200),
     (3, 20),
     FinalSimSizes((6,), 2, 2_000),
-    ClonesSizes(("azul",), 2, False, 5),
+    ClonesSizes(("azul",), 2, False, 4),
 )
 ROSTER_S = 5.0
 """A class's tokens from one command, at most this long."""
@@ -833,6 +833,10 @@ class Bench:
             falsely = 100 * found.flagged / max(found.independent_pairs, 1)
             name = f"{where}: independent pairs flagged (of {found.independent_pairs})"
             self.add(Figure("clones", name, falsely, "%", "≤ 1%", falsely <= 1))
+            if found.related_pairs:
+                related = 100 * found.related_flagged / found.related_pairs
+                name = f"{where}: related pairs flagged (of {found.related_pairs}; one program)"
+                self.add(Figure("clones", name, related, "%"))
             worst, median = max(found.cpu_s), statistics.median(found.cpu_s)
             name = f"{where}: CPU per fingerprint, the most (median {median:.1f} s)"
             self.add(Figure("clones", name, worst, "s", "≤ 60 s", worst <= 60))
