@@ -84,14 +84,14 @@ def _say(message: str) -> None:
 
 
 def summary(rule: str, found: FinalRun) -> str:
-    """A line of a final's figures: what it proved, its games a second and a game's CPU, how
-    it ended, and the machine's load."""
+    """A line of a final's figures: what it proved (at its last look), the games it played,
+    a second and a game's CPU, how it ended, and the machine's load."""
     certificate: dict[str, Any] = found.certificate or {}
     pinned = sum(place["low"] == place["high"] for place in certificate.get("places", []))
     return (
         f"{rule}: {proved(found)}, {pinned} places pinned, looks {certificate.get('looks')}, "
-        f"{found.games / found.seconds:.1f} games/s, CPU {found.cpu_s:.0f} s "
-        f"({1000 * found.cpu_s / max(found.games, 1):.0f} ms a game), "
+        f"{found.played:,} games played, {found.played / found.seconds:.1f} games/s, "
+        f"CPU {found.cpu_s:.0f} s ({1000 * found.cpu_s / max(found.played, 1):.0f} ms a game), "
         f"{'published' if found.published else 'cut at the time limit'}, its rule settled: "
         f"{found.settled}, load {os.getloadavg()[0]:.2f}"
     )

@@ -727,6 +727,9 @@ class FinalRun(NamedTuple):
     cpu_s: float = 0.0
     """CPU time of the server and every process it started (bots included), reaped when it
     stopped: what the final cost, whatever else the machine was running."""
+    played: int = 0
+    """Games in the final's store when the server stopped (a final cut at the time limit has
+    played more than its last look's `games`)."""
 
 
 def final_of(
@@ -786,6 +789,7 @@ def final_of(
         final.get("certificate"),
         published,
         cpu,
+        stored(folder / "league.season-1-final.sqlite"),
     )
 
 
