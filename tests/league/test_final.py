@@ -19,6 +19,7 @@ from tournaments.league.final import (
 )
 from tournaments.league.registry import Season
 from tournaments.plan.config import Grade, LeagueSettings
+from tournaments.rank.doubling import doubling_round
 from tournaments.store.results import Played
 from tournaments.store.store import Store, seat_set_key
 
@@ -46,16 +47,17 @@ def test_the_league_file_says_what_its_finals_certify() -> None:
     assert claim_of(LeagueSettings()).describe() == "the top 10 in order"
 
 
-def _old_final(path: Path, deals: int) -> None:
+def _old_final(path: Path, deals: int, wins: float = 0.75) -> None:
     """A final as today's rule left it, no rounds written down: every pair of three bots,
-    `deals` deals in both rotations, the stronger bot (by name) winning 3 deals in 4."""
+    `deals` deals in both rotations, the stronger bot (by name) winning a share `wins` of
+    them."""
     rng = random.Random(4)
     with Store(path) as store:
         store.bind({"game": "azul", "players": 2})
         ids = [store.bot(name, name, f"{name}-1").id for name in ("ann", "bob", "cat")]
         for high, low in ((0, 1), (0, 2), (1, 2)):
             for deal in range(deals):
-                won = rng.random() < 0.75
+                won = rng.random() < wins
                 for rotation in range(2):
                     seats = [ids[high], ids[low]][rotation:] + [ids[high], ids[low]][:rotation]
                     first = (ids[high] if won else ids[low]) == seats[0]
@@ -90,3 +92,27 @@ def test_an_old_published_final_still_reads_and_a_spent_budget_ends_it(tmp_path:
     wider = progress(path, Season(1, "", "", 10_000, None))
     assert not wider.over and wider.certificate is not None
     assert wider.certificate.first_fragility is None  # still playing: not yet reckoned
+
+
+def test_the_final_before_the_sequential_one_doubles_whole_deals_within_its_budget() -> None:
+    bots = ["c", "a", "b"]
+    pairs = [("a", "b"), ("a", "c"), ("b", "c")]
+    assert doubling_round(bots, 2, 0, 1_000) == [(pair, 1) for pair in pairs]
+    assert doubling_round(bots, 2, 4, 1_000) == [(pair, 4) for pair in pairs]  # 4 → 8 deals
+    assert doubling_round(bots, 2, 4, 18) == [(pair, 3) for pair in pairs]  # 18 games: 3 more
+    assert doubling_round(bots, 2, 4, 5) == []  # not one more deal of every pair
+    assert doubling_round(bots, 2, 0, 4) == [(pair, 1) for pair in pairs[:2]]  # under a deal
+
+
+def test_a_final_played_by_the_doubling_rule_ends_when_its_neighbours_are_told_apart(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "cup.season-1-final.sqlite"
+    _old_final(path, 8, wins=0.5)
+    even = progress(path, Season(1, "", "", 10_000, None), rule="doubling")
+    assert not even.settled and not even.over  # equals are not told apart: it doubles
+    assert progress(path, Season(1, "", "", 53, None), rule="doubling").spent
+    path.unlink()
+    _old_final(path, 40)
+    many = progress(path, Season(1, "", "", 10_000, None), rule="doubling")
+    assert many.settled and many.over and many.certificate is not None

@@ -30,19 +30,9 @@ from tournaments.rank.certify import (
     certify,
     joined,
 )
+from tournaments.rank.doubling import SETTLED_LOS, doubling_round
 from tournaments.rank.ratings import BASE_ELO, ELO_PER_NAT, estimate_score, fit
 from tournaments.rank.sequential import first_round, next_round
-
-BATCH = 1024
-"""Today's final adds at most this many deals a round (the league's default batch)."""
-SETTLED_LOS = 95.0
-"""How sure each step down today's final's standings must be, in per cent (head to head)."""
-
-
-def next_deals(played: int, batch: int) -> int:
-    """The deals today's final has played after its next round: twice as many, at most
-    `batch` more."""
-    return max(1, min(2 * played, played + batch))
 
 
 def field(bots: int, spread: float, rng: np.random.Generator) -> Floats:
@@ -132,15 +122,10 @@ def todays_final(strength: Floats, players: int, budget: int, rng: np.random.Gen
     orders = Orders(names(len(strength)), [], 0, 0)
     played = 0
     while True:
-        deals = (
-            min(
-                next_deals(played, BATCH),
-                played + (budget - orders.games) // len(tables) // players,
-            )
-            - played
-        )
-        if deals <= 0:
+        chosen = doubling_round(orders.bots, players, played, budget - orders.games)
+        if len(chosen) < len(tables):  # not one more deal of every seat-set
             return Run(False, False, True, orders.games)
+        deals = chosen[0][1]
         orders = joined(orders, play(strength, tables, deals, rng))
         played += deals
         order, settled = _standings(orders)

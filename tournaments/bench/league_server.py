@@ -714,36 +714,61 @@ budget rather than settle."""
 
 class FinalRun(NamedTuple):
     seconds: float
-    """From `arena serve` starting on the frozen league to the final's standings published."""
+    """From `arena serve` starting on the frozen league to the final's standings published
+    (or to `final_of`'s time limit)."""
     games: int
     settled: bool
     equal_to_table: bool
     """The published standings are `arena table`'s of the final's store (bots, Elo, games)."""
+    certificate: dict[str, Any] | None = None
+    """The final's certificate as the season's JSON has it: published, or at its last look
+    when the time limit came first."""
+    published: bool = True
+    cpu_s: float = 0.0
+    """CPU time of the server and every process it started (bots included), reaped when it
+    stopped: what the final cost, whatever else the machine was running."""
+    played: int = 0
+    """Games in the final's store when the server stopped (a final cut at the time limit has
+    played more than its last look's `games`)."""
 
 
-def final_of(folder: Path, budget: int, concurrency: int, progress: Progress) -> FinalRun:
-    """Freeze a league of `FINAL_HOUSE` (as an organiser does, the server stopped), serve it,
-    and wait, hands off, for its final to be published."""
-    write_files(folder, concurrency=concurrency, house=FINAL_HOUSE)
+def final_of(
+    folder: Path,
+    budget: int,
+    concurrency: int,
+    progress: Progress,
+    house: dict[str, str] = FINAL_HOUSE,
+    league: str = "",
+    seconds: float = math.inf,
+) -> FinalRun:
+    """Freeze a league of `house` (as an organiser does, the server stopped; `league`: lines
+    added to its `[league]` table), serve it, and wait, hands off, for its final to be
+    published, or `seconds` at most (then the final as it stood at its last look)."""
+    write_files(folder, concurrency=concurrency, house=house)
+    with (folder / "league.toml").open("a") as file:
+        file.write(league)
     subprocess.run(
         [*ARENA, "league", "freeze", "league.toml", "--budget", str(budget)],
         cwd=folder,
         check=True,
         capture_output=True,
     )
-    progress(f"league: a final of {len(FINAL_HOUSE)} quick bots, at most {budget} games")
-    began = time.monotonic()
+    progress(f"league: a final of {len(house)} quick bots, at most {budget} games")
+    began, before = time.monotonic(), os.times()
     with serving(folder) as server:
         connection = connect(server.url)
         while True:
             if server.process.poll() is not None:
                 raise RuntimeError("arena serve ended during the final")
             result = json.loads(request(connection, "GET", "/api/seasons/1")[1])
-            if result["season"]["published"]:
+            published = bool(result["season"]["published"])
+            if published or time.monotonic() - began > seconds:
                 break
             time.sleep(0.2)
-        seconds = time.monotonic() - began
-    final = result["final"]
+        took = time.monotonic() - began
+    after = os.times()
+    cpu = sum(after[2:4]) - sum(before[2:4])
+    final = result["final"] or {"games": 0, "settled": False, "standings": []}
     table = subprocess.run(
         [*ARENA, "table", "league.season-1-final.sqlite", "-t", "standings", "--json"],
         cwd=folder,
@@ -754,9 +779,18 @@ def final_of(folder: Path, budget: int, concurrency: int, progress: Progress) ->
     shown = json.loads(table.stdout)
     rows = shown[0]["rows"] if isinstance(shown, list) else shown["standings"]
     keys = ("bot", "elo", "games")
-    published = [tuple(row[key] for key in keys) for row in final["standings"]]
+    standing = [tuple(row[key] for key in keys) for row in final["standings"]]
     tabled = [tuple(row[key] for key in keys) for row in rows]
-    return FinalRun(seconds, int(final["games"]), bool(final["settled"]), published == tabled)
+    return FinalRun(
+        took,
+        int(final["games"]),
+        bool(final["settled"]),
+        standing == tabled,
+        final.get("certificate"),
+        published,
+        cpu,
+        stored(folder / "league.season-1-final.sqlite"),
+    )
 
 
 def hostile_archives(files: int = 2000, unpacked_mb: int = 100) -> list[tuple[str, bytes]]:

@@ -25,6 +25,7 @@ from referee.games import GAME_IDS
 from tournaments.bench import (
     clones,
     engine,
+    final_real,
     final_sim,
     league_scale,
     league_server,
@@ -147,9 +148,12 @@ class LeagueSizes(msgspec.Struct, frozen=True):
     """The most games of the final measured."""
     load_s: float = 40.0
     """Each phase of `pages_under_load`: readers alone, with hostile uploads, with polling."""
+    rules_budget: int = 0
+    """The budget of the finals of `final_real.RULES_FIELD` bots by each rule, in turn (0:
+    not run)."""
 
 
-FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10, 2000)
+FULL_LEAGUE = LeagueSizes(5, 10_000, 3, 30.0, 20, 0.5, 20_000, 10, 2000, rules_budget=2000)
 QUICK_LEAGUE = LeagueSizes(1, 0, 1, 3.0, 2, 0.5, 6, 2, 60, 3.0)
 PLACED_S = 10.0
 """A new version's first ladder game, at most this long after it is `playing` (p95)."""
@@ -727,6 +731,37 @@ class Bench:
                 "s",
                 "published = `arena table`",
                 run.equal_to_table,
+            ),
+        )
+        if s.rules_budget:
+            self.rules(s.rules_budget)
+
+    def rules(self, budget: int) -> None:
+        """The sequential final against the one before it (`rank.doubling`) on the same bots
+        and budget, in turn (doubling, sequential, doubling, sequential): their median times
+        from `arena serve` to published, their games and what they proved."""
+        runs: dict[str, list[league_server.FinalRun]] = {rule: [] for rule in final_real.RULES}
+        for rule in final_real.RULES * 2:
+            runs[rule].append(
+                final_real.run(final_real.RULES_FIELD, budget, rule, self.cores, self.progress)
+            )
+        seconds = {
+            rule: statistics.median(r.seconds for r in found) for rule, found in runs.items()
+        }
+        said = "; ".join(
+            f"{rule}: {', '.join(final_real.proved(r) for r in found)}"
+            for rule, found in runs.items()
+        )
+        self.add(
+            Figure(
+                "league",
+                f"a final of {final_real.RULES_FIELD} quick bots of different strengths, the "
+                f"sequential one over the doubling one (median time to published, {budget:,} "
+                f"games at most, the whole order claimed; {said})",
+                seconds["sequential"] / seconds["doubling"],
+                "×",
+                "≤ 1",
+                seconds["sequential"] <= seconds["doubling"],
             ),
         )
 

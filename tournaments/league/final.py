@@ -3,9 +3,11 @@ season, and the house bots — on fresh deals (a store of its own, with its own 
 its own games alone, as a sequential final (`rank.sequential`): each round the tables that would
 most narrow what the league file asks it to certify (`[league] certify`), each table on deals it
 has not played, in every rotation, until its certificate (`rank.certify`) proves the claim or
-its budget of games holds no further round. Each round is written down beside the store
-(`rounds_path`) before it is played: a stopped server plays the rest of that round — the same
-deals, none twice — and its looks are counted right."""
+its budget of games holds no further round (or, when the league file asks, `[league] final =
+"doubling"`, as the final before it, `rank.doubling`, which publishes its certificate all the
+same). Each round is written down beside the store (`rounds_path`) before it is played: a
+stopped server plays the rest of that round — the same deals, none twice — and its looks are
+counted right."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from tournaments.league.ladder import LADDER_NICE
 from tournaments.league.registry import Season
 from tournaments.league.season import OpenSeason
 from tournaments.league.side_games import play_side_games
-from tournaments.plan.config import LeagueSettings
+from tournaments.plan.config import FinalRule, LeagueSettings
 from tournaments.play.running import GameListener
 from tournaments.rank.certificate import Certificate, Claim
 from tournaments.rank.tables import standings
@@ -70,13 +72,19 @@ class FinalProgress(msgspec.Struct, frozen=True):
 
 
 def progress(
-    store_path: Path, season: Season, claim: Claim | None = None, players: int | None = None
+    store_path: Path,
+    season: Season,
+    claim: Claim | None = None,
+    players: int | None = None,
+    rule: FinalRule = "sequential",
 ) -> FinalProgress:
     """The final of `season` as its store holds it now and its certificate of `claim` (the
     top 10 when None), at its last look (`looks`); `players`: a table's seats (when None,
-    its stored games'); first place's fragility once it is over."""
+    its stored games'); first place's fragility once it is over. `rule`: how it chooses its
+    games, which says when it is over (`LeagueSettings.final`)."""
     # scipy is loaded with the first final, not with every server
     from tournaments.rank.certify import certify, orders_of
+    from tournaments.rank.doubling import doubling_round, told_apart
     from tournaments.rank.sequential import next_round
 
     games: list[FinishedGame] = []
@@ -92,12 +100,18 @@ def progress(
     found = certify(orders, claim, look=look, fragility=False)
     seats = players or len(games[0].bots)
     left = season.budget - len(games)
-    spent = not found.certified and not next_round(found, claim, seats, left, random.Random(0))
-    if found.certified or spent:
+    if rule == "doubling":
+        settled = told_apart(games)
+        played = 1 + max(game.deal for game in games)
+        spent = not settled and not doubling_round(orders.bots, seats, played, left)
+    else:
+        settled = found.certified
+        spent = not settled and not next_round(found, claim, seats, left, random.Random(0))
+    if settled or spent:
         found = certify(orders, claim, look=look)
     rows = standings(games).records()
     return FinalProgress(
-        season.number, len(games), orders.deals, season.budget, rows, found.certified, spent, found
+        season.number, len(games), orders.deals, season.budget, rows, settled, spent, found
     )
 
 
@@ -181,7 +195,8 @@ async def play_final(
     rest of its last round) on its store, opened once with the season's sandbox
     (`open_season`), telling `on_progress` where it stands after each round; where it ended.
     (`share`: the budget of games at once it shares with the scrimmages.)"""
-    from tournaments.rank.sequential import first_round, next_round  # as `progress`'s
+    from tournaments.rank.doubling import doubling_round  # as `progress`'s imports
+    from tournaments.rank.sequential import first_round, next_round
 
     assert season.budget is not None
     league = open_season.league
@@ -189,8 +204,8 @@ async def play_final(
     entrants = [*league.house(), *map(league.entrant, league.registry.finalists(season.number))]
     final = msgspec.structs.replace(league.tournament, schedule="round-robin", candidate=None)
     executor = executor_for(league.tournament, nice=LADDER_NICE, share=share)
-    claim = claim_of(league.settings)
-    look = functools.partial(progress, path, season, claim, final.players)
+    claim, rule = claim_of(league.settings), league.settings.final
+    look = functools.partial(progress, path, season, claim, final.players, rule)
     chooser = random.Random(f"final/{season.number}/{len(read_rounds(path))}")
     with open_season.side(path, final, entrants) as side:
         ids = {player.label: player.id for player in side.players}
@@ -225,7 +240,10 @@ async def play_final(
                     return now
                 before = now.games
                 left = season.budget - now.games
-                if now.certificate is None:
+                if rule == "doubling":
+                    played = max((stop for *_, stop in itertools.chain(*rounds)), default=0)
+                    chosen = doubling_round(bots, final.players, played, left)
+                elif now.certificate is None:
                     chosen = first_round(bots, final.players, left, chooser)
                 else:
                     chosen = next_round(now.certificate, claim, final.players, left, chooser)

@@ -215,7 +215,8 @@ class ReadModels:
             final = playing  # the final playing now, as of its last deal
         elif season.frozen is not None:
             claim = claim_of(self.league.settings)
-            final = progress(self.league.final_store(number), season, claim)
+            rule = self.league.settings.final
+            final = progress(self.league.final_store(number), season, claim, rule=rule)
         report = (self.league.report_dir(number) / "index.html").exists()
         result = SeasonResult(season, final, report)
         if season.published is not None:

@@ -135,6 +135,10 @@ class Grade(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     beats: dict[str, Annotated[float, msgspec.Meta(ge=0, le=100)]]
 
 
+FinalRule = Literal["sequential", "doubling"]
+"""How a season's final chooses its games (`LeagueSettings.final`)."""
+
+
 class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """A league file's `[league]` table: the tournament is fed by authors' uploads and never
     ends (`arena serve`); its `[participants]`, if any, are house bots that always play."""
@@ -180,6 +184,12 @@ class LeagueSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw
     order, the whole order, or each finalist's side of every grade threshold against its
     benchmark."""
     certify_top: Positive = 10
+    final: FinalRule = "sequential"
+    """How a season's final chooses its games: the sequential final (`rank.sequential`: the
+    tables that would most narrow what it certifies, until its certificate proves it), or the
+    final before it (`rank.doubling`: every seat-set in rounds of doubling deals until every
+    two neighbours are told apart at 95%, kept to be measured against it). Either publishes
+    its certificate."""
     fingerprints: bool = False
     """Fingerprint every version that passes its check, for the organisers' copy check
     (`arena league clones`, /organiser/clones; `league.fingerprint`): some tens of games more
