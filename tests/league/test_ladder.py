@@ -4,10 +4,12 @@ in test_ladder_spread.py)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
+import numpy as np
 import pytest
 import trio
 from leaguehelp import finished
@@ -18,7 +20,7 @@ from tournaments.executors.work import GameUnplayed, Result, UnitWork
 from tournaments.league import ladder
 from tournaments.league.files import League
 from tournaments.league.ladder import Focus, Rounds
-from tournaments.league.pairing import UNIT_S
+from tournaments.league.pairing import UNIT_S, Pick, SeatSet
 from tournaments.league.season import OpenSeason
 from tournaments.play.runner import LogBudget, Refused, Voided
 from tournaments.store.results import FinishedGame
@@ -37,8 +39,11 @@ def test_a_bot_without_games_comes_first_and_plays_from_deal_zero() -> None:
 def test_a_seat_sets_next_block_is_as_many_deals_again_up_to_batch() -> None:
     games = [msgspec.structs.replace(finished(["a", "b"], [2, 1]), deal=k) for k in range(6)]
     focus = Focus(games, IDS)
-    assert focus.next == {(1, 2): 6} and focus.games == {1: 12, 2: 12}
-    assert focus.low == {}  # one rotation of each deal stored: the others are still to play
+    rows = focus.seat_sets
+    assert rows.table(rows.next) == {(1, 2): 6} and focus.games == {1: 12, 2: 12}
+    assert (
+        rows.table(rows.low) == {}
+    )  # one rotation of each deal stored: the others are still to play
     # a round of two bots is two picks of their one pair: the first plays the missing
     # rotations and `batch` more deals, the second `batch` more
     round = list(focus.choose({1: "a", 2: "b"}, players=2, batch=4))
@@ -60,7 +65,8 @@ def test_a_unit_plays_at_most_what_its_games_take_in_unit_s() -> None:
     focus = Focus(games, IDS)
     assert focus.block((1, 2), batch=1024) == range(64, 64 + int(UNIT_S / 4))
     # a seat-set with no game stored yet is timed by all the games
-    focus.next[1, 3] = 64
+    row = focus.seat_sets.row((1, 3))
+    focus.seat_sets.next[row] = 64
     assert focus.block((1, 3), batch=2) == range(64, 66)
     assert len(focus.block((1, 3), batch=1024)) == int(UNIT_S / 4)
 
@@ -80,9 +86,14 @@ def test_games_noted_as_they_are_stored_count_as_the_stores_do() -> None:
     for game in games[2:]:
         noted.add(game, IDS)
     whole = Focus(games, IDS)
-    assert noted.played == whole.played and noted.next == whole.next
-    assert noted.games == whole.games and noted.low == whole.low
+    assert noted.played == whole.played and kept(noted, "next") == kept(whole, "next")
+    assert noted.games == whole.games and kept(noted, "low") == kept(whole, "low")
     assert noted.ratings.sigma("1") == whole.ratings.sigma("1") < Focus().ratings.sigma("1")
+
+
+def kept(focus: Focus, column: str) -> dict[SeatSet, object]:
+    """`focus`'s `column` of its seat-sets, by seat-set."""
+    return focus.seat_sets.table(getattr(focus.seat_sets, column))
 
 
 MULTI = """
@@ -280,8 +291,28 @@ def test_the_ladder_notes_its_store_a_slice_at_a_time_as_focus_notes_it_whole(
         ids = {label: bot for bot, label in store.labels().items()}
         whole = Focus([game for _, game in store.games_as_stored()], ids)
     assert ticks >= 500 // 64
-    for kept in ("played", "games", "next", "low", "holes", "scores", "wall_ms"):
-        assert getattr(focus, kept) == getattr(whole, kept), kept
-    assert focus.next and all(
+    for each in ("played", "games", "holes", "scores", "wall_ms", "timed"):
+        assert getattr(focus, each) == getattr(whole, each), each
+    for column in ("next", "low", "wall_ms", "timed"):
+        assert kept(focus, column) == kept(whole, column), column
+    assert kept(focus, "next") and all(
         focus.ratings.sigma(str(b)) == whole.ratings.sigma(str(b)) for b in ids.values()
     )
+
+
+def test_focus_keeps_a_seat_set_in_a_bounded_number_of_bytes() -> None:
+    focus = Focus()
+    rows = focus.seat_sets
+    pairs = list(itertools.combinations(range(1, 91), 2))  # 4005 seat-sets
+    met = np.zeros((90, 90))
+    for n, (first, second) in enumerate(pairs):
+        row = rows.row((first, second))  # first: it may grow the columns
+        rows.next[row] = met[first - 1, second - 1] = n % 7 + 1
+    row = rows.row((1, 99))
+    rows.next[row] = 5  # not playing: not counted
+    assert rows.size == len(pairs) + 1 and [rows.find(pair) for pair in pairs] == list(range(4005))
+    assert rows.find((2, 99)) == -1
+    # columns of a few bytes a row, room to grow included: not a dict entry and tuple a row
+    assert rows.nbytes() / rows.size <= 112
+    pick = Pick(focus, {bot: f"bot{bot:02}" for bot in range(1, 91)}, {}, ())
+    assert (pick.met == met + met.T).all()

@@ -30,8 +30,10 @@ in hand when a block is played again).
 
 from __future__ import annotations
 
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from itertools import permutations
 
 import msgspec
 import numpy as np
@@ -64,6 +66,9 @@ UNIT_S = 60.0
 """A unit plays at most as many deals as its seat-set's games take about this long (and at
 most `batch`): long enough to amortise its bots' starts (a Python bot's start costs as much as
 some tens of quick games), short enough that slow bots do not keep a pair at one worker."""
+MERGED = 1 / 8
+"""`SeatSets` merges its recent rows once they are this share of its rows: a few merges as it
+doubles, each one sort."""
 RESOLUTION = 5.0
 """A benchmark score's interval this narrow (score points, 95%) counts as deciding: a bot
 this close to a threshold would need more games than a season holds to tell its side, and
@@ -84,6 +89,104 @@ def decides(low_pct: float, high_pct: float, thresholds: Iterable[float]) -> boo
     """Whether a score's interval puts it on one side of every threshold (`grades.grade_of`
     reaches a threshold at a score equal to it)."""
     return all(low_pct >= least or high_pct < least for least in thresholds)
+
+
+class SeatSets:
+    """Every seat-set `Focus` knows, a row each of numpy columns (its bots, its next deal, its
+    first deal that may lack a game, its games' wall time and number, its games noted until
+    `Focus.settle`), found by its tuple's hash in a sorted column: a league holds about as many
+    seat-sets as games, and a dict entry with its tuple key and boxed values costs several times
+    a row. Seat-sets added lately wait in a small dict, merged into the sorted column once it
+    holds `MERGED` of the rows, so adding one costs no copy of the columns. A column grows into
+    a new array: take a row before reading the columns to write into it."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        """The rows in use (the columns hold more, to grow geometrically)."""
+        self.bots = np.zeros((0, 0), dtype=np.int32)
+        """Each row's bots, ascending (every seat-set of a `Focus` has as many)."""
+        self.next = np.zeros(0, dtype=np.int64)
+        """The deal after the last one stored or planned."""
+        self.low = np.zeros(0, dtype=np.int64)
+        """The first deal that may lack a game (0 when unknown)."""
+        self.wall_ms = np.zeros(0, dtype=float)
+        """The wall time of the games stored."""
+        self.timed = np.zeros(0, dtype=np.int32)
+        """The number of the games stored."""
+        self.stored = np.zeros(0, dtype=np.int32)
+        """The games `Focus.note`d, until `Focus.settle`."""
+        self._hashes = np.zeros(0, dtype=np.int64)
+        """The merged rows' seat-sets' hashes, ascending."""
+        self._rows = np.zeros(0, dtype=np.int32)
+        """The row of each of `_hashes`."""
+        self._recent: dict[SeatSet, int] = {}
+        """The rows added since the last merge, by seat-set."""
+
+    def find(self, seat_set: SeatSet) -> int:
+        """`seat_set`'s row, -1 when it has none."""
+        row = self._recent.get(seat_set)
+        if row is not None:
+            return row
+        key = hash(seat_set)
+        at = int(np.searchsorted(self._hashes, key))
+        while at < len(self._hashes) and self._hashes[at] == key:  # equal hashes: compare
+            row = int(self._rows[at])
+            if self.seat_set(row) == seat_set:
+                return row
+            at += 1
+        return -1
+
+    def row(self, seat_set: SeatSet) -> int:
+        """`seat_set`'s row, added (its columns zero) when it has none."""
+        row = self.find(seat_set)
+        if row >= 0:
+            return row
+        if not self.size:
+            self.bots = np.zeros((0, len(seat_set)), dtype=np.int32)
+        elif len(seat_set) != self.bots.shape[1]:
+            raise ValueError(f"seat-set {seat_set} is not of {self.bots.shape[1]} bots")
+        row = self.size
+        self.size += 1
+        if self.size > len(self.next):
+            self._grow(max(16, 2 * self.size))
+        self.bots[row] = seat_set
+        self._recent[seat_set] = row
+        if len(self._recent) > MERGED * self.size:
+            self._merge()
+        return row
+
+    def _grow(self, rows: int) -> None:
+        """Make room for `rows` rows in every column (new rows zero)."""
+        for name in ("bots", "next", "low", "wall_ms", "timed", "stored"):
+            column = getattr(self, name)
+            bigger = np.zeros((rows, *column.shape[1:]), dtype=column.dtype)
+            bigger[: len(column)] = column
+            setattr(self, name, bigger)
+
+    def _merge(self) -> None:
+        """Move the recent rows into the sorted column."""
+        hashes = np.fromiter(map(hash, self._recent), dtype=np.int64, count=len(self._recent))
+        rows = np.fromiter(self._recent.values(), dtype=np.int32, count=len(self._recent))
+        hashes = np.concatenate([self._hashes, hashes])
+        order = np.argsort(hashes, kind="stable")
+        self._hashes = hashes[order]
+        self._rows = np.concatenate([self._rows, rows])[order]
+        self._recent = {}
+
+    def seat_set(self, row: int) -> SeatSet:
+        """`row`'s seat-set."""
+        return tuple(self.bots[row].tolist())
+
+    def table(self, column: npt.NDArray[np.generic]) -> dict[SeatSet, object]:
+        """`column`'s non-zero values by seat-set: a `Focus` read whole, as a mapping."""
+        rows = np.flatnonzero(column[: self.size])
+        return {self.seat_set(row): column[row].item() for row in rows.tolist()}
+
+    def nbytes(self) -> int:
+        """The bytes the columns and the recent rows' dict take (not its tuples)."""
+        columns = (self.bots, self.next, self.low, self.wall_ms, self.timed, self.stored)
+        held = sum(column.nbytes for column in (*columns, self._hashes, self._rows))
+        return held + sys.getsizeof(self._recent)
 
 
 class Focus:
@@ -107,20 +210,18 @@ class Focus:
         """Games stored, by bot."""
         self.games: Counter[int] = Counter()
         """Games stored or planned, by bot (every rotation of every deal up to the next)."""
-        self.next: dict[SeatSet, int] = {}
-        """The deal after the last one stored or planned, by seat-set."""
-        self.low: dict[SeatSet, int] = {}
-        """The first deal that may lack a game, by seat-set (0 when unknown)."""
+        self.seat_sets = SeatSets()
+        """Each seat-set's deals and time a game."""
         self.holes: set[SeatSet] = set()
         """The seat-sets with a deal planned and not stored (`missed`)."""
         self.scores: defaultdict[tuple[int, int], dict[tuple[SeatSet, int], tuple[float, int]]]
         self.scores = defaultdict(dict)
         """(bot, benchmark) → the bot's points and games against it, by (seat-set, deal)."""
         self.ratings = OnlinePlackettLuce()
-        self.wall_ms: defaultdict[SeatSet, list[float]] = defaultdict(lambda: [0.0, 0.0])
-        """The wall time and the number of the games stored, by seat-set (and all: `()`)."""
-        self._stored: Counter[SeatSet] = Counter()
-        """The games of each seat-set `note`d, until `settle`."""
+        self.wall_ms = 0.0
+        """The wall time of all the games stored."""
+        self.timed = 0
+        """The number of all the games stored."""
         self.note(games, ids)
         self.settle()
 
@@ -128,27 +229,32 @@ class Focus:
         """Add the store's `games` (a slice of them at a time, in the order stored; `settle`
         once every one is noted)."""
         for game in games:
-            self._stored[self.add(game, ids)] += 1
+            row = self.add(game, ids)  # first: a new row may grow the columns
+            self.seat_sets.stored[row] += 1
 
     def settle(self) -> None:
         """Every stored game noted: a seat-set complete up to its last deal has none to look
         for."""
-        for seat_set, count in self._stored.items():
-            if count == self.next[seat_set] * len(seat_set):
-                self.low[seat_set] = self.next[seat_set]
-        self._stored = Counter()
+        rows = self.seat_sets
+        used = slice(0, rows.size)
+        complete = rows.stored[used] == rows.next[used] * rows.bots.shape[1]
+        complete &= rows.stored[used] > 0
+        rows.low[used][complete] = rows.next[used][complete]
+        rows.stored[used] = 0
 
-    def add(self, game: FinishedGame, ids: Mapping[str, int]) -> SeatSet:
+    def add(self, game: FinishedGame, ids: Mapping[str, int]) -> int:
         """Note `game`, its labels read as store ids by `ids` (those of the round that played
-        it: a label may name a newer version by the time it is stored); its seat-set."""
+        it: a label may name a newer version by the time it is stored); its seat-set's row."""
         bots = tuple(ids[label] for label in game.bots)
         seat_set = tuple(sorted(bots))
         for bot in bots:
             self.played[bot] += 1
-        self._advance(seat_set, game.deal + 1)
-        for timed in (self.wall_ms[seat_set], self.wall_ms[()]):
-            timed[0] += game.played.wall_ms
-            timed[1] += 1
+        row = self.seat_sets.row(seat_set)
+        self._advance(row, game.deal + 1)
+        self.seat_sets.wall_ms[row] += game.played.wall_ms
+        self.seat_sets.timed[row] += 1
+        self.wall_ms += game.played.wall_ms
+        self.timed += 1
         by_id = msgspec.structs.replace(game, bots=tuple(map(str, bots)))
         self.ratings.add(by_id)
         marks = {str(ids[label]) for label in game.bots if label in self.benchmarks}
@@ -157,7 +263,7 @@ class Focus:
                 flip = first in marks  # the score is kept from the bot's side
                 pair = (int(second), int(first)) if flip else (int(first), int(second))
                 self._score(pair, (seat_set, game.deal), 1 - points if flip else points)
-        return seat_set
+        return row
 
     def _score(self, pair: tuple[int, int], deal: tuple[SeatSet, int], points: float) -> None:
         deals = self.scores[pair]
@@ -167,22 +273,27 @@ class Focus:
     def missed(self, seat_set: SeatSet, deal: int) -> None:
         """A game of `seat_set`'s `deal` was planned and not stored (handed back unplayed,
         voided, refused, or never handed out): the next round plays it again first."""
-        self.low[seat_set] = min(self.low.get(seat_set, 0), deal)
+        row = self.seat_sets.row(seat_set)
+        self.seat_sets.low[row] = min(int(self.seat_sets.low[row]), deal)
         self.holes.add(seat_set)
 
     def block(self, seat_set: SeatSet, batch: int) -> range:
         """`seat_set`'s next deals: as many again as it has (`schedule.lap`), at most `batch`
         and what its games take in `UNIT_S` (timed by all games while it has none stored)."""
-        total, games = self.wall_ms[seat_set] if seat_set in self.wall_ms else self.wall_ms[()]
+        rows, row = self.seat_sets, self.seat_sets.find(seat_set)
+        total, games = self.wall_ms, self.timed
+        if row >= 0 and rows.timed[row]:
+            total, games = float(rows.wall_ms[row]), int(rows.timed[row])
         most = batch if not total else max(1, min(batch, int(UNIT_S * 1000 * games / total)))
-        return lap(self.next.get(seat_set, 0), most)
+        return lap(int(rows.next[row]) if row >= 0 else 0, most)
 
-    def _advance(self, seat_set: SeatSet, stop: int) -> None:
-        """Count `seat_set`'s deals up to `stop` as stored or planned."""
-        more = stop - self.next.get(seat_set, 0)
+    def _advance(self, row: int, stop: int) -> None:
+        """Count the deals of the seat-set at `row` up to `stop` as stored or planned."""
+        more = stop - int(self.seat_sets.next[row])
         if more <= 0:
             return
-        self.next[seat_set] = stop
+        self.seat_sets.next[row] = stop
+        seat_set = self.seat_sets.bots[row].tolist()
         for bot in seat_set:
             self.games[bot] += more * len(seat_set)
 
@@ -223,11 +334,13 @@ class Focus:
     def _again(self, bots: Mapping[int, str]) -> list[Table]:
         """The deals `missed` of the seat-sets of playing bots, from the first missing."""
         tables = []
+        rows = self.seat_sets
         for seat_set in sorted(self.holes):
             if all(bot in bots for bot in seat_set):
                 self.holes.discard(seat_set)
-                tables.append((seat_set, range(self.low[seat_set], self.next[seat_set])))
-                self.low[seat_set] = self.next[seat_set]
+                row = rows.row(seat_set)
+                tables.append((seat_set, range(int(rows.low[row]), int(rows.next[row]))))
+                rows.low[row] = rows.next[row]
         return tables
 
 
@@ -249,13 +362,8 @@ class Pick:
         self.games = np.array([focus.games[bot] for bot in self.order], dtype=float)
         sigmas = [focus.ratings.sigma(str(bot)) for bot in self.order]
         self.weight = np.clip(sigmas, LEAST_WEIGHT, START_SIGMA)
-        self.met = np.zeros((size, size))
+        self.met = _met(focus.seat_sets, self.order)
         """Deals stored or planned of each pair (over every seat-set holding both)."""
-        for seat_set, deals in focus.next.items():
-            if all(bot in index for bot in seat_set):
-                seats = [index[bot] for bot in seat_set]
-                self.met[np.ix_(seats, seats)] += deals
-        np.fill_diagonal(self.met, 0)
         self.open = np.zeros((size, size), dtype=bool)
         """The bot–benchmark pairs whose score does not yet decide a grade, both ways."""
         for mark, name in bots.items():
@@ -305,9 +413,10 @@ class Pick:
         focus = self.focus
         seat_set = tuple(sorted(self.order[at] for at in seated))
         block = focus.block(seat_set, batch)
-        focus._advance(seat_set, block.stop)
-        deals = range(focus.low.get(seat_set, 0), block.stop)
-        focus.low[seat_set] = block.stop
+        row = focus.seat_sets.row(seat_set)
+        focus._advance(row, block.stop)
+        deals = range(int(focus.seat_sets.low[row]), block.stop)
+        focus.seat_sets.low[row] = block.stop
         table = np.ix_(seated, seated)
         self.met[table] += len(block)
         self.fresh[table] &= self.open[table]
@@ -315,6 +424,26 @@ class Pick:
         self.games[seated] += len(block) * len(seated)
         np.fill_diagonal(self.met, 0)
         return seat_set, deals
+
+
+def _met(rows: SeatSets, order: Sequence[int]) -> npt.NDArray[np.float64]:
+    """The deals of each pair of `order`'s bots (by index), summed over the seat-sets of
+    `rows` whose bots are all in `order`."""
+    size = len(order)
+    ids = np.array(order, dtype=np.int64)
+    by_id = np.argsort(ids)
+    bots = rows.bots[: rows.size]
+    at = np.minimum(np.searchsorted(ids[by_id], bots), max(size - 1, 0))
+    inside = (ids[by_id][at] == bots).all(axis=1) if size else np.zeros(len(bots), dtype=bool)
+    seats = by_id[at[inside]] if size else at[inside]
+    deals = rows.next[: rows.size][inside].astype(float)
+    cells = np.zeros(size * size)
+    for first, second in permutations(range(bots.shape[1]), 2):
+        flat = seats[:, first] * size + seats[:, second]
+        cells += np.bincount(flat, weights=deals, minlength=size * size)
+    met = cells.reshape(size, size)
+    np.fill_diagonal(met, 0)
+    return met
 
 
 def _first(*keys: npt.NDArray[np.floating] | npt.NDArray[np.integer]) -> int:
