@@ -16,9 +16,6 @@ a later test of the same worker that checks for none. After each test they are r
 A test that runs a toolchain (node, g++, go, javac) is skipped where it is missing, naming it:
 the README's test command passes on a fresh machine that has only some of them. CI sets
 ARENA_REQUIRE_TOOLS=1, which turns each such skip into an error, so it never skips a kit.
-
-The modules with a `slow` test are collected first, so that the suite does not end on one, and
-those with an `alone` test last, when the other workers' tests are short.
 """
 
 from __future__ import annotations
@@ -48,19 +45,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 if os.environ.get(REQUIRE_TOOLS) == "1":
                     pytest.fail(f"{reason} ({REQUIRE_TOOLS}=1: no test may be skipped for it)")
                 pytest.skip(reason)
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The modules holding a `slow` test run first and those holding an `alone` test last,
-    each module's tests in their order: under `pytest -n` a long test left for the end keeps
-    one worker busy while the others idle, and an `alone` test waits for the test each other
-    worker is running (at the end, short ones)."""
-
-    def holding(marker: str) -> set[Path]:
-        return {item.path for item in items if item.get_closest_marker(marker) is not None}
-
-    slow, alone = holding("slow"), holding("alone")
-    items.sort(key=lambda item: 2 if item.path in alone else 0 if item.path in slow else 1)
 
 
 @pytest.fixture(scope="session")
