@@ -6,11 +6,13 @@ import math
 import random
 
 import pytest
+from openskill.models import PlackettLuce
 from tourhelp import game, series
 
 from protocol.errors import RequestError
 from tournaments.rank.ratings import (
     EloFit,
+    OnlinePlackettLuce,
     Rating,
     elo_fit,
     elo_from_score,
@@ -179,6 +181,27 @@ def test_plackett_luce_orders_consistent_finishers() -> None:
     ratings = plackett_luce(games)
     assert ratings["a"][0] > ratings["b"][0] > ratings["c"][0]
     assert all(sigma < 25 / 3 for _, sigma in ratings.values())
+
+
+def test_the_online_plackett_luce_is_openskills_rate_to_the_last_bit() -> None:
+    """The update done in place on kept ratings gives exactly what openskill's own `rate`
+    gives, game after game: two to four seats, ties, a bot sitting twice (not rated)."""
+    rng = random.Random(5)
+    model, kept, online = PlackettLuce(), {}, OnlinePlackettLuce()
+    for _ in range(300):
+        seats = rng.sample("abcdef", rng.randint(2, 4))
+        if rng.random() < 0.05:
+            seats.append(seats[0])
+        ranks = [rng.randint(1, len(seats)) for _ in seats]
+        after = online.add(game(seats, ranks))
+        if len(set(seats)) < len(seats):
+            assert after == {}
+            continue
+        teams = [[kept.get(bot) or model.rating(name=bot)] for bot in seats]
+        rated = model.rate(teams, ranks=[float(rank) for rank in ranks])
+        kept.update((bot, rating) for bot, (rating,) in zip(seats, rated, strict=True))
+        assert after == {bot: (kept[bot].mu, kept[bot].sigma) for bot in seats}
+    assert all(online.sigma(bot) == kept[bot].sigma for bot in kept)
 
 
 # Three bots in two-player series and three-player games, with draws: `elo_ratings` as it was

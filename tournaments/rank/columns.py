@@ -10,6 +10,7 @@ costs eight.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -17,8 +18,14 @@ import numpy.typing as npt
 
 Column = npt.NDArray[np.int64]
 
+CHUNK = 1 << 16
+"""Rows a pass over a large column takes at a time (`Ids.chunks`): its temporaries stay this
+size, not the column's."""
 
-def joined(high: Column, low: Column, bits: int) -> Column:
+
+def joined(
+    high: npt.NDArray[np.integer[Any]], low: npt.NDArray[np.integer[Any]], bits: int
+) -> Column:
     """One key from two non-negative ids: `high` above `low`'s `bits` bits (`low` < 2**bits);
     such keys order as the (high, low) pairs they are made of."""
     return (high.astype(np.int64) << bits) | low.astype(np.int64)
@@ -66,8 +73,33 @@ class Ids:
         keys[self._ids] = self._sorted
         return keys
 
+    def chunks(self) -> Iterator[tuple[Column, npt.NDArray[np.int32]]]:
+        """Every key with its id, in key order, `CHUNK` at a time: a pass over all of them
+        without a column of every key by id (`keys`) or a whole column's temporaries."""
+        for start in range(0, len(self), CHUNK):
+            yield self._sorted[start : start + CHUNK], self._ids[start : start + CHUNK]
+
+    def halves(self, bits: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+        """The (high, low) ids `joined` made each key of (`low` of `bits` bits, `high` under
+        2**31), by id, as 32-bit columns."""
+        high, low = np.empty(len(self), dtype=np.int32), np.empty(len(self), dtype=np.int32)
+        for keys, ids in self.chunks():
+            high[ids], low[ids] = split(keys, bits)
+        return high, low
+
+    def places(self) -> npt.NDArray[np.int32]:
+        """Each id's place among the keys in key order."""
+        return places(self._ids)
+
     def nbytes(self) -> int:
         return int(self._sorted.nbytes + self._ids.nbytes)
+
+
+def places(order: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.int32]:
+    """Where each item goes in `order` (the inverse permutation), as 32-bit ids."""
+    found = np.empty(len(order), dtype=np.int32)
+    found[order] = np.arange(len(order), dtype=np.int32)
+    return found
 
 
 def grown(column: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:

@@ -34,7 +34,7 @@ import numpy.typing as npt
 from openskill.models import PlackettLuce
 
 from protocol.errors import RequestError
-from tournaments.rank.columns import Column, Ids, grown, joined, split
+from tournaments.rank.columns import CHUNK, Column, Ids, grown, joined, places, split
 from tournaments.store.results import FinishedGame
 
 BASE_ELO = 1500.0
@@ -110,8 +110,8 @@ class Rows(NamedTuple):
     """The pairs as the solver sees them, one array entry per pair: the indices of its two
     bots (a, b), a's points and the games."""
 
-    a: npt.NDArray[np.intp]
-    b: npt.NDArray[np.intp]
+    a: npt.NDArray[np.integer[Any]]
+    b: npt.NDArray[np.integer[Any]]
     points: npt.NDArray[np.float64]
     games: npt.NDArray[np.float64]
 
@@ -128,10 +128,19 @@ def _solve(
     points, games = rows.points + prior / 2, rows.games + prior
     strength = start.copy()
     for _ in range(50):
-        expected = 1 / (1 + np.exp(strength[rows.b] - strength[rows.a]))
-        gradient = _spread(rows, points - games * expected, size)
+        # 1 / (1 + exp(b - a)), then the residuals and the weights, in place: a league's
+        # pairs are half a million.
+        expected = strength[rows.b]
+        expected -= strength[rows.a]
+        np.exp(expected, out=expected)
+        expected += 1
+        np.divide(1, expected, out=expected)
+        weight = games * expected
+        gradient = _spread(rows, np.subtract(points, weight), size)
         gradient -= strength.sum() + _RIDGE * strength
-        step = _newton_step(rows, games * expected * (1 - expected), gradient)
+        weight *= np.subtract(1, expected, out=expected)
+        del expected
+        step = _newton_step(rows, weight, gradient)
         largest = float(np.abs(step).max(initial=0.0))
         strength += (min(1.0, _MAX_STEP / largest) if largest else 1.0) * step
         if largest < 1e-9:
@@ -251,14 +260,14 @@ class Deals(NamedTuple):
 
     The entries are 32-bit (a bootstrap under way keeps them for many refreshes): points are
     halves and games small counts, exact in single precision, and the fit sums them in
-    double."""
+    double (`DealTally.pair_totals`' sums of whole pairs are double)."""
 
     bots: list[str]
-    ends: npt.NDArray[np.intp]
+    ends: npt.NDArray[np.int32]
     deal_of: npt.NDArray[np.int32]
     pair_of: npt.NDArray[np.int32]
-    scores: npt.NDArray[np.float32]
-    counts: npt.NDArray[np.float32]
+    scores: npt.NDArray[np.floating[Any]]
+    counts: npt.NDArray[np.floating[Any]]
     deals: int
 
 
@@ -294,10 +303,11 @@ class DealTally:
         self._bot: dict[str, int] = {}
         self._seat_sets, self._values, self._deals = Ids(), Ids(), Ids()
         self._pairs, self._entries = Ids(), Ids()
-        self._points = np.zeros(0, dtype=np.float64)
-        """Per entry: the points of its pair's lower id; `_games`: the games."""
-        self._games = np.zeros(0, dtype=np.int64)
-        self._by_pair: tuple[Column, Column] | None = None
+        self._points = np.zeros(0, dtype=np.float32)
+        """Per entry: the points of its pair's lower id (halves: exact in single precision);
+        `_games`: the games."""
+        self._games = np.zeros(0, dtype=np.int32)
+        self._by_pair: tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]] | None = None
         """The entries ordered by pair (first seen first) and where each pair's begin."""
 
     def add(self, games: Iterable[FinishedGame]) -> Outcomes:
@@ -361,9 +371,9 @@ class DealTally:
     def bot_id(self, bot: str) -> int | None:
         return self._bot.get(bot)
 
-    def ends(self) -> tuple[Column, Column]:
+    def ends(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
         """Every pair's bots (lower id, higher id), by pair id."""
-        return split(self._pairs.keys(), _BOT_BITS)
+        return self._pairs.halves(_BOT_BITS)
 
     def pair_of(self, a: str, b: str) -> tuple[int, bool] | None:
         """The id of the pair of bots `a` and `b`, and whether `a` is its higher id (the
@@ -379,9 +389,10 @@ class DealTally:
         """A pair's points (its lower id's) and games, deal by deal, in the order the deals
         were first seen."""
         if self._by_pair is None:
-            _, entry_pair = split(self._entries.keys(), _ID_BITS)
-            order = np.argsort(entry_pair, kind="stable")
-            self._by_pair = order, np.searchsorted(entry_pair[order], np.arange(len(self._pairs)))
+            entry_pair = self._entries.halves(_ID_BITS)[1]
+            by_pair = np.argsort(entry_pair, kind="stable").astype(np.int32)
+            found = np.searchsorted(entry_pair[by_pair], np.arange(len(self._pairs)))
+            self._by_pair = by_pair, found.astype(np.int32)
         order, starts = self._by_pair
         end = int(starts[pair + 1]) if pair + 1 < len(starts) else len(order)
         entries = order[int(starts[pair]) : end]
@@ -404,70 +415,109 @@ class DealTally:
         return places
 
     def deals(self) -> Deals:
-        """The tallies so far, bots, pairs and deals in the order the fit reads them."""
+        """The tallies so far, bots, pairs and deals in the order the fit reads them (the
+        entries in no particular order: the fit's sums of halves are exact in any), made a
+        `CHUNK` of entries at a time."""
+        bots, ends, turned, pair_place = self._pairs_in_order()
+        deal_place = self._deal_places()
+        size = len(self._entries)
+        deal_of, pair_of = np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32)
+        scores, counts = np.empty(size, dtype=np.float32), np.empty(size, dtype=np.float32)
+        at = 0
+        for keys, ids in self._entries.chunks():
+            deal, pair = split(keys, _ID_BITS)
+            end = at + len(keys)
+            deal_of[at:end] = deal_place[deal]
+            pair_of[at:end] = pair_place[pair]
+            games, points = self._games[ids], self._points[ids]
+            scores[at:end] = np.where(turned[pair], games - points, points)
+            counts[at:end] = games
+            at = end
+        return Deals(bots, ends, deal_of, pair_of, scores, counts, len(self._deals))
+
+    def pair_totals(self) -> Deals:
+        """The tallies summed over each pair's deals, as `Deals` of one deal a pair: all a fit
+        of every game needs (not its bootstrap), as many entries as pairs, exact in double."""
+        bots, ends, turned, pair_place = self._pairs_in_order()
+        size = len(ends)
+        points, games = np.zeros(size), np.zeros(size)
+        for keys, ids in self._entries.chunks():
+            _, pair = split(keys, _ID_BITS)
+            points += np.bincount(pair, self._points[ids], size)
+            games += np.bincount(pair, self._games[ids], size)
+        scores = np.where(turned, games - points, points)
+        order = np.empty(size, dtype=np.int32)
+        order[pair_place] = np.arange(size, dtype=np.int32)
+        each = np.arange(size, dtype=np.int32)
+        return Deals(bots, ends, each, each, scores[order], games[order], size)
+
+    def _pairs_in_order(
+        self,
+    ) -> tuple[list[str], npt.NDArray[np.int32], npt.NDArray[np.bool_], npt.NDArray[np.int32]]:
+        """The rated bots in name order; the pairs' ends as their places, in name order; and
+        by pair id, whether its points are its second bot's by name, and its place."""
         low, high = self.ends()
         present = np.unique(np.concatenate([low, high]))
         bots = sorted(self.names[bot] for bot in present.tolist())
-        place = np.full(len(self.names), -1, dtype=np.int64)
-        place[present] = _places(np.argsort(self.name_places()[present]))
-        ends = np.sort(np.column_stack([place[low], place[high]]), axis=1).reshape(-1, 2)
-        pair_order = np.lexsort((ends[:, 1], ends[:, 0]))
-        entry_deal, entry_pair = split(self._entries.keys(), _ID_BITS)
-        size = len(self._entries)
-        games = self._games[:size]
-        turned = (place[low] > place[high])[entry_pair]
-        seat_sets, value_ids = split(self._deals.keys(), _ID_BITS)
-        deal_order = np.lexsort((self._values.keys()[value_ids], self._seat_set_places(seat_sets)))
-        return Deals(
-            bots=bots,
-            ends=ends[pair_order],
-            deal_of=_places(deal_order)[entry_deal].astype(np.int32),
-            pair_of=_places(pair_order)[entry_pair].astype(np.int32),
-            scores=np.where(turned, games - self._points[:size], self._points[:size]).astype(
-                np.float32
-            ),
-            counts=games.astype(np.float32),
-            deals=len(self._deals),
-        )
+        place = np.full(len(self.names), -1, dtype=np.int32)
+        place[present] = places(np.argsort(self.name_places()[present]))
+        first, second = place[low], place[high]
+        del low, high
+        turned = first > second
+        lower, higher = np.minimum(first, second), np.maximum(first, second)
+        del first, second
+        order = np.argsort(joined(lower, higher, _BOT_BITS))  # each pair once
+        return bots, np.column_stack([lower[order], higher[order]]), turned, places(order)
 
-    def _seat_set_places(self, seat_sets: Column) -> Column:
-        """Each of `seat_sets`' place among them in the order of their keys (their labels
-        joined by commas)."""
-        unique, inverse = np.unique(seat_sets, return_inverse=True)
-        if not len(unique):
-            return np.zeros(0, dtype=np.int64)
-        links, bots = split(self._seat_sets.keys(), _BOT_BITS)
-        seats: list[Column] = []  # the last seat first
-        walk = unique
-        while len(walk) and (walk >= 0).any():
-            seats.append(np.where(walk >= 0, bots[walk], -1))
-            walk = np.where(walk >= 0, links[walk] - 1, -1)
-        depth = np.sum([seat >= 0 for seat in seats], axis=0)
-        table = np.full((len(unique), len(seats)), -1, dtype=np.int64)
-        for back, seat in enumerate(seats):
-            sits = seat >= 0
-            table[sits, depth[sits] - 1 - back] = seat[sits]
-        if all(min(name) > "," for name in self.names):
-            # Labels of characters after the comma order as their joined keys do.
-            ranked = np.where(table >= 0, self.name_places()[table], -1)
-            order = np.lexsort(ranked.T[::-1])
-        else:
-            keys = [",".join(self.names[bot] for bot in row if bot >= 0) for row in table.tolist()]
-            order = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-        return _places(order)[inverse.reshape(-1)]
+    def _deal_places(self) -> npt.NDArray[np.int32]:
+        """Each deal's place (by id) among the deals in key order: by seat-set key, then by
+        deal value."""
+        seat_set_place = self._seat_set_places()
+        value_place = self._values.places()
+        keys = np.empty(len(self._deals), dtype=np.int64)
+        for found, ids in self._deals.chunks():
+            seat_set, value = split(found, _ID_BITS)
+            keys[ids] = joined(seat_set_place[seat_set], value_place[value], _ID_BITS)
+        order = np.argsort(keys)  # each deal once
+        del keys
+        return places(order)
+
+    def _seat_set_places(self) -> npt.NDArray[np.int32]:
+        """Each seat-set link's place (by id: a deal's seat-set is its last link's) among the
+        links in the order of their seat-sets' keys (their labels joined by commas). A link's
+        prefix is an older link (a lower id)."""
+        prefix, bots = self._seat_sets.halves(_BOT_BITS)
+        prefix -= 1  # -1: none
+        depth = np.ones(len(bots), dtype=np.int32)
+        walk = prefix.copy()
+        while (on := walk >= 0).any():
+            depth[on] += 1
+            walk[on] = prefix[walk[on]]
+        del walk
+        base, widest = len(self.names) + 1, int(depth.max(initial=0))
+        if all(min(name) > "," for name in self.names) and base**widest < 2**63:
+            # Labels of characters after the comma order as their joined keys do: as the
+            # numbers whose digits are their bots' places in name order (0 after the last).
+            digit = self.name_places() + 1
+            key = np.zeros(len(bots), dtype=np.int64)
+            for level in range(1, widest + 1):
+                found = np.flatnonzero(depth == level)
+                for at in range(0, len(found), CHUNK):
+                    links = found[at : at + CHUNK]
+                    above = key[prefix[links]] if level > 1 else 0
+                    key[links] = above + digit[bots[links]] * base ** (widest - level)
+            del prefix, bots, depth
+            return places(np.argsort(key))
+        labels: list[str] = []
+        for before, bot in zip(prefix.tolist(), bots.tolist(), strict=True):
+            labels.append(self.names[bot] if before < 0 else f"{labels[before]},{self.names[bot]}")
+        return places(np.array(sorted(range(len(labels)), key=labels.__getitem__)))
 
 
 def renamed(key: DealKey, names: Mapping[str, str]) -> DealKey:
     """A deal's key with its seat set's bots called by their new `names`."""
     seat_set, deal = key
     return ",".join(names.get(bot, bot) for bot in seat_set.split(",")), deal
-
-
-def _places(order: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
-    """Where each item goes in `order` (the inverse permutation)."""
-    places = np.empty_like(order)
-    places[order] = np.arange(len(order))
-    return places
 
 
 class Fitting:
@@ -490,7 +540,7 @@ class Fitting:
         self.deals, self.prior, self.anchor_elo = deals, prior, anchor_elo
         self._anchor = None if anchor is None else deals.bots.index(anchor)
         size = len(deals.bots)
-        self.point = self._refit(np.ones(deals.deals), np.zeros(size))
+        self.point = self._refit(None, np.zeros(size))
         """Every rated bot's Elo (by its index in `deals.bots`) from all the games."""
         self._start = (np.array([self.point[i] for i in range(size)]) - anchor_elo) / ELO_PER_NAT
         self._rng = _python_random(seed)
@@ -501,9 +551,13 @@ class Fitting:
     def draw(self) -> None:
         """One more bootstrap resample (deals drawn with replacement, in key order)."""
         count = self.deals.deals
-        # What `random.Random(seed).choices(range(count), k=count)` draws, in C.
-        picks = np.floor(self._rng.random_sample(count) * count).astype(np.intp)
-        drawn = np.bincount(picks, minlength=count).astype(np.float64)
+        # What `random.Random(seed).choices(range(count), k=count)` draws, in C, a chunk at a
+        # time (the same stream).
+        drawn = np.zeros(count)
+        for start in range(0, count, CHUNK):
+            picks = self._rng.random_sample(min(CHUNK, count - start))
+            picks *= count
+            np.add.at(drawn, np.floor(picks, out=picks).astype(np.intp), 1.0)
         bots = self.deals.bots
         self.resamples.append({bots[i]: elo for i, elo in self._refit(drawn, self._start).items()})
         self.left -= 1
@@ -514,14 +568,21 @@ class Fitting:
         return EloFit({bot: self.point[i] for i, bot in enumerate(bots)}, self.resamples)
 
     def _refit(
-        self, weights: npt.NDArray[np.float64], start: npt.NDArray[np.float64]
+        self, weights: npt.NDArray[np.float64] | None, start: npt.NDArray[np.float64]
     ) -> dict[int, float]:
-        """Elo of the bots present in the deals drawn with these weights (one per deal): a
-        resample's totals are two weighted bincounts over the entries."""
+        """Elo of the bots present in the deals drawn with these weights (one per deal; None:
+        each once): a resample's totals are two weighted bincounts over the entries, a `CHUNK`
+        at a time (their sums of halves are exact, so the same in any order)."""
         deals, pairs = self.deals, len(self.deals.ends)
-        drawn = weights[deals.deal_of]
-        points = np.bincount(deals.pair_of, drawn * deals.scores, pairs).astype(np.float64)
-        count = np.bincount(deals.pair_of, drawn * deals.counts, pairs).astype(np.float64)
+        points, count = np.zeros(pairs), np.zeros(pairs)
+        for at in range(0, len(deals.pair_of), CHUNK):
+            pair, scores = deals.pair_of[at : at + CHUNK], deals.scores[at : at + CHUNK]
+            counts = deals.counts[at : at + CHUNK]
+            if weights is not None:
+                drawn = weights[deals.deal_of[at : at + CHUNK]]
+                scores, counts = drawn * scores, drawn * counts
+            points += np.bincount(pair, scores, pairs)
+            count += np.bincount(pair, counts, pairs)
         met = count > 0
         rows = Rows(deals.ends[met, 0], deals.ends[met, 1], points[met], count[met])
         present = np.unique(np.concatenate([rows.a, rows.b]))
@@ -656,7 +717,12 @@ class MuSeries:
 
 class OnlinePlackettLuce:
     """openskill Plackett–Luce ratings updated one game at a time, for whoever sees games as
-    they are stored (the league's ladder) and must not go over them all again."""
+    they are stored (the league's ladder) and must not go over them all again.
+
+    Each game is rated as openskill's `PlackettLuce.rate` rates it, by the model's own update
+    (`_compute`) on the bots' kept ratings, in place: `rate` deep-copies its teams and gives
+    each copy a fresh uuid, most of its cost over a league's million games (a test pins the
+    numbers to `rate`'s)."""
 
     def __init__(self) -> None:
         self._model = PlackettLuce()
@@ -668,13 +734,20 @@ class OnlinePlackettLuce:
         if len(set(game.bots)) < len(game.bots):
             return {}
         model, ratings = self._model, self._ratings
-        teams = [[ratings[bot] if bot in ratings else model.rating(name=bot)] for bot in game.bots]
+        tau = model.tau * model.tau
+        seats = []
+        for bot in game.bots:
+            rating = ratings.get(bot)
+            if rating is None:
+                rating = ratings[bot] = model.rating(name=bot)
+            rating.sigma = math.sqrt(rating.sigma * rating.sigma + tau)  # `rate`'s dynamics
+            seats.append(rating)
         ranks = [float(rank) for rank in game.played.ranks]
-        after = {}
-        for bot, (rating,) in zip(game.bots, model.rate(teams, ranks=ranks), strict=True):
-            ratings[bot] = rating
-            after[bot] = (rating.mu, rating.sigma)
-        return after
+        order = sorted(range(len(seats)), key=ranks.__getitem__)  # `rate`'s: best first
+        model._compute(teams=[[seats[seat]] for seat in order], ranks=sorted(ranks))
+        return {
+            bot: (rating.mu, rating.sigma) for bot, rating in zip(game.bots, seats, strict=True)
+        }
 
     def rename(self, names: Mapping[str, str]) -> None:
         """Call bots by new `names` (old → new): their ratings go on under them."""

@@ -89,10 +89,9 @@ class RunningTables:
         for up to `budget_s` of CPU (one resample at least); the head to head of the pairs
         with a bot of `among` only, if given (a league's whole table is too large to make at
         each refresh)."""
-        current = Fitting(self._pairs.tally.deals())
-        self._resample(current, budget_s)
+        self._resample(budget_s)
         luce = plackett_luce(self.schedule or []) if self._bots.multi else {}
-        ladder = self._bots.table(self._ratings(current), luce)
+        ladder = self._bots.table(self._ratings(), luce)
         order = [str(row["bot"]) for row in ladder.records()]
         return Tables(
             ladder,
@@ -101,15 +100,16 @@ class RunningTables:
             self._intervals_version != self._version,
         )
 
-    def _resample(self, current: Fitting, budget_s: float) -> None:
-        """Draw the bootstrap under way, then, if games came since it began, `current`'s."""
+    def _resample(self, budget_s: float) -> None:
+        """Draw the bootstrap under way, then, if games came since it began, that of the
+        games now (its deals made only then: one bootstrap's are held at a time)."""
         began, drew = time.thread_time(), False
         while True:
             if self._drawing is None:
                 if self._intervals_version == self._version:
                     return
-                self._drawing, self._drawing_games = current, self.games
-                self._drawing_version = self._version
+                self._drawing = Fitting(self._pairs.tally.deals())
+                self._drawing_games, self._drawing_version = self.games, self._version
             if not self._drawing.left:
                 self._intervals = self._drawing.fitted().ratings()
                 self._intervals_games = self._drawing_games
@@ -120,12 +120,17 @@ class RunningTables:
             self._drawing.draw()
             drew = True
 
-    def _ratings(self, current: Fitting) -> dict[str, Rating]:
+    def _ratings(self) -> dict[str, Rating]:
         """Every bot's Elo of all the games with the last bootstrap's interval around it (the
         bootstrap's own ratings when it is of all the games; no interval for a bot it did
-        not rate)."""
+        not rate). The Elo is the bootstrap's under way if it is of these games, else a fit
+        of each pair's totals (the same numbers: the fit reads only them)."""
         if self._intervals_version == self._version:
             return self._intervals
+        if self._drawing is not None and self._drawing_version == self._version:
+            current = self._drawing
+        else:
+            current = Fitting(self._pairs.tally.pair_totals(), bootstrap=0)
         shifted = {}
         for bot, elo in current.fitted().point.items():
             old = self._intervals.get(bot, Rating(elo, -math.inf, math.inf))

@@ -363,7 +363,7 @@ class PairSums:
     def __init__(self) -> None:
         self.tally = DealTally()
         self.two_player = True
-        self._wld = np.zeros((0, 3), dtype=np.int64)
+        self._wld = np.zeros((0, 3), dtype=np.int32)
         self._touched = np.zeros(0, dtype=np.bool_)
         """Per pair: its row changed since the rows were last taken."""
         self._rows: dict[Pair, list[Any]] = {}
