@@ -35,6 +35,7 @@ from openskill.models import PlackettLuce
 
 from protocol.errors import RequestError
 from tournaments.rank.columns import CHUNK, Column, Ids, grown, joined, places, split
+from tournaments.rank.conjugate import conjugate_gradients
 from tournaments.store.results import FinishedGame
 
 BASE_ELO = 1500.0
@@ -108,7 +109,7 @@ def tally(games: Iterable[FinishedGame]) -> Tally:
 
 class Rows(NamedTuple):
     """The pairs as the solver sees them, one array entry per pair: the indices of its two
-    bots (a, b), a's points and the games."""
+    bots (a, b), a's points and the games, each with the prior's virtual draw in (`prior`)."""
 
     a: npt.NDArray[np.integer[Any]]
     b: npt.NDArray[np.integer[Any]]
@@ -116,16 +117,14 @@ class Rows(NamedTuple):
     games: npt.NDArray[np.float64]
 
 
-def _solve(
-    rows: Rows, size: int, prior: float, start: npt.NDArray[np.float64]
-) -> npt.NDArray[np.float64]:
+def _solve(rows: Rows, size: int, start: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Maximum-likelihood strengths (natural log-odds units, mean 0) by Newton's method.
 
     The log-likelihood is concave, so a handful of iterations from a warm start suffice. A
     penalty on (Σ strength)² fixes the free translation without pulling bots together, and a
     vanishing ridge keeps bots in groups that never met each other finite.
     """
-    points, games = rows.points + prior / 2, rows.games + prior
+    points, games = rows.points, rows.games
     strength = start.copy()
     for _ in range(50):
         # 1 / (1 + exp(b - a)), then the residuals and the weights, in place: a league's
@@ -169,33 +168,29 @@ def _newton_step(
         np.subtract.at(hessian, (rows.b, rows.a), weight)
         return np.linalg.solve(hessian, gradient)
 
-    from scipy.sparse import linalg  # half a second to import: only fields this large pay it
-
     def hessian_times(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        return _spread(rows, weight * (x[rows.a] - x[rows.b]), size) + x.sum() + _RIDGE * x
+        product = x[rows.a]  # weight · (x[a] - x[b]), in place
+        product -= x[rows.b]
+        product *= weight
+        return _spread(rows, product, size) + x.sum() + _RIDGE * x
 
     jacobi = 1 / (degree + 1 + _RIDGE)
-    step, _ = linalg.cg(
-        linalg.LinearOperator((size, size), matvec=hessian_times, dtype=np.float64),
-        gradient,
-        rtol=1e-12,
-        atol=1e-14,
-        maxiter=10 * size,
-        M=linalg.LinearOperator((size, size), matvec=jacobi.__mul__, dtype=np.float64),
+    return conjugate_gradients(
+        hessian_times, gradient, jacobi, rtol=1e-12, atol=1e-14, maxiter=10 * size
     )
-    return np.asarray(step, dtype=np.float64)
 
 
 def fit(tallies: Mapping[Pair, Sequence[float]], bots: Sequence[str]) -> dict[str, float]:
     """Maximum-likelihood strengths of `bots` (log-odds units, mean 0) from pair tallies."""
     index = {bot: i for i, bot in enumerate(bots)}
+    prior = 1.0
     rows = Rows(
         np.array([index[a] for a, _ in tallies], dtype=np.intp),
         np.array([index[b] for _, b in tallies], dtype=np.intp),
-        np.array([score for score, _ in tallies.values()], dtype=np.float64),
-        np.array([games for _, games in tallies.values()], dtype=np.float64),
+        np.array([score for score, _ in tallies.values()], dtype=np.float64) + prior / 2,
+        np.array([games for _, games in tallies.values()], dtype=np.float64) + prior,
     )
-    strength = _solve(rows, len(bots), 1.0, np.zeros(len(bots)))
+    strength = _solve(rows, len(bots), np.zeros(len(bots)))
     return dict(zip(bots, strength.tolist(), strict=True))
 
 
@@ -584,9 +579,13 @@ class Fitting:
             points += np.bincount(pair, scores, pairs)
             count += np.bincount(pair, counts, pairs)
         met = count > 0
-        rows = Rows(deals.ends[met, 0], deals.ends[met, 1], points[met], count[met])
+        prior = self.prior
+        rows = Rows(
+            deals.ends[met, 0], deals.ends[met, 1], points[met] + prior / 2, count[met] + prior
+        )
+        del points, count, met
         present = np.unique(np.concatenate([rows.a, rows.b]))
-        strength = _solve(rows, len(deals.bots), self.prior, start)
+        strength = _solve(rows, len(deals.bots), start)
         if self._anchor is None:
             zero = float(strength[present].mean())
         elif self._anchor in present:
