@@ -5,6 +5,7 @@ across renames; and their columns' bytes per game stay bounded."""
 from __future__ import annotations
 
 import random
+import tracemalloc
 from typing import Any
 
 import msgspec
@@ -13,6 +14,7 @@ import pytest
 from tournaments.rank import tables
 from tournaments.rank.ratings import (
     DealTally,
+    Fitting,
     deal_totals,
     pair_outcomes,
     renamed,
@@ -22,10 +24,13 @@ from tournaments.rank.tables import PairSums, pentanomial
 from tournaments.store.results import FinishedGame, Played
 
 
-def _games(names: list[str], seats: int, deals: range, rng: random.Random) -> list[FinishedGame]:
-    """Every rotation of each deal of a random seat-set, random ranks (ties too)."""
+def _games(
+    names: list[str], seats: int, deals: range, rng: random.Random, spread: int = 1
+) -> list[FinishedGame]:
+    """Every rotation of each deal of a random seat-set, random ranks (ties too); the even
+    deals' values `spread` times further from 10 (negative and beyond 32 bits if large)."""
     games = []
-    for deal in deals:
+    for deal in (number if number % 2 else spread * (number - 10) + 10 for number in deals):
         chosen = rng.sample(names, seats)
         for rotation in range(seats):
             ranks = [rng.randint(1, seats) for _ in chosen]
@@ -98,15 +103,16 @@ def _renamed_games(games: list[FinishedGame], names: dict[str, str]) -> list[Fin
 
 
 @pytest.mark.parametrize(
-    ("names", "seats"),
+    ("names", "seats", "spread"),
     [
-        (["ann", "ann-x", "bob", "cid", "dee"], 2),
-        (["ann", "ann+x", "a b", "bob", "cid"], 2),  # labels that order before the comma
-        (["ann", "ann-x", "bob", "cid", "dee"], 3),
+        (["ann", "ann-x", "bob", "cid", "dee"], 2, 1),
+        (["ann", "ann+x", "a b", "bob", "cid"], 2, 1),  # labels that order before the comma
+        (["ann", "ann-x", "bob", "cid", "dee"], 3, 1),
+        (["ann", "ann-x", "bob", "cid", "dee"], 2, 2**40),  # values beyond their own codes
     ],
 )
 def test_the_columns_equal_the_plain_tallies_batch_after_batch_and_renamed(
-    names: list[str], seats: int, monkeypatch: pytest.MonkeyPatch
+    names: list[str], seats: int, spread: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(tables, "_ROWS_AT_ONCE", 3)  # the changed rows made a few at a time
     rng = random.Random(seats)
@@ -117,8 +123,8 @@ def test_the_columns_equal_the_plain_tallies_batch_after_batch_and_renamed(
             renaming = {"ann": "ann@1"}
             kept.rename(renaming)
             games = _renamed_games(games, renaming)
-        new = _games(names, seats, range(9 * batch, 9 * batch + 9), rng)
-        new += _games(names, seats, range(2), rng)  # deals seen before, in other seat-sets
+        new = _games(names, seats, range(9 * batch, 9 * batch + 9), rng, spread)
+        new += _games(names, seats, range(2), rng, spread)  # deals seen before, elsewhere
         kept.add(new)
         games += new
         assert _kept_deals(kept.tally) == _plain_deals(games)
@@ -140,10 +146,12 @@ def test_the_columns_equal_the_plain_tallies_batch_after_batch_and_renamed(
         assert not list(kept.take_touched())
 
 
-def test_the_columns_hold_a_bounded_number_of_bytes_a_game() -> None:
+def test_the_columns_and_the_fit_hold_a_bounded_number_of_bytes_a_game() -> None:
     """Five thousand games among a hundred bots, each game its own deal (the worst case: a
-    league's ladder): the columns hold at most 128 bytes a game, growth room included (a
-    dict entry with its tuple key alone costs about as much)."""
+    league's ladder): the columns hold at most 72 bytes a game, growth room included (a dict
+    entry with its tuple key alone costs more); the fit's deals are made with at most 100
+    bytes a game at their peak, and a bootstrap resample drawn from them with at most 80
+    more (numpy's allocations, as tracemalloc sees them)."""
     rng = random.Random(1)
     names = [f"bot{n}" for n in range(100)]
     kept = PairSums()
@@ -161,4 +169,15 @@ def test_the_columns_hold_a_bounded_number_of_bytes_a_game() -> None:
             ]
         )
     assert kept.tally.pairs() > 2000
-    assert kept.nbytes() / 5000 <= 128
+    assert kept.nbytes() / 5000 <= 72
+    Fitting(kept.tally.deals()).draw()  # numpy's first-call caches out of the way
+    tracemalloc.start()
+    try:
+        deals = kept.tally.deals()
+        held, peak = tracemalloc.get_traced_memory()
+        assert peak / 5000 <= 100
+        tracemalloc.reset_peak()
+        Fitting(deals).draw()
+        assert (tracemalloc.get_traced_memory()[1] - held) / 5000 <= 80
+    finally:
+        tracemalloc.stop()

@@ -283,10 +283,11 @@ def _give_back_freed_memory() -> None:
         _MALLOC_TRIM(0)
 
 
-READ_SLICE = 20_000
+READ_SLICE = 2_000
 """Games read and counted at a time: the first board of a store of a million games holds a
 slice of them in memory, not all (their objects, freed, would leave the child's heap at its
-peak)."""
+peak); a small slice also leaves fewer of the tallies' long-lived objects scattered among
+freed ones."""
 
 
 def _count_new(store: Store, running: Running, labels: dict[int, str], last: int) -> Running:

@@ -277,7 +277,9 @@ class Outcomes(NamedTuple):
 _BOT_BITS = 31
 """Bits of a bot's (or a seat-set prefix's) id in a key; two such ids make a pair's key."""
 _ID_BITS = 32
-"""Bits of a deal value's or a pair's id under a deal's or an entry's key."""
+"""Bits of a deal value's code or a pair's id under a deal's or an entry's key."""
+_OWN_CODES = 1 << 31
+"""Deal values from 0 below this are their own codes in a deal's key (`_value_codes`)."""
 
 
 class DealTally:
@@ -296,7 +298,9 @@ class DealTally:
         self.names: list[str] = []
         """Each bot's label, by id."""
         self._bot: dict[str, int] = {}
-        self._seat_sets, self._values, self._deals = Ids(), Ids(), Ids()
+        self._seat_sets, self._deals = Ids(), Ids()
+        self._other_values = Ids()
+        """The deal values that are not their own codes in a deal's key (`_value_codes`)."""
         self._pairs, self._entries = Ids(), Ids()
         self._points = np.zeros(0, dtype=np.float32)
         """Per entry: the points of its pair's lower id (halves: exact in single precision);
@@ -324,8 +328,8 @@ class DealTally:
                 points.append(score if first < second else 1 - score)
         if not seat_sets:
             return Outcomes(np.zeros(0, dtype=np.int64), np.zeros(0))
-        value_ids = self._values.add(np.array(values, dtype=np.int64))
-        deals = self._deals.add(joined(self._seat_set_ids(seat_sets), value_ids, _ID_BITS))
+        codes = self._value_codes(np.array(values, dtype=np.int64))
+        deals = self._deals.add(joined(self._seat_set_ids(seat_sets), codes, _ID_BITS))
         pairs = self._pairs.add(joined(np.array(low), np.array(high), _BOT_BITS))
         entries = self._entries.add(joined(deals[np.array(of, dtype=np.int64)], pairs, _ID_BITS))
         size = len(self._entries)
@@ -336,6 +340,17 @@ class DealTally:
         self._games[:size] += np.bincount(entries, minlength=size)
         self._by_pair = None
         return Outcomes(pairs, scored)
+
+    def _value_codes(self, values: Column) -> Column:
+        """Each deal value's code in a deal's key: a value from 0 below `_OWN_CODES` (a deal's
+        index: every value a league stores) is its own; any other is `_OWN_CODES` + its id
+        among such values."""
+        other = (values < 0) | (values >= _OWN_CODES)
+        if not other.any():
+            return values
+        codes = values.copy()
+        codes[other] = _OWN_CODES + self._other_values.add(values[other])
+        return codes
 
     def _id(self, bot: str) -> int:
         found = self._bot.get(bot)
@@ -398,7 +413,7 @@ class DealTally:
 
     def nbytes(self) -> int:
         """The columns' bytes: what the tally holds beyond its bots' labels."""
-        held = (self._seat_sets, self._values, self._deals, self._pairs, self._entries)
+        held = (self._seat_sets, self._other_values, self._deals, self._pairs, self._entries)
         return sum(ids.nbytes() for ids in held) + self._points.nbytes + self._games.nbytes
 
     def name_places(self) -> Column:
@@ -468,11 +483,18 @@ class DealTally:
         """Each deal's place (by id) among the deals in key order: by seat-set key, then by
         deal value."""
         seat_set_place = self._seat_set_places()
-        value_place = self._values.places()
+        # A value's place among the values, under 2**32: the negative ones first (by their
+        # places among the other values), then the own codes, then the large ones.
+        others, other_place = self._other_values.keys(), self._other_values.places()
+        negative = int((others < 0).sum())
+        other_key = np.where(others < 0, other_place, other_place.astype(np.int64) + _OWN_CODES)
         keys = np.empty(len(self._deals), dtype=np.int64)
         for found, ids in self._deals.chunks():
-            seat_set, value = split(found, _ID_BITS)
-            keys[ids] = joined(seat_set_place[seat_set], value_place[value], _ID_BITS)
+            seat_set, code = split(found, _ID_BITS)
+            value = code + negative
+            large = code >= _OWN_CODES
+            value[large] = other_key[code[large] - _OWN_CODES]
+            keys[ids] = joined(seat_set_place[seat_set], value, _ID_BITS)
         order = np.argsort(keys)  # each deal once
         del keys
         return places(order)
