@@ -81,10 +81,6 @@ def _wins(ranks: Sequence[int], seat: int) -> float:
     return 1 / ranks.count(1)
 
 
-WLD = dict[tuple[str, str], list[int]]
-"""(bot, opponent) → [wins, losses, draws] of bot against opponent, pairwise from the ranks."""
-
-
 Key = TypeVar("Key")
 
 
@@ -100,15 +96,14 @@ def _outcome(score: float) -> int:
     return 0 if score == 1 else 1 if score == 0 else 2
 
 
-def _wld(games: Sequence[FinishedGame], into: WLD | None = None) -> WLD:
-    """The pairs' W/L/D in `games`, added to `into` when given (a running count)."""
-    counts: WLD = defaultdict(lambda: [0, 0, 0]) if into is None else into
+def _wld(games: Sequence[FinishedGame], into: dict[str, list[int]]) -> None:
+    """Each bot's pairwise W/L/D in `games`, added to `into` (a running count, missing bots
+    starting at zero)."""
     for game in games:
         for (a, b), score in pair_outcomes(game):
             outcome = _outcome(score)
-            counts[a, b][outcome] += 1
-            counts[b, a][(1, 0, 2)[outcome]] += 1
-    return counts
+            into[a][outcome] += 1
+            into[b][(1, 0, 2)[outcome]] += 1
 
 
 class _Totals:
@@ -187,8 +182,7 @@ class BotSums:
 
     def add(self, games: Sequence[FinishedGame]) -> None:
         _totals(games, self.totals)
-        for (bot, _), counts in _wld(games).items():
-            self.wld[bot] = [mine + more for mine, more in zip(self.wld[bot], counts, strict=True)]
+        _wld(games, self.wld)
         self.multi = self.multi or any(len(game.bots) > 2 for game in games)
 
     def rename(self, names: Mapping[str, str]) -> None:
@@ -381,7 +375,7 @@ class PairSums:
             self.two_player = False  # every row loses its pentanomial columns
             self._rows.clear()
             self._touched[:size] = True
-        for game in games:
+        for game in games if self._rows else ():
             for a, b in itertools.permutations(game.bots, 2):
                 self._rows.pop((a, b), None)
 
