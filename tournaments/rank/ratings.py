@@ -563,7 +563,9 @@ class Fitting:
         self._rng = _python_random(seed)
         self.left = bootstrap if deals.deals > 1 else 0
         """Resamples still to draw."""
-        self.resamples: list[dict[str, float]] = []
+        self._resamples: list[npt.NDArray[np.float64]] = []
+        """Each resample's Elo by bot index, NaN for a bot it did not rate: a bootstrap of a
+        thousand bots drawn over many refreshes holds arrays, not dicts of floats."""
 
     def draw(self) -> None:
         """One more bootstrap resample (deals drawn with replacement, in key order)."""
@@ -575,14 +577,24 @@ class Fitting:
             picks = self._rng.random_sample(min(CHUNK, count - start))
             picks *= count
             np.add.at(drawn, np.floor(picks, out=picks).astype(np.intp), 1.0)
-        bots = self.deals.bots
-        self.resamples.append({bots[i]: elo for i, elo in self._refit(drawn, self._start).items()})
+        rated = self._refit(drawn, self._start)
+        resample = np.full(len(self.deals.bots), np.nan)
+        resample[list(rated)] = list(rated.values())
+        self._resamples.append(resample)
         self.left -= 1
+
+    def elo(self) -> dict[str, float]:
+        """Every rated bot's Elo from all the games, bots in name order."""
+        return {bot: self.point[i] for i, bot in enumerate(self.deals.bots)}
 
     def fitted(self) -> EloFit:
         """The point estimates and the resamples drawn so far."""
-        bots = self.deals.bots
-        return EloFit({bot: self.point[i] for i, bot in enumerate(bots)}, self.resamples)
+        bots, resamples = self.deals.bots, []
+        for resample in self._resamples:
+            rated = np.flatnonzero(~np.isnan(resample))
+            names = [bots[i] for i in rated.tolist()]
+            resamples.append(dict(zip(names, resample[rated].tolist(), strict=True)))
+        return EloFit(self.elo(), resamples)
 
     def _refit(
         self, weights: npt.NDArray[np.float64] | None, start: npt.NDArray[np.float64]

@@ -132,7 +132,7 @@ class RunningTables:
         else:
             current = Fitting(self._pairs.tally.pair_totals(), bootstrap=0)
         shifted = {}
-        for bot, elo in current.fitted().point.items():
+        for bot, elo in current.elo().items():
             old = self._intervals.get(bot, Rating(elo, -math.inf, math.inf))
             shifted[bot] = Rating(elo, elo - (old.elo - old.lo), elo + (old.hi - old.elo))
         return shifted
