@@ -20,6 +20,7 @@ once a pair has played a few dozen games.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import statistics
@@ -823,7 +824,7 @@ def estimate_score(
     count = len(observations)
     spread = sum((p - mean * n) ** 2 for p, n in observations)
     error = math.sqrt(count / (count - 1) * spread) / games
-    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    z = _normal_quantile(0.5 + confidence / 2)
     elo = elo_from_score(mean)
     margin = z * ELO_PER_NAT * error / (mean * (1 - mean))
     played = sum(n for _, n in deals)
@@ -835,6 +836,12 @@ def estimate_score(
         hi=elo + margin,
         los=_los(mean, error),
     )
+
+
+@functools.cache
+def _normal_quantile(probability: float) -> float:
+    """The standard normal's quantile: one per confidence, not one per pair's row."""
+    return statistics.NormalDist().inv_cdf(probability)
 
 
 def _los(mean: float, error: float) -> float:

@@ -453,26 +453,37 @@ class PairSums:
         first = np.where(places[low] < places[high], low, high)
         second = low + high - first
         ordered = np.lexsort((places[second], places[first]))
-        return self._rows_of(first[ordered], second[ordered])
+        return self._rows_of(first[ordered], second[ordered], touched[ordered])
 
     def _rows_of(
-        self, first: npt.NDArray[np.int64], second: npt.NDArray[np.int64]
+        self,
+        first: npt.NDArray[np.integer[Any]],
+        second: npt.NDArray[np.integer[Any]],
+        pairs: npt.NDArray[np.integer[Any]],
     ) -> Iterator[dict[str, Any]]:
-        """The rows of the pairs of bots `first` and `second` (ids), a few thousand made into
-        Python objects at a time: a first board has half a million."""
+        """The rows of the pairs (ids) of bots `first` and `second` (ids), a few thousand made
+        into Python objects at a time: a first board has half a million."""
         keys = [key for key, _ in self.columns()]
         names = self.tally.names
         for start in range(0, len(first), _ROWS_AT_ONCE):
             end = start + _ROWS_AT_ONCE
-            for a, b in zip(first[start:end].tolist(), second[start:end].tolist(), strict=True):
-                row = dict(zip(keys, self._row(names[a], names[b]), strict=True))
+            for a, b, pair in zip(
+                first[start:end].tolist(),
+                second[start:end].tolist(),
+                pairs[start:end].tolist(),
+                strict=True,
+            ):
+                row = dict(zip(keys, self._row_of(names[a], names[b], pair, a > b), strict=True))
                 yield row
                 yield other_side(row)
 
     def _row(self, a: str, b: str) -> list[Any]:
         found = self.tally.pair_of(a, b)
         assert found is not None, f"{a} and {b} never met"
-        pair, turned = found
+        return self._row_of(a, b, *found)
+
+    def _row_of(self, a: str, b: str, pair: int, turned: bool) -> list[Any]:
+        """The row of bots `a` and `b`, of the pair `pair` (`turned`: its points are `b`'s)."""
         deals = self.tally.deals_of(pair)
         wld = self._wld[pair].tolist()
         if turned:
