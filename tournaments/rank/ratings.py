@@ -401,9 +401,11 @@ class DealTally:
         were first seen."""
         if self._by_pair is None:
             entry_pair = self._entries.halves(_ID_BITS)[1]
-            by_pair = np.argsort(entry_pair, kind="stable").astype(np.int32)
-            found = np.searchsorted(entry_pair[by_pair], np.arange(len(self._pairs)))
-            self._by_pair = by_pair, found.astype(np.int32)
+            found = np.zeros(len(self._pairs), dtype=np.int32)
+            np.cumsum(np.bincount(entry_pair, minlength=len(found))[:-1], out=found[1:])
+            by_pair = np.argsort(entry_pair, kind="stable")
+            del entry_pair
+            self._by_pair = by_pair.astype(np.int32), found
         order, starts = self._by_pair
         end = int(starts[pair + 1]) if pair + 1 < len(starts) else len(order)
         entries = order[int(starts[pair]) : end]

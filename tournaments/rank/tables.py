@@ -341,7 +341,7 @@ _DEALS_SEEN_FROM_THE_OTHER_SIDE = [
 """A two-player pair's deals by points scored (the pentanomial) read from the opponent."""
 
 
-_ROWS_AT_ONCE = 4096
+_ROWS_AT_ONCE = 1024
 """Pairs whose changed rows `PairSums.take_touched` makes at a time."""
 
 
