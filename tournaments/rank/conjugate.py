@@ -2,8 +2,8 @@
 
 The same iteration as `scipy.sparse.linalg.cg` (scipy 1.12 and later: numpy operations in the
 same order, so the same numbers to the last bit; a test pins it against scipy's), without
-importing `scipy.sparse`: that import alone costs the league board's child about a fifth of
-the memory it may hold, for an iteration of a few numpy operations.
+importing `scipy.sparse`: a large import for the league board's child, whose memory must stay
+small, for an iteration of a few numpy operations.
 """
 
 from __future__ import annotations

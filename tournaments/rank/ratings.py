@@ -575,11 +575,11 @@ class Fitting:
         count = self.deals.deals
         # What `random.Random(seed).choices(range(count), k=count)` draws, in C, a chunk at a
         # time (the same stream).
-        drawn = np.zeros(count)
+        drawn = np.zeros(count, dtype=np.int32)
         for start in range(0, count, CHUNK):
             picks = self._rng.random_sample(min(CHUNK, count - start))
             picks *= count
-            np.add.at(drawn, np.floor(picks, out=picks).astype(np.intp), 1.0)
+            np.add.at(drawn, np.floor(picks, out=picks).astype(np.intp), 1)
         rated = self._refit(drawn, self._start)
         resample = np.full(len(self.deals.bots), np.nan)
         resample[list(rated)] = list(rated.values())
@@ -600,11 +600,11 @@ class Fitting:
         return EloFit(self.elo(), resamples)
 
     def _refit(
-        self, weights: npt.NDArray[np.float64] | None, start: npt.NDArray[np.float64]
+        self, weights: npt.NDArray[np.int32] | None, start: npt.NDArray[np.float64]
     ) -> dict[int, float]:
-        """Elo of the bots present in the deals drawn with these weights (one per deal; None:
-        each once): a resample's totals are two weighted bincounts over the entries, a `CHUNK`
-        at a time (their sums of halves are exact, so the same in any order)."""
+        """Elo of the bots present in the deals drawn this many times each (None: once): a
+        resample's totals are two weighted bincounts over the entries, a `CHUNK` at a time
+        (their sums of halves are exact, so the same in any order)."""
         deals, pairs = self.deals, len(self.deals.ends)
         points, count = np.zeros(pairs), np.zeros(pairs)
         for at in range(0, len(deals.pair_of), CHUNK):
