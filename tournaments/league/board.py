@@ -264,15 +264,29 @@ class Keeping:
         return Running(path, hide, labels)
 
 
-def _find_malloc_trim() -> Callable[[int], int] | None:
+def _c_function(name: str) -> Callable[..., int] | None:
     try:
-        return getattr(ctypes.CDLL(None), "malloc_trim", None)
+        return getattr(ctypes.CDLL(None), name, None)
     except (OSError, TypeError):  # no C library to look in (not a POSIX system)
         return None
 
 
-_MALLOC_TRIM = _find_malloc_trim()
+_MALLOC_TRIM = _c_function("malloc_trim")
 """glibc's `malloc_trim`, where there is one."""
+_MALLOPT = _c_function("mallopt")
+_M_MMAP_THRESHOLD = -3
+"""glibc's `mallopt` parameter: the size from which an allocation is mapped on its own."""
+MAPPED_FROM = 256 * 1024
+"""The board's child maps every allocation of this size or more on its own (`mallopt`)."""
+
+
+def _map_large_allocations() -> None:
+    """Map every large allocation (numpy's columns) on its own, returned to the system as
+    soon as it is freed. glibc raises its threshold each time it frees a mapped block (up
+    to 32 MiB), after which the fit's columns come from the heap, and those freed stay
+    resident until a trim: the first board of a large league would peak on them."""
+    if _MALLOPT is not None:
+        _MALLOPT(_M_MMAP_THRESHOLD, MAPPED_FROM)
 
 
 def _give_back_freed_memory() -> None:
@@ -382,4 +396,5 @@ class BoardKeeper:
 
 
 if __name__ == "__main__":
+    _map_large_allocations()
     sys.exit(serve(Keeping().refresh, Refresh, BOARD_NICE))
