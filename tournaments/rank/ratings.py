@@ -36,7 +36,6 @@ from openskill.models import PlackettLuce
 
 from protocol.errors import RequestError
 from tournaments.rank.columns import CHUNK, Column, Ids, grown, joined, places, split
-from tournaments.rank.conjugate import conjugate_gradients
 from tournaments.store.results import FinishedGame
 
 BASE_ELO = 1500.0
@@ -169,6 +168,8 @@ def _newton_step(
         np.subtract.at(hessian, (rows.b, rows.a), weight)
         return np.linalg.solve(hessian, gradient)
 
+    from scipy.sparse import linalg  # half a second to import: only fields this large pay it
+
     def hessian_times(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         product = x[rows.a]  # weight · (x[a] - x[b]), in place
         product -= x[rows.b]
@@ -176,9 +177,15 @@ def _newton_step(
         return _spread(rows, product, size) + x.sum() + _RIDGE * x
 
     jacobi = 1 / (degree + 1 + _RIDGE)
-    return conjugate_gradients(
-        hessian_times, gradient, jacobi, rtol=1e-12, atol=1e-14, maxiter=10 * size
+    step, _ = linalg.cg(
+        linalg.LinearOperator((size, size), matvec=hessian_times, dtype=np.float64),
+        gradient,
+        rtol=1e-12,
+        atol=1e-14,
+        maxiter=10 * size,
+        M=linalg.LinearOperator((size, size), matvec=jacobi.__mul__, dtype=np.float64),
     )
+    return np.asarray(step, dtype=np.float64)
 
 
 def fit(tallies: Mapping[Pair, Sequence[float]], bots: Sequence[str]) -> dict[str, float]:
