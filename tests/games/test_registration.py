@@ -14,7 +14,7 @@ import referee.games
 from bots.game_parts import game_module, module_name
 from bots.search.policies import SearchProfile
 from referee.games import GAME_IDS, find_game
-from tournaments.report.page import ASSETS
+from tournaments.report.shell import ASSETS
 
 REGISTERED = re.compile(r'window\.ARENA_VIEWERS \|\| \{\}\)\[("[^"]*")\] =')
 """A viewer's registration under its game's id (the file's last line)."""

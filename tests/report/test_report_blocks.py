@@ -24,7 +24,8 @@ from reporthelp import MISSING, arena, chromium, console_errors, index_rows, pag
 import tournaments.report.blocks as blocks
 import tournaments.report.viewer as viewer
 from referee.games import find_game, parse_options
-from tournaments.report.page import ASSETS, write_report
+from tournaments.report.page import write_report
+from tournaments.report.shell import ASSETS
 from tournaments.report.viewer import OPEN_VIEWS, delta, game_data
 from tournaments.store.store import Store
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from reporthelp import MISSING, arena, chromium, console_errors, index_rows
 
-from tournaments.report.page import asset, viewer_scripts
+from tournaments.report.shell import asset, viewer_scripts
 
 MARKERS = (
     "/*ARENA:STYLE*/",

@@ -18,9 +18,9 @@ from tournaments.report.page import (
     INDEX_FIELDS,
     overview_data,
     rating_history,
-    render_page,
     thinned,
 )
+from tournaments.report.shell import render_page
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 """A bot's name is text from outside: it must show as text, never as markup."""

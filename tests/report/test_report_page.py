@@ -158,7 +158,7 @@ def test_worker_processes_write_the_same_games(
 
 
 def test_text_from_outside_cannot_end_the_pages_script() -> None:
-    from tournaments.report.page import render_page
+    from tournaments.report.shell import render_page
 
     hostile = "</script><script>alert(1)</script><!--"
     page = render_page({"mode": "report", "title": hostile, "tables": [], "games": []})

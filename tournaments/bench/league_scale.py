@@ -12,7 +12,8 @@ its authors drive it: `arena serve` in a process of its own, HTTP clients on loo
 - `pages`: a league of playing bots over a store of many games written by
   `tournaments.bench.synthetic` (one bot seated five times as often as the others: a bot page
   of many games), served while its ladder plays; readers poll the leaderboard's page and JSON,
-  that bot's page and a game's page, and the server's resident memory is sampled.
+  that bot's page and a game's page once the leaderboard is of every stored game, and the
+  memory of the server and its children is sampled from the server's start.
 """
 
 from __future__ import annotations
@@ -34,13 +35,13 @@ from typing import NamedTuple
 from tournaments.bench.clockcheck import THINKER
 from tournaments.bench.league_server import (
     ARENA,
+    Memory,
     Readers,
-    children_rss_mb,
     connect,
+    league_memory,
     percentile,
     read_registry,
     request,
-    rss_mb,
     serving,
     stored,
     upload,
@@ -280,6 +281,10 @@ HEAVY = 5.0
 """The first bot of a synthetic store takes a seat this many times as often as any other."""
 
 
+BOARD_WAIT_S = 900.0
+"""The longest a served league may take to show a leaderboard of every stored game."""
+
+
 class Pages(NamedTuple):
     bots: int
     games: int
@@ -291,11 +296,13 @@ class Pages(NamedTuple):
     """By page: the leaderboard, its JSON, the bot's page, a game's page."""
     answers: int
     errors: list[str]
-    rss_mb: float
-    """The server's resident memory, the most sampled."""
-    children_mb: dict[str, float]
-    """Each of its league children's (`children_rss_mb`: board, reads, …), the most
+    board_s: float
+    """From the server's start until its leaderboard is of every stored game."""
+    resident_mb: dict[str, float]
+    """The server's and each of its league children's resident memory (`Memory`), the most
     sampled."""
+    together_mb: float
+    """`Memory.together_mb`, the most sampled."""
 
 
 def pages(
@@ -324,20 +331,26 @@ def pages(
         f"a bot page ({heavy_games:,} games)": f"/bots/{names[0]}",
         "a game page": f"/games/{games // 2}",
     }
-    peak = 0.0
-    children_peak: dict[str, float] = {}
+    peaks = Peaks()
     with serving(folder) as server:
-        while stored(db) <= games:  # the ladder plays
+        started = time.perf_counter()
+        connection = connect(server.url)
+        board = 0
+        while stored(db) <= games or board < games:  # the ladder plays, the board is made
             if server.process.poll() is not None:
                 raise RuntimeError(f"arena serve ended: {server.exited()}")
-            time.sleep(0.2)
+            if time.perf_counter() - started > BOARD_WAIT_S:
+                raise RuntimeError(f"no leaderboard of {games:,} games in {BOARD_WAIT_S:g} s")
+            peaks.note(league_memory(server.process.pid))
+            board = json.loads(request(connection, "GET", "/api/leaderboard")[1])["games"]
+            time.sleep(0.5)
+        board_s = time.perf_counter() - started
+        connection.close()
         progress(f"league-scale: {readers} readers on four pages, {seconds:g} s")
         with Readers(server.url, readers, 0.5, tuple(kinds.values()), apart=True) as reading:
             deadline = time.monotonic() + seconds
             while time.monotonic() < deadline:
-                peak = max(peak, rss_mb(server.process.pid))
-                for child, mb in children_rss_mb(server.process.pid).items():
-                    children_peak[child] = max(children_peak.get(child, 0.0), mb)
+                peaks.note(league_memory(server.process.pid))
                 time.sleep(1.0)
     p99 = {  # a page never answered in the window: no latency, an error
         kind: percentile(reading.by_path[path], 0.99) * 1000 if reading.by_path[path] else math.inf
@@ -357,9 +370,23 @@ def pages(
         p99,
         len(reading.latencies),
         errors,
-        peak,
-        children_peak,
+        board_s,
+        peaks.resident_mb,
+        peaks.together_mb,
     )
+
+
+class Peaks:
+    """The most memory sampled, of each process and of them together."""
+
+    def __init__(self) -> None:
+        self.resident_mb: dict[str, float] = {}
+        self.together_mb = 0.0
+
+    def note(self, memory: Memory) -> None:
+        for name, mb in memory.resident_mb.items():
+            self.resident_mb[name] = max(self.resident_mb.get(name, 0.0), mb)
+        self.together_mb = max(self.together_mb, memory.together_mb)
 
 
 def adopt(db: Path, folder: Path) -> None:

@@ -155,30 +155,49 @@ def reading(db: Path) -> Iterator[Store | None]:
         yield store
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of process `pid`, MiB."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    found = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+def _kib(pid: int, file: str, field: str) -> float:
+    """Field `field` (in kB) of `/proc/pid/file`, MiB."""
+    text = Path(f"/proc/{pid}/{file}").read_text()
+    found = re.search(rf"^{field}:\s+(\d+) kB", text, re.MULTILINE)
     return int(found[1]) / 1024 if found else math.nan
 
 
-def children_rss_mb(pid: int, package: str = "tournaments.league.") -> dict[str, float]:
-    """Resident memory of the children of process `pid` that run a module of `package` (a
-    league's board, reads, viewers and staging children), MiB by module (`board`, …)."""
-    found: dict[str, float] = {}
+def rss_mb(pid: int) -> float:
+    """Resident memory of process `pid`, MiB."""
+    return _kib(pid, "status", "VmRSS")
+
+
+class Memory(NamedTuple):
+    resident_mb: dict[str, float]
+    """Each process's resident memory (`server`, and its league children by module: `board`,
+    `reads`, …), MiB."""
+    together_mb: float
+    """Their proportional set sizes added up: the pages they share (the interpreter, the
+    libraries' code) counted once, what the machine holds for the league."""
+
+
+def league_memory(pid: int, package: str = "tournaments.league.") -> Memory:
+    """The memory of the server `pid` and of its children that run a module of `package` (a
+    league's board, reads, viewers and staging children)."""
+    processes = {"server": pid}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             if int(stat.read_text().rpartition(")")[2].split()[1]) != pid:
                 continue
             command = (stat.parent / "cmdline").read_bytes().decode(errors="replace")
-            for arg in command.split("\0"):
-                if arg.startswith(package):
-                    module = arg.removeprefix(package)
-                    found[module] = found.get(module, 0.0) + rss_mb(int(stat.parent.name))
-                    break
-        except (OSError, ValueError, IndexError):  # it ended meanwhile
+            module = next(arg for arg in command.split("\0") if arg.startswith(package))
+            processes[module.removeprefix(package)] = int(stat.parent.name)
+        except (OSError, ValueError, IndexError, StopIteration):  # ended meanwhile, or no child
             continue
-    return found
+    resident: dict[str, float] = {}
+    together = 0.0
+    for name, each in processes.items():
+        try:
+            resident[name] = resident.get(name, 0.0) + rss_mb(each)
+            together += _kib(each, "smaps_rollup", "Pss")
+        except OSError:  # it ended meanwhile
+            continue
+    return Memory(resident, together)
 
 
 def _ended(what: str, code: int | None) -> str | None:

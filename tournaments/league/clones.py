@@ -32,13 +32,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import msgspec
 import numpy as np
-from scipy import sparse
-from scipy.sparse.csgraph import connected_components
 
 from tournaments.league.fingerprint import Answer, Fingerprint
+
+if TYPE_CHECKING:  # scipy loads when versions are compared: the server imports this module
+    from scipy import sparse
 
 COPY_LIKENESS = 0.85
 """A pair this alike, and `COPY_Z` above the baseline, is called a copy; this alike but less
@@ -150,6 +152,8 @@ def self_agreement(answers: Iterable[Answer]) -> float:
 
 
 def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
+    from scipy import sparse
+
     names = sorted(fingerprints)
     column: dict[tuple[str, str], int] = {}
     position: dict[str, int] = {}
@@ -241,6 +245,9 @@ def baseline(versions: int, first: np.ndarray, second: np.ndarray, values: np.nd
     one bot would otherwise take the copies' likeness for what independent bots show. Without
     two families to compare (a league of one bot and its copies) the baseline is 0 and the
     verdicts rest on the fixed bars."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
     alike = values >= COPY_LIKENESS
     graph = sparse.coo_matrix(
         (np.ones(int(alike.sum())), (first[alike], second[alike])), shape=(versions, versions)

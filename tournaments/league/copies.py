@@ -8,13 +8,17 @@ nothing of them reaches a version's logs or pages.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import trio
 
 from referee import Limits
-from tournaments.league.clones import Pair, compare
 from tournaments.league.files import League
 from tournaments.league.fingerprint import Fingerprint, Fingerprints, fingerprint
 from tournaments.league.registry import Version
+
+if TYPE_CHECKING:
+    from tournaments.league.clones import Pair
 
 CSV_HEADERS = [
     "bot",
@@ -47,6 +51,8 @@ def _keep(league: League, version: int, made: Fingerprint) -> None:
 def league_pairs(league: League) -> list[Pair]:
     """The playing bots of different authors compared, most suspicious first (bots without a
     fingerprint are left out)."""
+    from tournaments.league.clones import compare  # scipy's sparse matrices: only when asked
+
     with Fingerprints(league.fingerprints_path) as file:
         kept = file.all()
     names = {author.id: author.name for author in league.registry.authors()}

@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import trio
 
 from tournaments.league.board import Board, BoardKeeper, compute
-from tournaments.league.clones import Pair
 from tournaments.league.copies import league_pairs
 from tournaments.league.errors import Forbidden, NotFound
 from tournaments.league.files import League, bot_of
@@ -56,6 +55,9 @@ from tournaments.league.views import (
     Where,
     refuse_unless_organiser,
 )
+
+if TYPE_CHECKING:
+    from tournaments.league.clones import Pair  # scipy's sparse matrices: only when asked
 from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
 from tournaments.store.exclusion import visible

@@ -14,8 +14,8 @@ import msgspec
 import trio
 
 from tournaments.league.child import Kept, serve
-from tournaments.report.page import game_page
 from tournaments.report.public import public_record
+from tournaments.report.shell import game_page
 
 VIEWERS_NICE = 2
 """How far below the server's priority the child makes pages: below the server's thread,

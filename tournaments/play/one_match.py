@@ -167,7 +167,7 @@ def write_record(outcome: MatchOutcome, path: Path | None, *, force: bool) -> Pa
 
 def write_viewer(outcome: MatchOutcome, path: Path) -> None:
     """The one-game HTML viewer (the report's viewer, in one file)."""
-    from tournaments.report.page import game_page  # loaded only when asked for
+    from tournaments.report.shell import game_page  # loaded only when asked for
 
     title = f"{outcome.game}: {' vs '.join(outcome.names)} (seed {outcome.seed})"
     try:
