@@ -104,6 +104,9 @@ class Worker:
                     raise ExecutorError(reply.error)
                 return
             deliver(unit, reply)
+            # Games that came in one read are taken one at a time: each is replayed and
+            # stored, and the server's pages are answered between them.
+            await trio.lowlevel.checkpoint()
         raise WorkerDied
 
     async def _end(self, ends: trio.Event) -> None:
