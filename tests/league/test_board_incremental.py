@@ -15,9 +15,9 @@ import pytest
 import trio
 
 from tournaments.league import board as board_module
+from tournaments.league import board_keeper
 from tournaments.league.board import (
     Board,
-    BoardKeeper,
     Keeping,
     Refresh,
     Running,
@@ -25,13 +25,13 @@ from tournaments.league.board import (
     head_to_head,
     history,
 )
-from tournaments.league.files import bot_of
+from tournaments.league.board_keeper import BoardKeeper
 from tournaments.league.shelf import Shelf, shelf_path
 from tournaments.rank.ratings import mu_series
 from tournaments.rank.tables import pairs, standings
 from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame, Played
-from tournaments.store.store import Store, seat_set_key
+from tournaments.store.store import Store, bot_of, seat_set_key
 
 
 def _add_games(
@@ -196,7 +196,7 @@ def test_new_games_move_the_elo_at_once_while_the_intervals_catch_up() -> None:
 async def test_the_keeper_refreshes_from_its_child_after_new_games(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(board_module, "MIN_REFRESH_S", 0.05)
+    monkeypatch.setattr(board_keeper, "MIN_REFRESH_S", 0.05)
     path = tmp_path / "league.sqlite"
     rng = random.Random(3)
     with Store(path) as store:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 import trio
 
-from tournaments.league import child
-from tournaments.league.staging import Staged, Upload, stager
+from tournaments.league import kept
+from tournaments.league.staging import Staged, Upload
+from tournaments.league.submissions import stager
 from tournaments.league.unpack import UploadLimits
 
 
@@ -24,7 +25,7 @@ async def test_a_child_opened_at_once_is_running_before_its_first_request(
         started.append(argv)
         return await open_process(argv, **options)
 
-    monkeypatch.setattr(child.trio.lowlevel, "open_process", counted)
+    monkeypatch.setattr(kept.trio.lowlevel, "open_process", counted)
     upload = tmp_path / "bot.py"
     upload.write_text("print('hello')\n")
     staging = stager()

@@ -8,10 +8,10 @@ import re
 from leaguehelp import finished
 
 from tournaments.league.board import Board, head_to_head, history
-from tournaments.league.files import bot_of
 from tournaments.rank.ratings import mu_series
 from tournaments.rank.tables import pairs
 from tournaments.server.history import svg_line
+from tournaments.store.store import bot_of
 
 
 def test_a_bot_that_always_wins_climbs_and_one_that_always_loses_falls() -> None:

@@ -1,6 +1,7 @@
 """What the league's long-lived processes load at start: every library a process imports stays
-resident while the league runs, so the server and the page children load only what they use
-(scipy's sparse matrices are the copy check's, openskill and numpy the board's)."""
+resident while the league runs, so the server and its kept children load only what they use
+(scipy's sparse matrices are the copy check's, openskill and numpy the board's, trio the
+server's)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ def loaded(module: str, libraries: list[str]) -> list[str]:
     ("module", "absent"),
     [
         ("tournaments.server.serve", ["scipy"]),
-        ("tournaments.league.viewers", ["scipy", "numpy", "openskill"]),
-        ("tournaments.league.reads", ["scipy", "numpy", "openskill"]),
+        ("tournaments.league.viewers", ["scipy", "numpy", "openskill", "trio"]),
+        ("tournaments.league.reads", ["scipy", "numpy", "openskill", "trio"]),
+        ("tournaments.league.board", ["scipy", "trio"]),
     ],
 )
 def test_a_league_process_loads_no_library_it_does_not_use(module: str, absent: list[str]) -> None:

@@ -39,20 +39,22 @@ def frame(message: Request | Reply) -> bytes:
 
 
 class FrameReader:
-    """Whole frames from a byte stream."""
+    """Whole frames from a byte stream, each after a length of `header` bytes."""
 
-    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+    def __init__(self, stream: trio.abc.ReceiveStream, header: int = HEADER) -> None:
         self._stream = stream
+        self._header = header
         self._buffer = bytearray()
 
     async def read(self) -> bytes | None:
         """The next frame's payload; None at the end of the stream (a partial frame is lost)."""
         while True:
-            if len(self._buffer) >= HEADER:
-                size = int.from_bytes(self._buffer[:HEADER], "big")
-                if len(self._buffer) >= HEADER + size:
-                    payload = bytes(self._buffer[HEADER : HEADER + size])
-                    del self._buffer[: HEADER + size]
+            header = self._header
+            if len(self._buffer) >= header:
+                size = int.from_bytes(self._buffer[:header], "big")
+                if len(self._buffer) >= header + size:
+                    payload = bytes(self._buffer[header : header + size])
+                    del self._buffer[: header + size]
                     return payload
             chunk = await self._stream.receive_some(1 << 16)
             if not chunk:

@@ -1,6 +1,6 @@
 """The leaderboard and every bot's rating over time, kept up to date in a child process
-(`python -m tournaments.league.board`, a `child.Kept`) that holds the league's tallies between
-refreshes and reads only the games stored since the last one.
+(`python -m tournaments.league.board`, kept by `board_keeper.BoardKeeper`) that holds the
+league's tallies between refreshes and reads only the games stored since the last one.
 
 Why a child: pages are answered from the last board at once while the next is made, the
 server's memory stays flat however many games the league holds, and the fit's CPU is another
@@ -23,11 +23,8 @@ from threading import get_ident
 from typing import Any
 
 import msgspec
-import trio
 
-from protocol.errors import ArenaError
-from tournaments.league.child import Kept, serve
-from tournaments.league.files import bot_of
+from tournaments.league.child import serve
 from tournaments.league.shelf import History, Shelf, shelf_path
 from tournaments.rank.ratings import MuSeries
 from tournaments.rank.running import BUDGET_S, RunningTables
@@ -35,14 +32,8 @@ from tournaments.rank.tables import other_side, pairs, standings
 from tournaments.report.page import thinned
 from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame
-from tournaments.store.store import Store
+from tournaments.store.store import Store, bot_of
 
-MIN_REFRESH_S = 5.0
-"""The board is made again at most this often, and its child busy at most a tenth of the time
-(`IDLE_FACTOR`): a league that stores games all the time must not spend its cores on its own
-leaderboard."""
-IDLE_FACTOR = 9
-"""After a refresh, the board waits at least this many times the CPU the refresh took."""
 BOARD_NICE = 0
 """The board's child runs at the server's priority: below the ladder's bots it would fall
 behind a busy ladder."""
@@ -327,72 +318,6 @@ def _count_new(store: Store, running: Running, labels: dict[int, str], last: int
 
 def _seats_over_two(games: Sequence[tuple[int, FinishedGame]]) -> bool:
     return any(len(game.bots) > 2 for _, game in games)
-
-
-class BoardKeeper:
-    """The last board, and the task that asks the board's child for the next one after new
-    games (or while its bootstrap is drawn)."""
-
-    def __init__(self, store_path: Path, keep: Collection[str] = ()) -> None:
-        self.store_path = store_path
-        self.keep = sorted(keep)
-        """The bots whose head to head the board holds (`Board.pairs`)."""
-        self.board = EMPTY
-        self.previous: dict[str, float] = {}
-        """Each bot's Elo on the board before this one: the leaderboard's "last change"."""
-        self.generation = 0
-        """Counts the boards made: what a page rendered from one may be kept under."""
-        self._stored = trio.Event()
-        self.refreshed = trio.Event()
-        """Set (and replaced) each time a new board is in."""
-        self._child: Kept[Refresh, Refreshed] = Kept(__name__, Refreshed, Keeping().refresh)
-
-    def on_game(self) -> None:
-        """A game was stored: the board is out of date."""
-        self._stored.set()
-
-    def start_over(self, store_path: Path) -> None:
-        """A new season: its board is of its own store, empty until its first game."""
-        self.store_path = store_path
-        self.previous = {}
-        self.board = EMPTY
-        self.generation += 1
-        self._stored.set()
-
-    async def refresh(self) -> Refreshed | None:
-        """Bring the board up to date now (None: it could not be, the log says why)."""
-        asked = self.store_path
-        try:
-            refreshed = await self._child.ask(Refresh(str(asked), keep=self.keep))
-        except ArenaError as exc:
-            print(
-                f"arena serve: the leaderboard could not be computed: {exc}",
-                file=sys.stderr,
-                flush=True,
-            )
-            return None
-        if asked != self.store_path:  # a new season began meanwhile: its board comes next
-            return refreshed
-        self.previous = {str(row["bot"]): float(row["elo"]) for row in self.board.standings}
-        self.board = refreshed.board
-        self.generation += 1
-        self.refreshed.set()
-        self.refreshed = trio.Event()
-        return refreshed
-
-    async def run(self) -> None:
-        """Refresh after new games (or while the bootstrap is drawn), until cancelled: at most
-        every `MIN_REFRESH_S`, and idle at least `IDLE_FACTOR` times the CPU a refresh took."""
-        async with self._child.open():
-            while True:
-                began = time.monotonic()
-                self._stored = trio.Event()
-                refreshed = await self.refresh()
-                cpu = refreshed.cpu_s if refreshed else time.monotonic() - began
-                took = time.monotonic() - began
-                await trio.sleep(max(MIN_REFRESH_S - took, IDLE_FACTOR * cpu))
-                if refreshed is None or not refreshed.drawing:
-                    await self._stored.wait()
 
 
 if __name__ == "__main__":

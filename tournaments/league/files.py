@@ -38,11 +38,6 @@ BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 versions' labels in the store)."""
 
 
-def bot_of(label: str) -> str:
-    """The bot a store label is a version of (`name@hash`: an older version of `name`)."""
-    return label.split("@")[0]
-
-
 class League:
     """The league of `file`, its registry open (close it, or use `with`), and the season now.
 

@@ -22,17 +22,20 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import trio
 
-from tournaments.league.board import Board, BoardKeeper, compute
+from tournaments.league.board import Board, compute
+from tournaments.league.board_keeper import BoardKeeper
 from tournaments.league.copies import league_pairs
 from tournaments.league.errors import Forbidden, NotFound
-from tournaments.league.files import League, bot_of
+from tournaments.league.files import League
 from tournaments.league.final import FinalProgress, claim_of, progress
+from tournaments.league.game_pages import Viewers
 from tournaments.league.grades import Graded, authored, graded, season_grades
 from tournaments.league.headline import best_of_each, groups
-from tournaments.league.reads import GamesOf, KeptStores, Recent, reader
+from tournaments.league.kept import Kept
+from tournaments.league.reads import Found, GamesOf, KeptStores, Reads, Recent, Request
 from tournaments.league.registry import Author, Season
 from tournaments.league.shelf import Opponents
-from tournaments.league.viewers import Shown, Viewers
+from tournaments.league.viewers import Shown
 from tournaments.league.views import (
     LADDER,
     LOG_TAIL_BYTES,
@@ -55,13 +58,18 @@ from tournaments.league.views import (
     Where,
     refuse_unless_organiser,
 )
-
-if TYPE_CHECKING:
-    from tournaments.league.clones import Pair  # scipy's sparse matrices: only when asked
 from tournaments.report.public import public_record
 from tournaments.report.steps import with_observations
 from tournaments.store.exclusion import visible
-from tournaments.store.store import GameChoice, LogRow
+from tournaments.store.store import GameChoice, LogRow, bot_of
+
+if TYPE_CHECKING:
+    from tournaments.league.clones import Pair  # scipy's sparse matrices: only when asked
+
+
+def reader(stores: KeptStores) -> Kept[Request, Found]:
+    """The league's reads (`Kept.open` while it runs; outside, in a thread, on `stores`)."""
+    return Kept(Reads.__module__, Found, Reads(stores).answer)
 
 
 class _Names(msgspec.Struct):

@@ -1,5 +1,5 @@
 """A bot's games read from a store for its page and its listings, in the league's kept child
-(`child.Kept`: `python -m tournaments.league.reads`, below the server's priority): decoding
+(`kept.Kept`: `python -m tournaments.league.reads`, below the server's priority): decoding
 hundreds of games is tens of milliseconds of Python that the pages must not wait for.
 
 A page's read must cost what the page shows, however large the store: the stores' connections
@@ -23,13 +23,12 @@ from typing import Generic, TypeVar
 import msgspec
 
 from tournaments.league.api_answers import FaultAnswer, GameFacts
-from tournaments.league.child import Kept, serve
-from tournaments.league.files import bot_of
+from tournaments.league.child import serve
 from tournaments.league.shelf import NO_OPPONENTS, History, Opponents, Shelf, shelf_path
 from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame
 from tournaments.store.sqlitefile import SqliteFile, StoreError
-from tournaments.store.store import GameChoice, LogRow, Store
+from tournaments.store.store import GameChoice, LogRow, Store, bot_of
 
 READS_NICE = 2
 """How far below the server's priority the child reads: below the server's thread, above the
@@ -252,11 +251,6 @@ def listed_game(
         faults=[FaultAnswer(f.seat, f.kind, f.decision) for f in game.played.faults],
         own=seen(game.bots, sees),
     )
-
-
-def reader(stores: KeptStores) -> Kept[Request, Found]:
-    """The league's reads (`Kept.open` while it runs; outside, in a thread, on `stores`)."""
-    return Kept(__name__, Found, Reads(stores).answer)
 
 
 def main() -> int:

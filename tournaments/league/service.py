@@ -26,7 +26,7 @@ from protocol.errors import ArenaError, RequestError
 from tournaments.executors import Executor
 from tournaments.executors.budget import Budget
 from tournaments.executors.choose import executor_for
-from tournaments.league.board import BoardKeeper
+from tournaments.league.board_keeper import BoardKeeper
 from tournaments.league.check_queue import CheckQueue
 from tournaments.league.errors import Forbidden, NotFound
 from tournaments.league.files import League, ServeLock
@@ -39,8 +39,7 @@ from tournaments.league.runtimes import Runtime, runtimes
 from tournaments.league.scrimmages import play_scrimmage
 from tournaments.league.season import OpenSeason
 from tournaments.league.sessions import Sessions
-from tournaments.league.staging import stager
-from tournaments.league.submissions import submit
+from tournaments.league.submissions import stager, submit
 from tournaments.league.turns import Turns
 from tournaments.league.views import SCRIMMAGE_READY, ScrimmageView, refuse_unless_organiser
 from tournaments.play.runner import Refused, Voided

@@ -1,5 +1,5 @@
 """An upload unpacked into a staging folder, hashed, and its command read — in the league's
-kept child (`child.Kept`: `python -m tournaments.league.staging`), one upload at a time, below
+kept child (`kept.Kept`: `python -m tournaments.league.staging`), one upload at a time, below
 the server's priority: an upload's work is the uploader's to choose (thousands of files, a bomb
 within the caps, megabytes of noise to hash), and the pages must not wait for it.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from tournaments.league.child import Kept, serve
+from tournaments.league.child import serve
 from tournaments.league.files import confined_command
 from tournaments.league.folders import remove, upload_hash
 from tournaments.league.unpack import MANIFEST, UploadLimits, manifest, single_file_command, unpack
@@ -39,11 +39,6 @@ class Upload(msgspec.Struct, frozen=True):
     filename: str
     path: str
     limits: UploadLimits
-
-
-def stager() -> Kept[Upload, Staged]:
-    """The league's staging (`Kept.open` while it runs)."""
-    return Kept(__name__, Staged, staged)
 
 
 def staged(upload: Upload) -> Staged:

@@ -22,12 +22,17 @@ from typing import BinaryIO
 
 import trio
 
-from tournaments.league.child import Kept
 from tournaments.league.errors import RateLimited, TooLarge
 from tournaments.league.files import League
 from tournaments.league.folders import remove
+from tournaments.league.kept import Kept
 from tournaments.league.registry import Author, Version
-from tournaments.league.staging import Staged, Upload, stager
+from tournaments.league.staging import Staged, Upload, staged
+
+
+def stager() -> Kept[Upload, Staged]:
+    """The league's staging (`Kept.open` while it runs; outside, in a thread)."""
+    return Kept(staged.__module__, Staged, staged)
 
 
 def refuse_early(league: League, author: Author, bot: str) -> None:

@@ -15,12 +15,11 @@ from typing import Any
 
 import msgspec
 
-from tournaments.league.board import MIN_REFRESH_S as MIN_REFRESH_S
+from tournaments.league.board_keeper import MIN_REFRESH_S as MIN_REFRESH_S
 from tournaments.league.clones import MIN_SHARED as MIN_SHARED
 from tournaments.league.copies import CSV_HEADERS as CSV_HEADERS
 from tournaments.league.copies import rows as rows
 from tournaments.league.errors import Forbidden
-from tournaments.league.files import bot_of as bot_of
 from tournaments.league.final import FinalProgress
 from tournaments.league.grades import as_table as as_table
 from tournaments.league.headline import clusters as clusters
@@ -45,6 +44,7 @@ from tournaments.league.registry import (
 from tournaments.league.runtimes import ASKED as ASKED
 from tournaments.league.shelf import NO_OPPONENTS, History, Opponents
 from tournaments.store.results import FinishedGame
+from tournaments.store.store import bot_of as bot_of
 
 LOG_TAIL_BYTES = 8192
 """A stderr log's end shown on its bot's page."""

@@ -237,6 +237,12 @@ class GameChoice(msgspec.Struct, frozen=True, kw_only=True):
     count: int = 50
 
 
+def bot_of(label: str) -> str:
+    """The bot a label of `Store.labels` is a version of (`name@hash`: an older version of
+    `name`)."""
+    return label.split("@")[0]
+
+
 class Store(SqliteFile):
     """A tournament's SQLite file. Not thread-safe: use it from one thread (trio's is fine).
 
