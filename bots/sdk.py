@@ -23,7 +23,17 @@ from typing import IO, Any, Generic, TypeVar
 
 import msgspec
 
-from protocol.messages import Answer, Clock, End, Quit, Ready, Start, TimeControl, ToBot
+from protocol.messages import (
+    Answer,
+    Clock,
+    End,
+    Quit,
+    Ready,
+    Start,
+    TimeControl,
+    TimeMode,
+    ToBot,
+)
 from referee.games import find_game
 
 Obs = TypeVar("Obs")
@@ -50,6 +60,8 @@ class Context:
     time: TimeControl
     rng: random.Random
     clock: Clock = field(default_factory=lambda: Clock(move_ms=0, bank_ms=0))
+    time_mode: TimeMode = "wall"
+    """What the referee charges a decision: its wall-clock time, or the bot's CPU time in it."""
 
 
 Choose = Callable[[Any, list[Any], Context], Any]
@@ -101,6 +113,7 @@ def run(
                 options=message.options,
                 time=message.time,
                 rng=random.Random(message.seed),
+                time_mode=message.time_mode,
             )
             send(Ready(name=name))
         elif isinstance(message, _TypedAct):

@@ -7,12 +7,20 @@ may grow new fields with defaults, so bots should ignore fields they do not know
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_LINE_BYTES = 1 << 20
+
+TimeMode = Literal["wall", "cpu"]
+"""What a decision is charged: the wall-clock time from `act` to the answer, or the bot's CPU
+time in it."""
+CPU_MODE_WALL_CAP = 30
+"""In cpu time mode, the longest wait for an answer, in multiples of the limit (in wall-clock
+time), however the bot works meanwhile (`referee.backstop`): a bot given too small a share of
+a loaded machine must answer by then."""
 
 
 class TimeControl(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -60,6 +68,9 @@ class Start(ToBot):
     """A seed for the bot's own randomness (63 bits), never derived from the game's seed: keyed
     by the tournament's secret, or random in `arena match` (`--bot-seed` fixes it), so a bot can
     be reproducible without learning anything about the game's hidden draws."""
+    time_mode: TimeMode = "wall"
+    """The clock `time` and every `act`'s `clock` are measured on: "cpu" charges the bot's CPU
+    time, so a bot can budget its search in CPU time and a loaded machine does not weaken it."""
 
 
 class Act(ToBot):

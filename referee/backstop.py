@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import trio
 
+from protocol.messages import CPU_MODE_WALL_CAP
 from referee.channel import BotChannel
 from referee.process import Cancellable
 
 CPU_MODE_WALL_FACTOR = 3
 """In cpu time mode, how often the referee looks at a bot it waits for, in multiples of the
 limit (in wall-clock time): a bot that sleeps or blocks is cut after this long."""
-
-CPU_MODE_WALL_CAP = 30
-"""In cpu time mode, the longest wait for an answer, in multiples of the limit (in wall-clock
-time), however the bot works meanwhile."""
 
 
 class Backstop:

@@ -512,6 +512,7 @@ class _Match:
             time=time,
             match=self.match_id,
             seed=self.bot_seeds[seat],
+            time_mode=self.limits.time_mode,
         )
         self.writer.start(message)
         fault: BotFault | None = None  # what a wait cut by its deadline leaves

@@ -52,12 +52,12 @@ import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Literal, Protocol
+from typing import Protocol
 
 import msgspec
 import trio
 
-from protocol.messages import DEFAULT_MAX_LINE_BYTES, Quit, encode_line
+from protocol.messages import DEFAULT_MAX_LINE_BYTES, Quit, TimeMode, encode_line
 from referee import spawn as spawner
 from referee.cgroups import BotCgroup
 from referee.faults import BotFault, describe_exit, stderr_quote
@@ -102,9 +102,6 @@ SIGNAL_MAX = 64
 REAP_TIMEOUT_S = 2.0
 """How long to wait for a killed group's members to disappear before giving up (they cannot
 survive SIGKILL; only a process stuck in the kernel takes this long)."""
-
-
-TimeMode = Literal["wall", "cpu"]
 
 
 class Cancellable(Protocol):

@@ -44,6 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from bots.search.budget import Timer
 from bots.search.policies import Horizon, Opponents, profile
 from referee.games import Game, Policy, simulate
 
@@ -133,6 +134,8 @@ class Search:
         self.width = known.width
         self.stage = known.stage
         self.stage_seconds = known.stage_ms / 1000
+        self.timer: Timer = time.perf_counter
+        """The clock of the current `run`'s deadline (`bots.search.budget`)."""
         self.past_stage: Callable[[Any], bool] | None = None
         """Whether a state is past the root's stage (`SearchProfile.stage`) in the current
         `run`; None without a stage, or in a search too long for it (`SearchProfile.stage_ms`)."""
@@ -144,12 +147,19 @@ class Search:
         rng: random.Random,
         deadline: float,
         iterations: int | None = None,
+        *,
+        timer: Timer = time.perf_counter,
+        seconds: float | None = None,
     ) -> Any:
         """The action for `seat` in `root`, after `iterations` (None: the game's cap, else as
-        many as fit) iterations, stopping at `deadline` (a `time.perf_counter()` value) in any
-        case."""
+        many as fit) iterations, stopping at `deadline` (a value of `timer`) in any case.
+        `seconds` is the search's length for its shape (the game's stage: `SearchProfile.
+        stage_ms`); None: the time left to the deadline. A search of a fixed number of
+        iterations gives one, so that its shape, and so its answer, does not depend on how fast
+        the machine runs it."""
         game = self.game
         self.seat = seat
+        self.timer = timer
         if iterations is None:
             iterations = self.cap
         self.legal = game.legal(root, seat)
@@ -160,11 +170,11 @@ class Search:
             return self._flat(root, seat, rng, deadline, iterations)
         tree = Node()
         done = 0
-        clock = time.perf_counter
-        now = clock()
+        now = timer()
         stage = self.stage
         self.past_stage = None
-        if stage is not None and deadline - now < self.stage_seconds:
+        length = deadline - now if seconds is None else seconds
+        if stage is not None and length < self.stage_seconds:
             root_stage = stage(root)
             self.past_stage = lambda state: stage(state) != root_stage
         slowest = 0.0
@@ -173,7 +183,7 @@ class Search:
         while (iterations is None or done < iterations) and now + slowest < deadline:
             self._iterate(tree, game.determinize(root, seat, rng), rng, deadline)
             done += 1
-            began, now = now, clock()
+            began, now = now, timer()
             slowest = max(slowest, now - began)
         self.iterations = done
         return self._best(tree, root, seat, rng)
@@ -189,10 +199,11 @@ class Search:
         their worlds: paired comparisons, which a few dozen worlds a decision can tell apart
         where a tree's independent samples cannot. Only the game's `width` best actions by the
         prior (else by the heuristic) are valued: more worlds for the likely ones. The answer
-        is chosen as a tree's root (`_best`); the deadline is checked between worlds and between
-        a world's actions, a world left unfinished by it being dropped (a playout does not look
-        at the clock: this is for games with short horizons, 5211's rest of a round, Alhambra's
-        next turns)."""
+        is chosen as a tree's root (`_best`); the deadline is checked between worlds and, in the
+        first world and once it is less than two of the slowest worlds away, between a world's
+        actions (a look at the clock can cost a system call: `bots.search.budget`), a world left
+        unfinished by it being dropped (a playout does not look at the clock: this is for games
+        with short horizons, 5211's rest of a round, Alhambra's next turns)."""
         game = self.game
         legal = self._candidates(root, seat)
         tree = Node()
@@ -205,7 +216,7 @@ class Search:
 
         horizon = self.horizon(root)
         done = 0
-        clock = time.perf_counter
+        clock = self.timer
         now = clock()
         slowest = 0.0
         while (
@@ -220,8 +231,9 @@ class Search:
                 if s != seat
             }
             values: list[float] = []
+            watch = not slowest or now + 2 * slowest >= deadline
             for action in legal:
-                if values and clock() > deadline:
+                if values and watch and clock() > deadline:
                     break
                 twin = game.clone(world)
                 joint[seat] = action
@@ -360,7 +372,7 @@ class Search:
         played."""
         limit = self.horizon(world)
         policy = self._policy(rng)
-        game, clock = self.game, time.perf_counter
+        game, clock = self.game, self.timer
         until = self.past_stage
         done = 0
         while True:

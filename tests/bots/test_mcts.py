@@ -181,9 +181,9 @@ def test_a_late_decision_is_kept_back_from_the_next(monkeypatch: pytest.MonkeyPa
     bot.searches["azul"] = search
     real_run = search.run
 
-    def late_run(*args: Any) -> Any:
+    def late_run(*args: Any, **options: Any) -> Any:
         """The real search, then 30 ms past its deadline (args: root, seat, rng, deadline)."""
-        action = real_run(*args)
+        action = real_run(*args, **options)
         time.sleep(max(0.0, args[3] - time.perf_counter()) + 0.03)
         return action
 
@@ -220,6 +220,9 @@ def test_parameters_reach_the_bot_through_its_builtin_name() -> None:
         parse_args(["--rollout", "smart"])
     with pytest.raises(SystemExit):
         parse_args(["--iterations", "0"])
+    assert (parse_args([]).clock, parse_args(["--clock", "cpu"]).clock) == (None, "cpu")
+    with pytest.raises(SystemExit):
+        parse_args(["--clock", "thread"])
 
 
 def test_a_real_match_with_parameters_on_the_command_line(tmp_path: Path) -> None:
