@@ -55,6 +55,7 @@ def _mcts(*words: str) -> BotSpec:
     return BotSpec("mcts", [sys.executable, "-m", "bots.mcts", *words])
 
 
+@pytest.mark.alone  # it loads every core: the other tests' clocks must not pay for it
 async def test_a_loaded_machine_neither_times_out_a_cpu_search_nor_changes_its_iterations(
     tmp_path: Path,
 ) -> None:
