@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -15,15 +16,23 @@ from leaguehelp import BOT, LEAGUE, front_of, sign_in
 from spinning_bot import SPIN_S
 
 from protocol.messages import TimeControl
-from referee import Limits
+from referee import BotHandle, Limits
 from tournaments.bench.corpus import corpus, kind, node_port
 from tournaments.cli import main
 from tournaments.league import copies
+from tournaments.league import fingerprint as fingerprint_module
 from tournaments.league.board import Board
 from tournaments.league.checks import check_version
 from tournaments.league.clones import Pair, baseline, compare
 from tournaments.league.files import League
-from tournaments.league.fingerprint import Answer, Fingerprint, Fingerprints, bank, fingerprint
+from tournaments.league.fingerprint import (
+    Answer,
+    Fingerprint,
+    Fingerprints,
+    Meter,
+    bank,
+    fingerprint,
+)
 from tournaments.league.headline import best_of_each, clusters, finalists, groups
 from tournaments.league.registry import Registry
 from tournaments.league.season import OpenSeason
@@ -195,6 +204,39 @@ def test_a_bot_that_spends_cpu_is_held_to_the_fingerprints_budget() -> None:
     answers = made.answers.values()
     assert 0 < sum(len(answer.choices) for answer in answers) < budget / SPIN_S
     assert {(answer.deal, answer.seat) for answer in answers} == {(0, 0)}
+
+
+class Gone:
+    """A bot's process as the meter sees it: its CPU so far, and whether it has died."""
+
+    def __init__(self) -> None:
+        self.cpu, self.dead = 0.0, False
+
+    def exit_status(self) -> int | None:
+        return 1 if self.dead else None
+
+    def cpu_s(self) -> float:
+        return self.cpu
+
+
+def test_a_process_that_dies_between_two_looks_is_counted_at_the_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bot that burns CPU and dies before the next look takes what it used since the last
+    with it: the meter counts the most it could have used, the time since on every core; a
+    process closed just after a look (killed at once) counts what was read."""
+    now = [100.0]
+    monkeypatch.setattr(fingerprint_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(fingerprint_module.os, "cpu_count", lambda: 2)
+    meter, dying, closing = Meter(), Gone(), Gone()
+    handles = [SimpleNamespace(process=process, starts=1) for process in (dying, closing)]
+    meter.watch(*cast(list[BotHandle], handles))
+    dying.cpu, closing.cpu = 1.0, 2.0
+    assert meter.look() == 3.0
+    meter.close(cast(BotHandle, handles[1]))
+    dying.dead = closing.dead = True
+    now[0] += 0.25
+    assert meter.look() == 3.0 + 0.25 * 2
 
 
 def test_a_deterministic_bot_answers_the_same_way_twice(

@@ -40,6 +40,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -66,9 +67,10 @@ in all. The referee's own work is not in it (it shares the server's process with
 where it cannot be told apart): it is bounded by the bank (`DEALS` × `REPEATS` games per seat,
 which no bot can lengthen past the game's rules), and docs/benchmarks.md measures it."""
 
-LOOK_S = 0.05
-"""The least time between two looks at a fingerprint's CPU (`_hold`): its bots overshoot its
-CPU by at most what they use in that time."""
+LOOK_S = (0.05, 0.5)
+"""The least and the most time between two looks at a fingerprint's CPU (`_hold`): its bots
+overshoot its CPU by at most what they use in the least; a process that dies between two looks
+is counted at the most it could have used since the last (`Meter`)."""
 
 
 class Answer(msgspec.Struct, array_like=True):
@@ -158,34 +160,52 @@ def answers_of(record: bytes, seat: int, deal: int) -> Iterator[tuple[str, Answe
 class Meter:
     """The CPU seconds of a fingerprint's bot processes: each process's own accounting (its
     cgroup's, else /proc's: `BotHandle.process`) as last looked at, processes gone or restarted
-    included, so that none is forgotten or counted twice."""
+    included, so that none is forgotten or counted twice. A process that died between two looks
+    (a crash, a fault) took what it used since the last with it: it is counted at the most it
+    could have used, the time since that look on every core."""
 
     def __init__(self) -> None:
+        self._cores = os.cpu_count() or 1
         self._handles: list[BotHandle] = []
         self._seen: dict[tuple[int, int], float] = {}
+        self._read: dict[tuple[int, int], float] = {}
+        """When each live process was last read."""
 
     def watch(self, *handles: BotHandle) -> None:
         self._handles.extend(handles)
 
     def look(self) -> float:
         """The CPU seconds used so far (read now from every live process)."""
+        now, live = time.monotonic(), set()
         for index, handle in enumerate(self._handles):
             process = handle.process
             if process is not None and process.exit_status() is None:
                 with contextlib.suppress(OSError):  # it ended between the two reads
-                    self._seen[index, handle.starts] = process.cpu_s()
+                    key = (index, handle.starts)
+                    self._seen[key], self._read[key] = process.cpu_s(), now
+                    live.add(key)
+        for key in set(self._read) - live:
+            self._seen[key] += (now - self._read.pop(key)) * self._cores
         return sum(self._seen.values())
+
+    def close(self, handle: BotHandle) -> None:
+        """`handle`'s process ends now, just looked at: nothing of it goes unseen."""
+        index = self._handles.index(handle)
+        for key in [key for key in self._read if key[0] == index]:
+            del self._read[key]
 
 
 async def _hold(meter: Meter, own: BotHandle, cpu_s: float, spent: trio.Event) -> None:
     """Kill the version's process (`own`) once `meter` says its bots have used `cpu_s`: its
     game ends as a crash, its answers so far kept. Its processes use at most one CPU second
-    per second per core, so until `cpu_s` is near it looks seldom: never later than they could
-    reach it, and at least `LOOK_S` apart."""
+    per second per core, so it looks no later than they could reach `cpu_s`, and every
+    `LOOK_S` at least and at most."""
     cores = os.cpu_count() or 1
+    least, most = LOOK_S
     while (used := meter.look()) < cpu_s:
-        await trio.sleep(max(LOOK_S, (cpu_s - used) / cores))
+        await trio.sleep(min(most, max(least, (cpu_s - used) / cores)))
     spent.set()
+    meter.close(own)  # killed at once, just looked at
     if own.process is not None:
         await own.process.kill()
 
@@ -235,6 +255,7 @@ async def fingerprint(
                     if spent.is_set():
                         break
                 made.cpu_s = meter.look()
+                meter.close(own)
                 nursery.cancel_scope.cancel()
     made.cut = spent.is_set()
     return made
