@@ -6,22 +6,33 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import numpy as np
 import pytest
 import trio
 from leaguehelp import BOT, LEAGUE, front_of, sign_in
+from spinning_bot import SPIN_S
 
-from referee import Limits
+from protocol.messages import TimeControl
+from referee import BotHandle, Limits
 from tournaments.bench.corpus import corpus, kind, node_port
 from tournaments.cli import main
 from tournaments.league import copies
+from tournaments.league import fingerprint as fingerprint_module
 from tournaments.league.board import Board
 from tournaments.league.checks import check_version
 from tournaments.league.clones import Pair, baseline, compare
 from tournaments.league.files import League
-from tournaments.league.fingerprint import Fingerprint, Fingerprints, bank, fingerprint
+from tournaments.league.fingerprint import (
+    Answer,
+    Fingerprint,
+    Fingerprints,
+    Meter,
+    bank,
+    fingerprint,
+)
 from tournaments.league.headline import best_of_each, clusters, finalists, groups
 from tournaments.league.registry import Registry
 from tournaments.league.season import OpenSeason
@@ -169,14 +180,63 @@ def test_a_copy_that_looks_for_the_fingerprint_gains_nothing(
 
 def test_the_bank_is_secret_and_fixed() -> None:
     """Every version meets the same deals and house seeds; another secret, other deals; the
-    version's own seed changes with the repeat, the house bots' do not."""
+    version's own seed changes with the repeat, the house bots' do not; every seat plays the
+    deals once before any plays them twice."""
     first, again = bank(SECRET, "azul", 2, 3, 2), bank(SECRET, "azul", 2, 3, 2)
     other = bank(b"another secret", "azul", 2, 3, 2)
     assert first == again and first[0][0].seed != other[0][0].seed
-    seat0, seat0_again = first[0][0], first[1][0]  # seat 0, repeats 0 and 1, deal 0
+    assert [unit[0].seat for unit in first] == [0, 1, 0, 1]
+    seat0, seat0_again = first[0][0], first[2][0]  # seat 0, repeats 0 and 1, deal 0
     assert seat0.seed == seat0_again.seed
     assert seat0.bot_seeds[0] != seat0_again.bot_seeds[0]
     assert seat0.bot_seeds[1] == seat0_again.bot_seeds[1]
+
+
+def test_a_bot_that_spends_cpu_is_held_to_the_fingerprints_budget() -> None:
+    """A bot that burns CPU at every decision is killed where its bots' CPU reaches the budget,
+    in its first game: the fingerprint asks nothing more and keeps that game's answers (clocks
+    long enough that a loaded machine does not time its start or its decisions out first)."""
+    spinning = parse_bot(f"{PY} {Path(__file__).parent}/spinning_bot.py", "spinning")
+    tournament = Tournament(game="azul", players=2, time=TimeControl(60_000, startup_ms=60_000))
+    budget = 1.0
+    made = trio.run(fingerprint, tournament, spinning, UNBOXED, SECRET, 2, 2, budget)
+    assert made.cut and budget <= made.cpu_s < budget + 0.5, made.cpu_s
+    answers = made.answers.values()
+    assert 0 < sum(len(answer.choices) for answer in answers) < budget / SPIN_S
+    assert {(answer.deal, answer.seat) for answer in answers} == {(0, 0)}
+
+
+class Gone:
+    """A bot's process as the meter sees it: its CPU so far, and whether it has died."""
+
+    def __init__(self) -> None:
+        self.cpu, self.dead = 0.0, False
+
+    def exit_status(self) -> int | None:
+        return 1 if self.dead else None
+
+    def cpu_s(self) -> float:
+        return self.cpu
+
+
+def test_a_process_that_dies_between_two_looks_is_counted_at_the_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bot that burns CPU and dies before the next look takes what it used since the last
+    with it: the meter counts the most it could have used, the time since on every core; a
+    process closed just after a look (killed at once) counts what was read."""
+    now = [100.0]
+    monkeypatch.setattr(fingerprint_module.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(fingerprint_module.os, "cpu_count", lambda: 2)
+    meter, dying, closing = Meter(), Gone(), Gone()
+    handles = [SimpleNamespace(process=process, starts=1) for process in (dying, closing)]
+    meter.watch(*cast(list[BotHandle], handles))
+    dying.cpu, closing.cpu = 1.0, 2.0
+    assert meter.look() == 3.0
+    meter.close(cast(BotHandle, handles[1]))
+    dying.dead = closing.dead = True
+    now[0] += 0.25
+    assert meter.look() == 3.0 + 0.25 * 2
 
 
 def test_a_deterministic_bot_answers_the_same_way_twice(
@@ -326,6 +386,35 @@ def test_the_baseline_weighs_each_family_once() -> None:
     values = np.array([0.95, 0.9, 0.99, 0.6, 0.6, 0.6, 0.6, 0.1, 0.2, 0.15])
     assert baseline(7, first, second, values) == 0.15
     assert baseline(2, np.array([0]), np.array([1]), np.array([1.0])) == 0.0
+
+
+def played(openings: dict[tuple[int, int], list[str]], past: dict[str, int]) -> Fingerprint:
+    """A fingerprint with the given choices at the openings of 5 deals × 2 seats (one per
+    (deal, seat)) and past them, at position `key`, `past[key]` plays of one action."""
+    made = Fingerprint("azul", 2)
+    for (deal, seat), choices in openings.items():
+        made.add(f"open:{deal}:{seat}", Answer(deal, seat, 0, choices))
+    for key, plays in past.items():
+        made.add(key, Answer(0, 0, 1, ["same"] * plays))
+    return made
+
+
+def test_steady_bots_that_share_few_positions_past_the_openings() -> None:
+    """Steady at the openings and parting there in every deal: independent. One of them
+    spreads its choices at the openings, so its plays met the other's past them seldom: the
+    few positions they share there say nothing of copying, either way."""
+    cells = [(deal, seat) for deal in range(5) for seat in range(2)]
+    steady = played({cell: ["x"] * 10 for cell in cells}, {f"s{n}": 10 for n in range(9)})
+    other = played({cell: ["z"] * 10 for cell in cells}, {f"o{n}": 10 for n in range(9)})
+    spread = [f"m{n}" for n in range(10)]  # ten even moves, one of them steady's once in a while
+    spreads = played({cell: spread for cell in cells}, {"s0": 1, "s1": 1, "s2": 1, "t": 1})
+    kept = {"steady": steady, "other": other, "spreads": spreads}
+    pairs = compare(kept, {name: name for name in kept})
+    parted = pair(pairs, "steady", "other")
+    assert parted.shared == 10 and parted.verdict == "independent", parted
+    for name in ("steady", "other"):
+        thin = pair(pairs, name, "spreads")
+        assert thin.shared >= 10 and thin.verdict == "too few shared positions to tell", thin
 
 
 def test_the_final_plays_one_bot_per_author_when_the_organiser_asks(tmp_path: Path) -> None:

@@ -36,11 +36,16 @@ class Outcome(msgspec.Struct, frozen=True):
     related_flagged: int
     cpu_s: list[float]
     """CPU seconds of each fingerprint: the referee's and every bot's, house bots included."""
+    cut: int
+    """Fingerprints cut short by their CPU (`league.fingerprint.CPU_S`)."""
 
 
 def _cpu() -> float:
+    """This process's CPU seconds: the referee's. Its bots' are the fingerprint's own count
+    (`Fingerprint.cpu_s`, their processes' accounting): a bot killed in the sandbox is never
+    reaped into this process's children's times."""
     times = os.times()
-    return times.user + times.system + times.children_user + times.children_system
+    return times.user + times.system
 
 
 def fingerprint_corpus(
@@ -68,7 +73,7 @@ def fingerprint_corpus(
                 made[entry.name] = await fingerprint(
                     tournament, spec, Limits(), b"bench", deals, repeats
                 )
-                cpu.append(_cpu() - began)
+                cpu.append(_cpu() - began + made[entry.name].cpu_s)
                 progress(f"clones: {game} {entry.name} in {time.monotonic() - began_s:.0f} s")
             return made, cpu
 
@@ -96,6 +101,7 @@ def judge(
         len(kinds["related"]),
         sum(pair.flagged for pair in kinds["related"]),
         cpu,
+        sum(fingerprint.cut for fingerprint in made.values()),
     )
 
 

@@ -873,7 +873,8 @@ class Bench:
                 name = f"{where}: related pairs flagged (of {found.related_pairs}; one program)"
                 self.add(Figure("clones", name, related, "%"))
             worst, median = max(found.cpu_s), statistics.median(found.cpu_s)
-            name = f"{where}: CPU per fingerprint, the most (median {median:.1f} s)"
+            shape = f"median {median:.1f} s; {found.cut} cut"
+            name = f"{where}: CPU per fingerprint, the most ({shape})"
             self.add(Figure("clones", name, worst, "s", "≤ 60 s", worst <= 60))
 
     def league_scale(self) -> None:

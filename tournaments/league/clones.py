@@ -21,7 +21,8 @@ versions by different authors and of different families (`baseline`: a family is
 joined by pairs as alike as copies, each family weighed as one, so that a league where many
 versions copy one bot does not take the copies for the independent bots' norm) as a z-score
 in fixed steps (`SPREAD`), and a pair is flagged only when it stands far out on enough shared
-positions (`MIN_SHARED`).
+positions (`MIN_SHARED`), enough of them past the openings unless both versions are steady at
+the openings and part there (`verdict`).
 
 Computed with sparse matrices (versions × (position, action) choice counts), so a thousand
 versions cost sparse products, not a loop over half a million pairs.
@@ -48,7 +49,8 @@ far above the baseline (a league whose independent bots are alike), worth a look
 COPY_Z = 4.0
 MIN_SHARED = 8
 """Fewer shared positions than this say nothing either way; past the openings, fewer say that
-two steady bots part at once."""
+two bots steady at the openings part there, and nothing when one of them spreads its choices
+there (`verdict`)."""
 MIN_SELF = 0.25
 """A pair one of whose versions agrees with itself less often than this, and whose versions
 agree with each other less often than `COPY_LIKENESS`, plays too much at random for its
@@ -115,6 +117,8 @@ class Matrices:
     reached: sparse.csr_matrix
     """1 where a version reached a position, its openings included."""
     selves: np.ndarray
+    opening_selves: np.ndarray
+    """Each version's self-agreement at its openings."""
     columns: list[tuple[str, str]]
     """(position, action) of each column of `counts`."""
     positions: dict[str, int]
@@ -160,13 +164,14 @@ def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
     where: dict[str, tuple[int, int, int]] = {}
     rows, cols, values, shares = [], [], [], []
     reach_rows, reach_cols, plays = [], [], []
-    selves = np.ones(len(names))
+    selves, opening_selves = np.ones(len(names)), np.ones(len(names))
     for row, name in enumerate(names):
         made = fingerprints[name]
         first = openings(made)
         selves[row] = self_agreement(
             answer for key, answer in made.answers.items() if key not in first
         )
+        opening_selves[row] = self_agreement(made.answers[key] for key in first)
         for key, answer in made.answers.items():
             reach_rows.append(row)
             reach_cols.append(position.setdefault(key, len(position)))
@@ -186,7 +191,9 @@ def matrices(fingerprints: Mapping[str, Fingerprint]) -> Matrices:
     played = sparse.csr_matrix((plays, (reach_rows, reach_cols)), shape=shape, dtype=float)
     ones = np.ones(len(reach_rows))
     reached = sparse.csr_matrix((ones, (reach_rows, reach_cols)), shape=shape)
-    return Matrices(names, counts, freq, played, reached, selves, list(column), position, where)
+    return Matrices(
+        names, counts, freq, played, reached, selves, opening_selves, list(column), position, where
+    )
 
 
 class Likeness(msgspec.Struct):
@@ -200,6 +207,9 @@ class Likeness(msgspec.Struct):
     steady: np.ndarray
     """Both versions agree with themselves at least `MIN_SELF` of the time, or with each other
     at least `COPY_LIKENESS` of the time."""
+    parted: np.ndarray
+    """Both versions agree with themselves at their openings at least `MIN_SELF` of the time:
+    if they share few positions past them, it is because they chose otherwise there."""
 
 
 def likeness(m: Matrices) -> Likeness:
@@ -213,18 +223,26 @@ def likeness(m: Matrices) -> Likeness:
         agreement = np.where(twos > 0, same / twos, 0.0)
         like = np.where(root > 0, np.minimum(agreement / root, 1.0), 0.0)
     steady = (np.minimum.outer(m.selves, m.selves) >= MIN_SELF) | (agreement >= COPY_LIKENESS)
-    return Likeness(like, agreement, shared, past, steady)
+    parted = np.minimum.outer(m.opening_selves, m.opening_selves) >= MIN_SELF
+    return Likeness(like, agreement, shared, past, steady, parted)
 
 
-def verdict(likeness: float, shared: int, past: int, steady: bool, z: float) -> str:
-    """The plain-words verdict of a pair (`past`: its shared positions past the openings; two
-    steady bots that share fewer part at once, at the openings or just after, in every deal)."""
+TOO_FEW = "too few shared positions to tell"
+
+
+def verdict(likeness: float, shared: int, past: int, steady: bool, parted: bool, z: float) -> str:
+    """The plain-words verdict of a pair (`past`: its shared positions past the openings). Two
+    bots that share fewer than `MIN_SHARED` there either chose otherwise at the openings, which
+    bots steady there (`parted`) show in every play (independent), or met there seldom because
+    one spreads its choices at the openings: a copy that answers one way every time meets its
+    original's plays past them only where the original's draws fall its way, and how often
+    that is says nothing of copying (too few to tell)."""
     if shared < MIN_SHARED:
-        return "too few shared positions to tell"
+        return TOO_FEW
     if not steady:
         return "plays too much at random to tell"
     if past < MIN_SHARED:
-        return "independent"
+        return "independent" if parted else TOO_FEW
     if likeness >= COPY_LIKENESS:
         if z >= COPY_Z:
             return "copy: plays like the other far more than independent bots do"
@@ -273,7 +291,11 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
         dtype=bool,
     )
     pairs_i, pairs_j = upper[0][different], upper[1][different]
-    telling = (figures.shared[pairs_i, pairs_j] >= MIN_SHARED) & figures.steady[pairs_i, pairs_j]
+    telling = (
+        (figures.shared[pairs_i, pairs_j] >= MIN_SHARED)
+        & figures.steady[pairs_i, pairs_j]
+        & ((figures.past[pairs_i, pairs_j] >= MIN_SHARED) | figures.parted[pairs_i, pairs_j])
+    )
     centre = baseline(
         len(m.names),
         pairs_i[telling],
@@ -285,7 +307,7 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
         like, shared = float(figures.likeness[i, j]), int(figures.shared[i, j])
         z = (like - centre) / SPREAD
         past, steady = int(figures.past[i, j]), bool(figures.steady[i, j])
-        said = verdict(like, shared, past, steady, z)
+        said = verdict(like, shared, past, steady, bool(figures.parted[i, j]), z)
         agreement = float(figures.agreement[i, j])
         a, b = m.names[i], m.names[j]
         made.append(Pair(a, authors[a], b, authors[b], like, agreement, shared, centre, z, said))
