@@ -141,8 +141,9 @@ def hexed(words: list[str]) -> str:
 
 
 class Arena:
-    """A served league with a victim (alice, her bot playing), an attacker (mallory), an
-    organiser, and a private folder of the organiser's elsewhere (`organiser_dir`)."""
+    """A served league with a victim (alice, her bot checked, its games and logs stored, and
+    then off the ladder unless a test puts it on), an attacker (mallory), an organiser, and a
+    private folder of the organiser's elsewhere (`organiser_dir`)."""
 
     def __init__(self, top: Path, organiser_dir: Path, uid: int | None, python: str) -> None:
         self.top, self.uid, self.python = top, uid, python
@@ -166,6 +167,27 @@ class Arena:
         self.served = Running(self.file, uid, python)
         assert self.served.upload(self.alice, "alicebot", "alice.py", ALICE.encode())[0] == 201
         assert self.status("alicebot")["status"] == "playing"
+        self.wait_alice_logged()
+        self.alice_plays(False)  # the ladder rests until a test uploads a bot that plays
+
+    def wait_alice_logged(self) -> None:
+        """Until a ladder game of alice's is stored with her stderr's log (a secret to look
+        for in the store and the logs)."""
+        store = self.folder / "cup.sqlite"
+        deadline = Deadline(120)
+        while True:
+            with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+                made = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'logs'").fetchone()
+                if made is not None and db.execute("SELECT 1 FROM logs").fetchone() is not None:
+                    return
+            assert not deadline.passed(), "alice's first ladder game was not stored"
+            time.sleep(0.2)
+
+    def alice_plays(self, playing: bool) -> None:
+        """Put alice's bot on the ladder or take it off (with the house bot alone, the ladder
+        plays nothing): tests whose bots need her as an opponent put her on."""
+        with League(self.file) as league:
+            league.registry.set_bot_disabled("alicebot", not playing)
 
     def status(self, bot: str, until: frozenset[str] = frozenset({"playing", "rejected"})) -> Any:
         return self.served.status(bot, set(until), timeout=120)
@@ -384,6 +406,7 @@ def test_logs_belong_to_their_bot_by_record_not_by_name(arena: Arena) -> None:
         extra="", on_start="pass", on_act="print('MINE-OWN-LOG', file=sys.stderr, flush=True)"
     )
     long_name = "m" * 64
+    arena.alice_plays(True)
     for name in ("seat0-alicebot", "alicebot-2", long_name):
         assert arena.served.upload(arena.mallory, name, "t.py", tricky.encode())[0] == 201
     for name in ("seat0-alicebot", "alicebot-2", long_name):
@@ -404,6 +427,7 @@ def test_logs_belong_to_their_bot_by_record_not_by_name(arena: Arena) -> None:
     with League(arena.file) as league:
         for name in ("seat0-alicebot", "alicebot-2", long_name):
             league.registry.set_bot_disabled(name, True)
+    arena.alice_plays(False)
 
 
 def test_signed_out_pages_and_apis_show_no_output_or_path(arena: Arena) -> None:
@@ -436,6 +460,7 @@ def test_a_faults_reason_is_its_authors_and_never_on_a_public_page(arena: Arena)
         on_act=f"acts += 1\n        if starts == 2 and acts > 30: print('CRASH-{MARK}', "
         "file=sys.stderr); sys.exit(5)",
     )
+    arena.alice_plays(True)
     assert arena.served.upload(arena.mallory, "crasher", "c.py", crasher.encode())[0] == 201
     assert arena.status("crasher")["status"] == "playing"
     mine = signed_in(arena.served, arena.mallory)
@@ -457,6 +482,7 @@ def test_a_faults_reason_is_its_authors_and_never_on_a_public_page(arena: Arena)
     assert '"kind":"crash"' in public[0], public[0][-3000:]  # what happened, for everyone
     with League(arena.file) as league:
         league.registry.set_bot_disabled("crasher", True)
+    arena.alice_plays(False)
 
 
 def test_organiser_actions_stick_and_end_sessions(arena: Arena) -> None:
@@ -496,6 +522,7 @@ def test_organiser_actions_stick_and_end_sessions(arena: Arena) -> None:
         os.chown(arena.registry, arena.uid, arena.uid)
     assert "Signed in as mallory" not in page_as(served, session, "/")
     assert "Signed in as mallory" in page_as(served, signed_in(served, arena.mallory), "/")
+    assert post("/api/bots/sticky/disable") == 200  # quiet for the tests after
 
 
 @pytest.mark.parametrize("name", ["AliceBot", "alicebot.", "alice_bot", "House", "RANDOM"])

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tourhelp import arena
+from tourhelp import cli
 
 TOURNAMENTS = {
     "azul": ('game = "azul"\nplayers = 2\n', ["greedy", "random"]),
@@ -45,7 +45,7 @@ def make_store(directory: Path, name: str, deals: int = 1) -> Path:
     toml.write_text(
         f'{settings}deals = {deals}\nseed = 7\nsandbox = "none"\n[participants]\n{participants}'
     )
-    arena("run", toml, "-q")
+    cli("run", toml, "-q")
     return toml.with_suffix(".sqlite")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from reporthelp import arena
+from reporthelp import cli
 
 NOISY = """\
 import json, sys
@@ -23,7 +23,7 @@ def test_match_names_the_log_of_a_bot_that_wrote_to_stderr(tmp_path: Path) -> No
     bot = tmp_path / "noisy.py"
     bot.write_text(NOISY)
     logs = tmp_path / "logs"
-    done = arena(
+    done = cli(
         "match", "--game", "azul", f"{sys.executable} {bot}", "random", "--seed", "1",
         "--sandbox", "none", "--record", tmp_path / "game.jsonl", "--logs", logs,
     )  # fmt: skip

@@ -19,7 +19,7 @@ from browserhelp import BOARD_DRAWN, wait_for
 from crafted import make_store, real_record
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reporthelp import MISSING, arena, chromium, console_errors, index_rows, page_data, report_games
+from reporthelp import MISSING, chromium, cli, console_errors, index_rows, page_data, report_games
 
 import tournaments.report.blocks as blocks
 import tournaments.report.viewer as viewer
@@ -95,12 +95,12 @@ def test_the_games_of_a_removed_bot_leave_the_blocks_too(tmp_path: Path) -> None
         'game = "azul"\nplayers = 2\ndeals = 1\nseed = 3\nsandbox = "none"\n'
         '[participants]\ngreedy = "greedy"\nrandom = "random"\nrandom2 = "random"\n'
     )
-    arena("run", toml, "-q")
+    cli("run", toml, "-q")
     store = toml.with_suffix(".sqlite")
     index = write_report(store, tmp_path / "report")
     before = {row["id"]: row["bots"] for row in index_rows(page_data(index))}
     games = report_games(index)
-    arena("remove", store, "random2")
+    cli("remove", store, "random2")
     write_report(store, tmp_path / "report")
     kept = {game_id for game_id, bots in before.items() if "random2" not in bots}
     assert 0 < len(kept) < len(before)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
-from reporthelp import MISSING, TOURNAMENTS, arena, chromium, console_errors
+from reporthelp import MISSING, TOURNAMENTS, chromium, cli, console_errors
 
 from tournaments.report.page import write_report
 from tournaments.store.store import Store
@@ -111,7 +111,7 @@ def test_match_html_shows_a_fault_where_it_happened(browser: Any, tmp_path: Path
     bot = tmp_path / "clumsy.py"
     bot.write_text(CLUMSY)
     page = tmp_path / "game.html"
-    arena(
+    cli(
         "match",
         "--game",
         "5211",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from reporthelp import TOURNAMENTS, arena
+from reporthelp import TOURNAMENTS, cli
 
 from referee.games import find_game, parse_options
 from tournaments.store.store import Store
@@ -19,7 +19,7 @@ def as_json(value: object) -> object:
 
 
 def game_ids(store: Path) -> list[int]:
-    listed = json.loads(arena("table", store, "-t", "games", "--json").stdout)["games"]
+    listed = json.loads(cli("table", store, "-t", "games", "--json").stdout)["games"]
     return [row["id"] for row in listed]
 
 
@@ -31,28 +31,28 @@ def test_every_listed_game_replays_from_the_store(stores: dict[str, Path], name:
     ids = game_ids(store)
     assert sorted(ids) == expected and ids
     for game_id in ids:
-        done = arena("replay", store, str(game_id))
+        done = cli("replay", store, str(game_id))
         assert "result identical" in done.stdout
 
 
 def test_replay_of_a_store_needs_a_known_game(stores: dict[str, Path], tmp_path: Path) -> None:
     store = stores["azul"]
-    assert "name the game" in arena("replay", store, code=2).stderr
-    assert "has no game 999" in arena("replay", store, "999", code=2).stderr
+    assert "name the game" in cli("replay", store, code=2).stderr
+    assert "has no game 999" in cli("replay", store, "999", code=2).stderr
     record = tmp_path / "r.jsonl"
-    arena("export", store, "-o", tmp_path, "--game", "1")
+    cli("export", store, "-o", tmp_path, "--game", "1")
     (tmp_path / "1.jsonl").rename(record)
-    assert "not a store" in arena("replay", record, "1", code=2).stderr
+    assert "not a store" in cli("replay", record, "1", code=2).stderr
 
 
 def test_export_writes_the_stored_records(stores: dict[str, Path], tmp_path: Path) -> None:
     store = stores["5211"]
-    arena("export", store, "-o", tmp_path)
+    cli("export", store, "-o", tmp_path)
     with Store(store, readonly=True) as opened:
         for key in opened.game_keys():
             assert (tmp_path / f"{key.id}.jsonl").read_bytes() == opened.game_record(key.id)
-    assert "exists" in arena("export", store, "-o", tmp_path, code=2).stderr
-    arena("export", store, "-o", tmp_path, "--force")
+    assert "exists" in cli("export", store, "-o", tmp_path, code=2).stderr
+    cli("export", store, "-o", tmp_path, "--force")
 
 
 @pytest.mark.parametrize("name", list(TOURNAMENTS))
@@ -63,9 +63,9 @@ def test_observations_are_what_each_seat_was_sent(
     with them still replays identically."""
     store = stores[name]
     game_id = game_ids(store)[0]
-    arena("export", store, "-o", tmp_path, "--game", str(game_id), "--observations")
+    cli("export", store, "-o", tmp_path, "--game", str(game_id), "--observations")
     path = tmp_path / f"{game_id}.jsonl"
-    assert "result identical" in arena("replay", path).stdout
+    assert "result identical" in cli("replay", path).stdout
     lines = [json.loads(line) for line in path.read_text().splitlines()]
     header = lines[0]
     game = find_game(header["game"])

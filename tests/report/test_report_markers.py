@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reporthelp import MISSING, arena, chromium, console_errors, index_rows
+from reporthelp import MISSING, chromium, cli, console_errors, index_rows
 
 from tournaments.report.shell import asset, viewer_scripts
 
@@ -72,9 +72,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
         'game = "azul"\nplayers = 2\ndeals = 1\nseed = 7\nsandbox = "none"\n'
         f"[participants]\n{participants}"
     )
-    arena("run", toml, "-q")
+    cli("run", toml, "-q")
     out = directory / "report"
-    arena("report", toml.with_suffix(".sqlite"), "-o", out)
+    cli("report", toml.with_suffix(".sqlite"), "-o", out)
     return out / "index.html"
 
 
@@ -123,7 +123,7 @@ def test_markers_in_ready_names_leave_the_one_game_page_whole(tmp_path: Path) ->
     names = ("/*ARENA:VIEWERS*//*ARENA:APP*/", "/*ARENA:GAMES*//*ARENA:STYLE*/", "/*ARENA:DATA*/")
     page = tmp_path / "game.html"
     commands = [bot_command(bot, name, bot) for name in names]  # it exists: each faults
-    arena(
+    cli(
         "match",
         "--game",
         "azul",

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from reporthelp import TOURNAMENTS, arena, index_rows, page_data, report_games
+from reporthelp import TOURNAMENTS, cli, index_rows, page_data, report_games
 from tourhelp import game as made_game
 
 from referee.games import find_game, parse_options
@@ -93,7 +93,7 @@ def test_the_report_holds_the_tables_of_arena_table_and_every_game(
     store = stores[name]
     index = write_report(store, tmp_path / "report")
     data = page_data(index)
-    printed = json.loads(arena("table", store, "-t", "all", "--json").stdout)
+    printed = json.loads(cli("table", store, "-t", "all", "--json").stdout)
     tables = {table["name"]: table for table in data["tables"]}
     assert set(printed) <= set(tables)
     for table_name, rows in printed.items():

@@ -8,7 +8,7 @@ import sys
 import msgspec
 
 from tournaments.bench import league_server
-from tournaments.bench.report import QUICK, ScaleSizes, run
+from tournaments.bench.report import QUICK, ClonesSizes, ScaleSizes, run
 from tournaments.output import render_json
 
 SMALLEST = msgspec.structs.replace(
@@ -38,6 +38,7 @@ SMALLEST = msgspec.structs.replace(
     scale=ScaleSizes(3, 2, 1, (3,), ((3, 50),), 4, 4.0),
     executors=(2, 1, 1, 20),
     search=(3, 10),
+    clones=ClonesSizes(("azul",), deals=1, search=False, repeats=2),
 )
 """Every section at its smallest: it runs and reports, and measures next to nothing (its
 readers read for seconds enough that each page is answered on a loaded machine)."""

@@ -1,7 +1,7 @@
 """`arena run`, `arena add` and `arena table` end to end, with real bot processes.
 
-The runner is started as a real subprocess wherever it matters (kill -9, Ctrl-C) and in-process
-where only the output is under test (every table format).
+The runner is started as a real subprocess wherever it matters (kill -9, Ctrl-C, SIGTERM) and
+in-process everywhere else (`tourhelp.cli`), where what a command does and says is under test.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from patience import Deadline
-from tourhelp import ARENA, ARENA_CTRL_C, Gate, arena, stored_games
+from tourhelp import ARENA, ARENA_CTRL_C, Gate, cli, stored_games
 
 from tournaments.cli import main
 from tournaments.output import FORMATS
@@ -76,13 +76,13 @@ def without_timing(
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished three-bot tournament (18 games), shared by the tests that only read it."""
     file = write(tmp_path_factory.mktemp("played"))
-    done = arena("run", file)
+    done = cli("run", file)
     assert "Standings" in done.stdout and "Crosstable" in done.stdout
     return file.with_suffix(".sqlite")
 
 
 def test_run_prints_ladder_then_crosstable(played: Path) -> None:
-    done = arena("run", played.with_suffix(".toml"), "--fmt", "github")
+    done = cli("run", played.with_suffix(".toml"), "--fmt", "github")
     out = done.stdout
     assert out.index("Standings") < out.index("Crosstable")
     ladder = out[: out.index("Crosstable")]
@@ -144,13 +144,12 @@ def test_machine_output_has_numbers_and_every_table(
 
 
 def test_table_mistakes_are_usage_errors(played: Path, tmp_path: Path) -> None:
-    done = arena("table", played, "--csv", "-t", "standings", "-t", "pairs", code=2)
+    done = cli("table", played, "--csv", "-t", "standings", "-t", "pairs", code=2)
     assert "--csv prints one table" in done.stderr and "--csv-dir" in done.stderr
-    assert "--csv-dir" in arena("table", played, "--csv", "-t", "all", code=2).stderr
-    assert "no store at" in arena("table", tmp_path / "none.db", code=2).stderr
+    assert "--csv-dir" in cli("table", played, "--csv", "-t", "all", code=2).stderr
+    assert "no store at" in cli("table", tmp_path / "none.db", code=2).stderr
     assert (
-        "anchor 'nobody' has no games"
-        in arena("table", played, "--anchor", "nobody", code=2).stderr
+        "anchor 'nobody' has no games" in cli("table", played, "--anchor", "nobody", code=2).stderr
     )
 
 
@@ -178,7 +177,7 @@ def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path)
         file.write_text(text.replace("move_ms = 5000", "move_ms = 3600000"))
     Store(whole.with_suffix(".sqlite")).close()  # a new store and its secret, which keys the deals
     shutil.copyfile(whole.with_suffix(".sqlite"), db)  # the same secret: the same games
-    arena("run", whole, "-q")
+    cli("run", whole, "-q")
     expected = results(whole.with_suffix(".sqlite"))
     assert len(expected) == 3 * 8 * 2
     rng = random.Random(20261122)
@@ -197,10 +196,10 @@ def test_resume_after_ten_kill_9s_gives_the_uninterrupted_result(tmp_path: Path)
         assert results(db).items() <= expected.items()  # whole games only, all as they should be
 
     gate.open()
-    resumed = arena("run", killed, "--json")
+    resumed = cli("run", killed, "--json")
     assert f"{partial} already stored" in resumed.stderr
     assert results(db) == expected  # same games, same results, nothing lost or doubled
-    uninterrupted = arena("table", whole.with_suffix(".sqlite"), "--json")
+    uninterrupted = cli("table", whole.with_suffix(".sqlite"), "--json")
     assert without_timing(json.loads(resumed.stdout)) == without_timing(
         json.loads(uninterrupted.stdout)
     )
@@ -240,26 +239,26 @@ def test_ctrl_c_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     assert out == ""
     assert 4 <= stored_games(db) < 48
     gate.open()
-    arena("run", file, "-q")
+    cli("run", file, "-q")
     assert len(results(db)) == 48
 
 
 @pytest.mark.slow
 def test_add_checks_the_bot_then_plays_only_its_games(tmp_path: Path) -> None:
     file = write(tmp_path, deals=2)
-    arena("run", file, "-q")
+    cli("run", file, "-q")
     before = results(file.with_suffix(".sqlite"))
 
     broken = f"{sys.executable} -c \"import sys; sys.stdin.readline(); print('hello')\""
-    rejected = arena("add", file, "broken", broken, code=1)
+    rejected = cli("add", file, "broken", broken, code=1)
     assert "broken rejected: malformed during the handshake" in rejected.stderr
     assert "'hello'" in rejected.stderr
-    missing = arena("add", file, "ghost", "no-such-program-anywhere", code=1)
+    missing = cli("add", file, "ghost", "no-such-program-anywhere", code=1)
     assert "spawn" in missing.stderr and "no-such-program-anywhere" in missing.stderr
-    taken = arena("add", file, "random", "random", code=2).stderr
+    taken = cli("add", file, "random", "random", code=2).stderr
     assert taken.startswith("arena add: error: 'random' is already a participant")
 
-    added = arena("add", file, "newbie", "greedy", "-q")
+    added = cli("add", file, "newbie", "greedy", "-q")
     assert "newbie" in added.stdout
     after = results(file.with_suffix(".sqlite"))
     new = {key: value for key, value in after.items() if key not in before}
@@ -267,16 +266,16 @@ def test_add_checks_the_bot_then_plays_only_its_games(tmp_path: Path) -> None:
     assert all("newbie" in bots for bots, _, _ in new.values())
     assert {key: after[key] for key in before} == before
     # Later runs of the file include the added bot, and have nothing left to play.
-    assert "0 games played, 24 already stored" in arena("run", file).stderr
+    assert "0 games played, 24 already stored" in cli("run", file).stderr
 
 
 def test_a_changed_bot_is_a_new_entry(tmp_path: Path) -> None:
     script = tmp_path / "mine.py"
     script.write_text("from bots.random import choose\nfrom bots.sdk import run\nrun(choose)\n")
     file = write(tmp_path, deals=1, extra=f'mine = "{sys.executable} mine.py"')
-    arena("run", file, "-q")
+    cli("run", file, "-q")
     script.write_text(script.read_text() + "# a new version\n")
-    out = arena("run", file, "--json", "--bootstrap", "0").stdout
+    out = cli("run", file, "--json", "--bootstrap", "0").stdout
     bots = {row["bot"]: row["games"] for row in json.loads(out)["standings"]}
     old = next(bot for bot in bots if bot.startswith("mine@"))
     assert bots["mine"] == bots[old] == 6  # the new version played all its games again
@@ -286,18 +285,18 @@ def test_a_changed_bot_is_a_new_entry(tmp_path: Path) -> None:
 def test_mistakes_in_the_file_or_flags(tmp_path: Path) -> None:
     file = write(tmp_path, deals=1)
     file.write_text(file.read_text().replace("deals = 1", "deals = 1\nrounds = 3"))
-    assert "unknown field `rounds`" in arena("run", file, code=2).stderr
+    assert "unknown field `rounds`" in cli("run", file, code=2).stderr
     file = write(tmp_path, deals=1)
-    assert "--deals: must be at least 1" in arena("run", file, "--deals", "0", code=2).stderr
-    assert "move_ms = -1: must be from 1" in arena("run", file, "--move-ms", "-1", code=2).stderr
+    assert "--deals: must be at least 1" in cli("run", file, "--deals", "0", code=2).stderr
+    assert "move_ms = -1: must be from 1" in cli("run", file, "--move-ms", "-1", code=2).stderr
     file.write_text(file.read_text().replace("move_ms = 5000", "move_ms = -1"))
-    assert "[time]: move_ms = -1" in arena("run", file, code=2).stderr
+    assert "[time]: move_ms = -1" in cli("run", file, code=2).stderr
     file.write_text(file.read_text().replace("move_ms = -1", "move_ms = 5000"))
     file.write_text(file.read_text().replace("concurrency = 2", "concurency = 2"))
-    assert "did you mean `concurrency`?" in arena("run", file, code=2).stderr
+    assert "did you mean `concurrency`?" in cli("run", file, code=2).stderr
     file = write(tmp_path, deals=1)
-    arena("run", file, "-q")
-    mismatch = arena("run", file, "--seed", "12", code=1).stderr
+    cli("run", file, "-q")
+    mismatch = cli("run", file, "--seed", "12", code=1).stderr
     assert "seed: stored 11, now 12" in mismatch
 
 
@@ -322,7 +321,7 @@ def test_three_player_gauntlet_with_a_crashing_bot(tmp_path: Path) -> None:
     file = write(tmp_path, deals=1, extra=f'crashy = "{sys.executable} crashy.py"')
     text = file.read_text().replace("players = 2", 'players = 3\nschedule = "gauntlet"')
     file.write_text(text.replace("seed = 11", 'seed = 11\ncandidate = "greedy"'))
-    tables = json.loads(arena("run", file, "-q", "--json", "-t", "all").stdout)
+    tables = json.loads(cli("run", file, "-q", "--json", "-t", "all").stdout)
     with Store(file.with_suffix(".sqlite")) as store:
         games = store.games()
     assert len(games) == 3 * 3  # greedy with each pair of the other three, three rotations
@@ -347,7 +346,7 @@ def test_match_takes_limits_sandbox_and_time_mode(
     assert json.loads(capsys.readouterr().out)["faults"] == []
     assert (
         "--memory-mb: must be 0 (unlimited) or more"
-        in arena("match", "--game", "5211", "--memory-mb", "-1", "random", "random", code=2).stderr
+        in cli("match", "--game", "5211", "--memory-mb", "-1", "random", "random", code=2).stderr
     )
 
 
@@ -356,7 +355,7 @@ def test_run_checks_new_participants_and_plays_nothing_if_one_fails(tmp_path: Pa
     typo = f'typo = "{sys.executable} -m bots.bto"'
     file = write(tmp_path, deals=1, extra=typo)
     db = file.with_suffix(".sqlite")
-    refused = arena("run", file, code=1).stderr
+    refused = cli("run", file, code=1).stderr
     assert "checking 4 new participants" in refused
     assert "typo rejected: crash during the handshake: " in refused and "bots.bto" in refused
     assert "(the process exited (exit code" not in refused  # the kind's documentation
@@ -364,11 +363,11 @@ def test_run_checks_new_participants_and_plays_nothing_if_one_fails(tmp_path: Pa
     assert stored_games(db) == 0
     # Fixed: it plays, and the broken version leaves no trace in the tables.
     file.write_text(file.read_text().replace(typo, 'typo = "random"'))
-    out = arena("run", file, "--json", "--bootstrap", "0").stdout
+    out = cli("run", file, "--json", "--bootstrap", "0").stdout
     bots = {row["bot"] for row in json.loads(out)["standings"]}
     assert bots == {"greedy", "random", "random-twin", "typo"}
     # Everyone has games now: a resumed run checks nobody.
-    again = arena("run", file, "--deals", "2", "-q").stderr
+    again = cli("run", file, "--deals", "2", "-q").stderr
     assert "checking" not in again
 
 
@@ -376,40 +375,39 @@ def test_run_checks_new_participants_and_plays_nothing_if_one_fails(tmp_path: Pa
 def test_remove_and_exclude_leave_a_bot_out_of_tables_and_runs(tmp_path: Path) -> None:
     file = write(tmp_path, deals=1)
     db = file.with_suffix(".sqlite")
-    arena("run", file, "-q")
+    cli("run", file, "-q")
 
     def standings(*flags: str) -> dict[str, int]:
-        out = arena("table", db, "--json", "--bootstrap", "0", *flags).stdout
+        out = cli("table", db, "--json", "--bootstrap", "0", *flags).stdout
         return {row["bot"]: row["games"] for row in json.loads(out)["standings"]}
 
     assert standings() == {"greedy": 4, "random": 4, "random-twin": 4}
     assert standings("--exclude", "random-twin") == {"greedy": 2, "random": 2}
-    unknown = arena("table", db, "--exclude", "nobody", code=2).stderr
+    unknown = cli("table", db, "--exclude", "nobody", code=2).stderr
     assert "no bot 'nobody' in the store (bots: greedy, random, random-twin)" in unknown
 
-    removed = arena("remove", file, "random-twin").stderr
+    removed = cli("remove", file, "random-twin").stderr
     assert "random-twin removed; its 4 games no longer count" in removed
     assert standings() == {"greedy": 2, "random": 2}  # whole games gone, ratings without them
     assert stored_games(db) == 6  # nothing deleted
-    rerun = arena("run", file, "--deals", "2")
+    rerun = cli("run", file, "--deals", "2")
     assert "not playing removed random-twin" in rerun.stderr
     assert "2 games played" in rerun.stderr  # only greedy–random's new deal
     assert "random-twin" not in rerun.stdout
     assert (
-        "remove" in arena("remove", "--help").stdout
-        and "free wins" in arena("remove", "--help").stdout
+        "remove" in cli("remove", "--help").stdout and "free wins" in cli("remove", "--help").stdout
     )
 
 
 @pytest.mark.slow
 def test_progress_lines_without_a_terminal(tmp_path: Path) -> None:
     file = write(tmp_path, deals=2)
-    lines = arena("run", file).stderr.splitlines()
+    lines = cli("run", file).stderr.splitlines()
     games = [line for line in lines if line.startswith("arena: game ")]
     assert len(games) == 12
     assert games[-1].startswith("arena: game 12/12: ")
     file = write(tmp_path, name="sparse", deals=2)
-    lines = arena("run", file, "--progress-every", "5", "--ladder-every", "6").stderr.splitlines()
+    lines = cli("run", file, "--progress-every", "5", "--ladder-every", "6").stderr.splitlines()
     assert [line.split(":")[1] for line in lines if line.startswith("arena: game ")] == [
         " game 5/12",
         " game 10/12",
@@ -417,7 +415,7 @@ def test_progress_lines_without_a_terminal(tmp_path: Path) -> None:
     ladders = [line for line in lines if line.startswith("arena: ladder after")]
     assert len(ladders) == 2 and "1. greedy" in ladders[-1]
     file = write(tmp_path, name="quiet", deals=1)
-    quiet = arena("run", file, "-q")
+    quiet = cli("run", file, "-q")
     assert all("warning" in line for line in quiet.stderr.splitlines())
     assert "Standings" in quiet.stdout
 
@@ -439,10 +437,10 @@ run(choose)
 def test_strict_makes_a_fault_exit_code_3(tmp_path: Path) -> None:
     (tmp_path / "flaky.py").write_text(ARMED)
     file = write(tmp_path, deals=1, extra=f'flaky = "{sys.executable} flaky.py"')
-    arena("run", file, "-q", "--strict")  # no fault yet: 0
+    cli("run", file, "-q", "--strict")  # no fault yet: 0
     (tmp_path / "armed").write_text("")  # not one of its files: same bot, now crashing
-    arena("run", file, "-q", "--deals", "2")  # without --strict a fault is not an error
-    failed = arena("run", file, "-q", "--deals", "3", "--strict", code=3)
+    cli("run", file, "-q", "--deals", "2")  # without --strict a fault is not an error
+    failed = cli("run", file, "-q", "--deals", "3", "--strict", code=3)
     assert "games of this run had a faulty bot (--strict)" in failed.stderr
     assert "Standings" in failed.stdout
 
@@ -469,6 +467,6 @@ def test_sigterm_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     partial = stored_games(db)
     assert 4 <= partial < 48
     gate.open()
-    resumed = arena("run", file, "-q")
+    resumed = cli("run", file, "-q")
     assert resumed.returncode == 0
     assert len(results(db)) == 48

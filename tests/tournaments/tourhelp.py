@@ -136,11 +136,23 @@ def stored_games(db: Path) -> int:
 def in_process(*argv: str | Path | int) -> tuple[int, str, str]:
     """`arena ARGV` through `tournaments.cli.main` in this process — the one way the tests
     check parsing, messages and exit codes without a subprocess: exit code, stdout, stderr.
-    Any exception but `main`'s clean exits escapes to the test: a traceback fails it."""
+    Any exception but `main`'s clean exits (argparse's among them) escapes to the test: a
+    traceback fails it."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([str(arg) for arg in argv])
+        try:
+            code = main([str(arg) for arg in argv])
+        except SystemExit as exit:  # a usage error, or --help
+            code = exit.code if isinstance(exit.code, int) else 1
     return code, out.getvalue(), err.getvalue()
+
+
+def cli(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:
+    """`arena(ARGS...)` in this process (`in_process`), for a test of what a command does and
+    says rather than of its process (signals, kills): the interpreter's start is spared."""
+    returned, out, err = in_process(*args)
+    assert returned == code, err
+    return subprocess.CompletedProcess([*ARENA, *map(str, args)], returned, out, err)
 
 
 def arena(*args: str | Path, code: int = 0) -> subprocess.CompletedProcess[str]:
