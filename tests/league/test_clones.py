@@ -417,6 +417,19 @@ def test_steady_bots_that_share_few_positions_past_the_openings() -> None:
         assert thin.shared >= 10 and thin.verdict == "too few shared positions to tell", thin
 
 
+def test_a_fingerprint_cut_short_is_named_with_its_pairs() -> None:
+    """The organiser reads that a pair's evidence is thinner because a fingerprint was cut by its
+    CPU budget: on the pair, in its CSV row."""
+    cells = [(deal, seat) for deal in range(5) for seat in range(2)]
+    steady = played({cell: ["x"] * 10 for cell in cells}, {f"s{n}": 10 for n in range(9)})
+    slow = played({cell: ["z"] * 10 for cell in cells}, {f"o{n}": 10 for n in range(9)})
+    slow.cut = True
+    pairs = compare({"steady": steady, "slow": slow}, {"steady": "ann", "slow": "bob"})
+    assert [p.cut for p in pairs] == [["slow"]]
+    row = dict(zip(copies.CSV_HEADERS, copies.rows(pairs)[0], strict=True))
+    assert row["fingerprints cut short"] == "slow"
+
+
 def test_the_final_plays_one_bot_per_author_when_the_organiser_asks(tmp_path: Path) -> None:
     file = tmp_path / "cup.toml"
     file.write_text(LEAGUE + "one_per_author = true\n")

@@ -37,12 +37,13 @@ last = "{python} {bots}/healthy.py pick=last {last}"
 """
 
 
-GOLDEN = "4684a2294f516b07ebe81be757c52c91e2401e833562ae35b654dfb0716bafea"
+GOLDEN = "19ad71d9ca688dd0265e8ae155b042ed531de09d6b3327eb56520668d3d304f4"
 """`digest` of the store of `TOURNAMENT` under `SECRET`: 18 games. Only a change of the games
 themselves (the Azul engine, the random bot, how deals are dealt) changes it: first written by
 the runner before the executor seam (commit ec95b23), then again when deal seeds were keyed by
-the table (dealing version 3), and again when records kept each seat's `start` (its seed; the
-match id left out, as in the header), every executor giving the same."""
+the table (dealing version 3), again when records kept each seat's `start` (its seed; the
+match id left out, as in the header), and again when `start` named the referee's time mode
+(nothing else of the games changed), every executor giving the same."""
 
 
 GAMES = 18

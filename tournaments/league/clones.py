@@ -95,6 +95,9 @@ class Pair(msgspec.Struct, frozen=True):
     """How far above the baseline, in steps of `SPREAD`."""
     verdict: str
     evidence: list[Evidence] = []
+    cut: list[str] = []
+    """Those of the two whose fingerprint its CPU budget cut short: fewer positions shared
+    than the bank holds, so thinner evidence either way."""
 
     @property
     def flagged(self) -> bool:
@@ -310,7 +313,10 @@ def compare(fingerprints: Mapping[str, Fingerprint], authors: Mapping[str, str])
         said = verdict(like, shared, past, steady, bool(figures.parted[i, j]), z)
         agreement = float(figures.agreement[i, j])
         a, b = m.names[i], m.names[j]
-        made.append(Pair(a, authors[a], b, authors[b], like, agreement, shared, centre, z, said))
+        cut = [name for name in (a, b) if fingerprints[name].cut]
+        made.append(
+            Pair(a, authors[a], b, authors[b], like, agreement, shared, centre, z, said, cut=cut)
+        )
     made.sort(key=lambda pair: (not pair.flagged, -pair.z))
     return [
         msgspec.structs.replace(pair, evidence=evidence(m, pair.a, pair.b))

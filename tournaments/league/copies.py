@@ -31,6 +31,7 @@ CSV_HEADERS = [
     "baseline",
     "z",
     "verdict",
+    "fingerprints cut short",
 ]
 
 
@@ -76,6 +77,7 @@ def rows(pairs: list[Pair]) -> list[list[str]]:
             f"{pair.baseline:.3f}",
             f"{pair.z:.1f}",
             pair.verdict,
+            " ".join(pair.cut),
         ]
         for pair in pairs
     ]
