@@ -38,12 +38,16 @@ def leaves(exc: BaseException) -> list[BaseException]:
 
 @contextmanager
 def ungrouped() -> Iterator[None]:
-    """Around a nursery: a group holding one exception is raised as that exception, so that
-    callers catch it as its task raised it."""
+    """Around a nursery: a group of exceptions all of one class (one, or the same failure in
+    several tasks at once) is raised as its first, so that callers catch it as its task raised
+    it; the others are kept as a note. A group of different failures stays a group."""
     try:
         yield
     except BaseExceptionGroup as group:
-        parts = leaves(group)
-        if len(parts) == 1:
-            raise parts[0] from None
-        raise
+        first, *others = leaves(group)
+        if any(type(other) is not type(first) for other in others):
+            raise
+        if others:
+            said = sorted({str(other) for other in others} - {str(first)})
+            first.add_note(f"{len(others)} more failed alike" + "".join(f"; {s}" for s in said))
+        raise first from None
