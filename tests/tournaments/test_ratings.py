@@ -23,6 +23,7 @@ from tournaments.rank.ratings import (
     score_from_elo,
     tally,
 )
+from tournaments.store.results import FinishedGame
 
 # 400 · log10(0.75 / 0.25): the Elo difference that makes a 75% score expected.
 ELO_75 = 400 * math.log10(3)
@@ -285,3 +286,12 @@ def test_tied_bots_share_places_and_incomplete_resamples_do_not_count() -> None:
         "b": [0.75, 0.25, 0.0],
         "c": [0.0, 0.5, 0.5],
     }
+
+
+def test_a_bot_whose_name_is_empty_is_rated_as_any_other() -> None:
+    # "" and "0" sort alike among these names and in their seat-sets' labels: the same fit.
+    def league(third: str) -> list[FinishedGame]:
+        return series("a", "b", 7, 5) + series("b", third, 6, 6) + series("a", third, 8, 4)
+
+    empty, zero = elo_fit(league(""), bootstrap=20), elo_fit(league("0"), bootstrap=20)
+    assert empty.ratings()[""] == zero.ratings()["0"]

@@ -522,9 +522,9 @@ class DealTally:
             walk[on] = prefix[walk[on]]
         del walk
         base, widest = len(self.names) + 1, int(depth.max(initial=0))
-        if all(min(name) > "," for name in self.names) and base**widest < 2**63:
-            # Labels of characters after the comma order as their joined keys do: as the
-            # numbers whose digits are their bots' places in name order (0 after the last).
+        if all(min(name, default=",") > "," for name in self.names) and base**widest < 2**63:
+            # Labels, none empty, of characters after the comma order as their joined keys do:
+            # as the numbers whose digits are their bots' places in name order (0 after last).
             digit = self.name_places() + 1
             key = np.zeros(len(bots), dtype=np.int64)
             for level in range(1, widest + 1):
