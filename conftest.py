@@ -13,6 +13,11 @@ A referee that runs inside a test's process makes it a subreaper: the processes 
 coordinator or worker that a test kills then become its children, and their zombies would fail
 a later test of the same worker that checks for none. After each test they are reaped.
 
+Under `pytest -n` the workers take the tests in the order collected, so the files are ordered:
+those with an `alone` test first (while it runs, only each other's waits are lost, not a long
+test's), then those with a `slow` one (a long test begun last would keep one worker busy while
+the other idles), then the rest; a file's tests stay together (its fixtures are made once).
+
 A test that runs a toolchain (node, g++, go, javac) is skipped where it is missing, naming it:
 the README's test command passes on a fresh machine that has only some of them. CI sets
 ARENA_REQUIRE_TOOLS=1, which turns each such skip into an error, so it never skips a kit.
@@ -45,6 +50,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 if os.environ.get(REQUIRE_TOOLS) == "1":
                     pytest.fail(f"{reason} ({REQUIRE_TOOLS}=1: no test may be skipped for it)")
                 pytest.skip(reason)
+
+
+def _turn(item: pytest.Item) -> int:
+    """Where `item`'s file runs: `alone` tests first, then `slow` ones, then the rest."""
+    if item.get_closest_marker("alone") is not None:
+        return 0
+    return 1 if item.get_closest_marker("slow") is not None else 2
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    turns: dict[Path, int] = {}
+    for item in items:
+        turns[item.path] = min(turns.get(item.path, 2), _turn(item))
+    items.sort(key=lambda item: turns[item.path])  # stable: files keep their collected order
 
 
 @pytest.fixture(scope="session")
