@@ -37,6 +37,7 @@ from tournaments.executors.work import (
     this_machine,
     unplayed,
 )
+from tournaments.executors.yielding import give_way
 
 QUIT_S = 10.0
 """How long a worker told to stop may take to kill its bots and exit before it is killed."""
@@ -105,8 +106,8 @@ class Worker:
                 return
             deliver(unit, reply)
             # Games that came in one read are taken one at a time: each is replayed and
-            # stored, and the server's pages are answered between them.
-            await trio.lowlevel.checkpoint()
+            # stored, and the server's pages ready meanwhile are answered before the next.
+            await give_way()
         raise WorkerDied
 
     async def _end(self, ends: trio.Event) -> None:
