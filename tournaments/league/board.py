@@ -14,10 +14,9 @@ says of how many games) while the next is drawn. Otherwise the numbers are `aren
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from threading import get_ident
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 import msgspec
 
 from tournaments.league.child import serve
+from tournaments.league.heap import give_back_freed_memory, map_large_allocations
 from tournaments.league.shelf import History, Shelf, shelf_path
 from tournaments.rank.ratings import MuSeries
 from tournaments.rank.running import BUDGET_S, RunningTables
@@ -227,7 +227,7 @@ class Keeping:
         board, drawing = running.board(request.budget_s, request.keep)
         assert self._shelf is not None
         running.shelve(self._shelf, [str(row["bot"]) for row in board.standings])
-        _give_back_freed_memory()
+        give_back_freed_memory()  # the slices read, the columns grown: a third of a first board
         return Refreshed(board, drawing, time.thread_time() - began)
 
     def _open(self, path: Path) -> Store:
@@ -255,39 +255,6 @@ class Keeping:
         return Running(path, hide, labels)
 
 
-def _c_function(name: str) -> Callable[..., int] | None:
-    try:
-        return getattr(ctypes.CDLL(None), name, None)
-    except (OSError, TypeError):  # no C library to look in (not a POSIX system)
-        return None
-
-
-_MALLOC_TRIM = _c_function("malloc_trim")
-"""glibc's `malloc_trim`, where there is one."""
-_MALLOPT = _c_function("mallopt")
-_M_MMAP_THRESHOLD = -3
-"""glibc's `mallopt` parameter: the size from which an allocation is mapped on its own."""
-MAPPED_FROM = 256 * 1024
-"""The board's child maps every allocation of this size or more on its own (`mallopt`)."""
-
-
-def _map_large_allocations() -> None:
-    """Map every large allocation (numpy's columns) on its own, returned to the system as
-    soon as it is freed. glibc raises its threshold each time it frees a mapped block (up
-    to 32 MiB), after which the fit's columns come from the heap, and those freed stay
-    resident until a trim: the first board of a large league would peak on them."""
-    if _MALLOPT is not None:
-        _MALLOPT(_M_MMAP_THRESHOLD, MAPPED_FROM)
-
-
-def _give_back_freed_memory() -> None:
-    """Return the C heap's free pages to the system: a refresh frees the slices of games it
-    read and the columns it grew, and glibc keeps such memory for the process unless asked
-    (a first board of a million games left a third of the child's memory free in its heap)."""
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
-
-
 READ_SLICE = 2_000
 """Games read and counted at a time: the first board of a store of a million games holds a
 slice of them in memory, not all (their objects, freed, would leave the child's heap at its
@@ -310,7 +277,7 @@ def _count_new(store: Store, running: Running, labels: dict[int, str], last: int
             running.tables.schedule = []
         running.add(new)
         del new
-        _give_back_freed_memory()  # the slice's games: the next slice's room
+        give_back_freed_memory()  # the slice's games: the next slice's room
         after = through
     running.last = max(running.last, last)
     return running
@@ -321,5 +288,5 @@ def _seats_over_two(games: Sequence[tuple[int, FinishedGame]]) -> bool:
 
 
 if __name__ == "__main__":
-    _map_large_allocations()
+    map_large_allocations()
     sys.exit(serve(Keeping().refresh, Refresh, BOARD_NICE))
