@@ -9,9 +9,11 @@ import tracemalloc
 from typing import Any
 
 import msgspec
+import numpy as np
 import pytest
 
-from tournaments.rank import tables
+from tournaments.rank import ratings, tables
+from tournaments.rank.columns import CHUNK, grouped
 from tournaments.rank.ratings import (
     DealTally,
     Fitting,
@@ -181,3 +183,34 @@ def test_the_columns_and_the_fit_hold_a_bounded_number_of_bytes_a_game() -> None
         assert (tracemalloc.get_traced_memory()[1] - held) / 5000 <= 80
     finally:
         tracemalloc.stop()
+
+
+def test_grouped_is_a_stable_argsort_over_several_chunks() -> None:
+    """Rows grouped by key across chunks (keys repeated within and across them, some keys
+    never used) are in row order within each group, as a stable argsort puts them."""
+    keys = np.random.default_rng(2).integers(0, 5000, size=2 * CHUNK + 123).astype(np.int32)
+    order, starts = grouped(keys, 5003)
+    assert order.tolist() == np.argsort(keys, kind="stable").tolist()
+    counts = np.bincount(keys, minlength=5003)
+    assert starts.tolist() == [0, *np.cumsum(counts)[:-1].tolist()]
+
+
+def test_the_fit_is_the_same_to_the_bit_whatever_its_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fit of more bots than a dense step takes, with its bootstrap, gives the same numbers
+    to the last bit when its columns are taken a few hundred rows at a time: its chunked sums
+    add in the order a whole column's do."""
+    rng = random.Random(3)
+    tally = DealTally()
+    tally.add(_games([f"bot{n:03d}" for n in range(90)], 2, range(1500), rng))
+
+    def fitted() -> ratings.EloFit:
+        fitting = Fitting(tally.deals(), bootstrap=3)
+        while fitting.left:
+            fitting.draw()
+        return fitting.fitted()
+
+    whole = fitted()
+    monkeypatch.setattr(ratings, "CHUNK", 257)
+    assert fitted() == whole

@@ -28,7 +28,10 @@ def joined(
 ) -> Column:
     """One key from two non-negative ids: `high` above `low`'s `bits` bits (`low` < 2**bits);
     such keys order as the (high, low) pairs they are made of."""
-    return (high.astype(np.int64) << bits) | low.astype(np.int64)
+    key = high.astype(np.int64)
+    key <<= bits
+    key |= low  # in place: a million keys hold one column, not three
+    return key
 
 
 def split(keys: Column, bits: int) -> tuple[Column, Column]:
@@ -87,6 +90,13 @@ class Ids:
             high[ids], low[ids] = split(keys, bits)
         return high, low
 
+    def lows(self, bits: int) -> npt.NDArray[np.int32]:
+        """The `low` ids of `halves` alone."""
+        low = np.empty(len(self), dtype=np.int32)
+        for keys, ids in self.chunks():
+            low[ids] = keys & ((1 << bits) - 1)
+        return low
+
     def places(self) -> npt.NDArray[np.int32]:
         """Each id's place among the keys in key order."""
         return places(self._ids)
@@ -110,3 +120,28 @@ def grown(column: npt.NDArray[Any], size: int) -> npt.NDArray[Any]:
     bigger = np.zeros((max(size, 2 * len(column)), *column.shape[1:]), dtype=column.dtype)
     bigger[: len(column)] = column
     return bigger
+
+
+def grouped(
+    keys: npt.NDArray[np.integer[Any]], size: int
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """The rows of `keys` (each under `size`) grouped by key, each group's in row order (what
+    a stable argsort gives), as 32-bit ids; and where each key's group begins. A counting
+    sort a `CHUNK` of rows at a time: its temporaries are a chunk's, not a column's (a stable
+    argsort of a million keys holds twelve bytes a row besides)."""
+    slot = np.zeros(size, dtype=np.int32)
+    """Each key's rows, then where the next row of its group goes."""
+    for at in range(0, len(keys), CHUNK):
+        np.add.at(slot, keys[at : at + CHUNK], 1)
+    starts = np.zeros(size, dtype=np.int32)
+    np.cumsum(slot[:-1], out=starts[1:])
+    slot[:] = starts
+    order = np.empty(len(keys), dtype=np.int32)
+    for at in range(0, len(keys), CHUNK):
+        chunk = keys[at : at + CHUNK]
+        by_key = np.argsort(chunk, kind="stable")
+        ordered = chunk[by_key]
+        ranks = np.arange(len(chunk)) - np.searchsorted(ordered, ordered)  # within its key
+        order[slot[ordered] + ranks] = by_key + at
+        np.add.at(slot, ordered, 1)
+    return order, starts

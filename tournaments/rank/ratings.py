@@ -35,7 +35,16 @@ import numpy.typing as npt
 from openskill.models import PlackettLuce
 
 from protocol.errors import RequestError
-from tournaments.rank.columns import CHUNK, Column, Ids, grown, joined, places, split
+from tournaments.rank.columns import (
+    CHUNK,
+    Column,
+    Ids,
+    grouped,
+    grown,
+    joined,
+    places,
+    split,
+)
 from tournaments.store.results import FinishedGame
 
 BASE_ELO = 1500.0
@@ -127,19 +136,21 @@ def _solve(rows: Rows, size: int, start: npt.NDArray[np.float64]) -> npt.NDArray
     points, games = rows.points, rows.games
     strength = start.copy()
     for _ in range(50):
-        # 1 / (1 + exp(b - a)), then the residuals and the weights, in place: a league's
-        # pairs are half a million.
-        expected = strength[rows.b]
-        expected -= strength[rows.a]
+        # 1 / (1 + exp(b - a)), then the residuals, then the weights, in place and two
+        # columns of the pairs at a time: a league's pairs are half a million.
+        expected = _differences(strength, rows.b, rows.a)
         np.exp(expected, out=expected)
         expected += 1
         np.divide(1, expected, out=expected)
-        weight = games * expected
-        gradient = _spread(rows, np.subtract(points, weight), size)
+        residual = np.multiply(games, expected)
+        gradient = _spread(rows, np.subtract(points, residual, out=residual), size)
+        del residual
         gradient -= strength.sum() + _RIDGE * strength
+        weight = np.multiply(games, expected)  # as the residual's: the same products
         weight *= np.subtract(1, expected, out=expected)
         del expected
         step = _newton_step(rows, weight, gradient)
+        del weight  # not held through the next iteration's columns
         largest = float(np.abs(step).max(initial=0.0))
         strength += (min(1.0, _MAX_STEP / largest) if largest else 1.0) * step
         if largest < 1e-9:
@@ -147,10 +158,35 @@ def _solve(rows: Rows, size: int, start: npt.NDArray[np.float64]) -> npt.NDArray
     return strength
 
 
+def _differences(
+    values: npt.NDArray[np.float64],
+    first: npt.NDArray[np.integer[Any]],
+    second: npt.NDArray[np.integer[Any]],
+) -> npt.NDArray[np.float64]:
+    """`values[first] - values[second]`, its temporaries a `CHUNK` long, not a column."""
+    found = np.empty(len(first))
+    for at in range(0, len(found), CHUNK):
+        chunk = found[at : at + CHUNK]
+        np.take(values, first[at : at + CHUNK], out=chunk)
+        chunk -= values[second[at : at + CHUNK]]
+    return found
+
+
+def _sums(
+    index: npt.NDArray[np.integer[Any]], values: npt.NDArray[np.float64], size: int
+) -> npt.NDArray[np.float64]:
+    """`np.bincount(index, values, size)` a `CHUNK` at a time: the same sums, since `np.add.at`
+    adds in order as bincount does, with a chunk's temporaries (bincount converts a whole
+    32-bit index)."""
+    sums = np.zeros(size)
+    for at in range(0, len(index), CHUNK):
+        np.add.at(sums, index[at : at + CHUNK], values[at : at + CHUNK])
+    return sums
+
+
 def _spread(rows: Rows, values: npt.NDArray[np.float64], size: int) -> npt.NDArray[np.float64]:
     """Each pair's value added to its bot a and taken from its bot b."""
-    spread = np.bincount(rows.a, values, size) - np.bincount(rows.b, values, size)
-    return spread.astype(np.float64, copy=False)
+    return _sums(rows.a, values, size) - _sums(rows.b, values, size)
 
 
 def _newton_step(
@@ -160,7 +196,7 @@ def _newton_step(
     solve for a few bots; beyond `_DENSE_BOTS`, conjugate gradients over the pairs, so a step
     costs what the pairs that met cost rather than the cube of the bots."""
     size = len(gradient)
-    degree = np.bincount(rows.a, weight, size) + np.bincount(rows.b, weight, size)
+    degree = _sums(rows.a, weight, size) + _sums(rows.b, weight, size)
     if size <= _DENSE_BOTS:
         hessian = np.full((size, size), 1.0)
         hessian[np.diag_indices(size)] += degree + _RIDGE
@@ -171,8 +207,7 @@ def _newton_step(
     from scipy.sparse import linalg  # half a second to import: only fields this large pay it
 
     def hessian_times(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        product = x[rows.a]  # weight · (x[a] - x[b]), in place
-        product -= x[rows.b]
+        product = _differences(x, rows.a, rows.b)  # weight · (x[a] - x[b]), in place
         product *= weight
         return _spread(rows, product, size) + x.sum() + _RIDGE * x
 
@@ -407,12 +442,7 @@ class DealTally:
         """A pair's points (its lower id's) and games, deal by deal, in the order the deals
         were first seen."""
         if self._by_pair is None:
-            entry_pair = self._entries.halves(_ID_BITS)[1]
-            found = np.zeros(len(self._pairs), dtype=np.int32)
-            np.cumsum(np.bincount(entry_pair, minlength=len(found))[:-1], out=found[1:])
-            by_pair = np.argsort(entry_pair, kind="stable")
-            del entry_pair
-            self._by_pair = by_pair.astype(np.int32), found
+            self._by_pair = grouped(self._entries.lows(_ID_BITS), len(self._pairs))
         order, starts = self._by_pair
         end = int(starts[pair + 1]) if pair + 1 < len(starts) else len(order)
         entries = order[int(starts[pair]) : end]
@@ -623,13 +653,18 @@ class Fitting:
             points += np.bincount(pair, scores, pairs)
             count += np.bincount(pair, counts, pairs)
         met = count > 0
-        prior = self.prior
-        rows = Rows(
-            deals.ends[met, 0], deals.ends[met, 1], points[met] + prior / 2, count[met] + prior
-        )
+        if not met.all():  # each whole column freed as its pairs that met are taken
+            points = points[met]
+            count = count[met]
+        points += self.prior / 2
+        count += self.prior
+        rows = Rows(deals.ends[met, 0], deals.ends[met, 1], points, count)
         del points, count, met
-        present = np.unique(np.concatenate([rows.a, rows.b]))
-        strength = _solve(rows, len(deals.bots), start)
+        size = len(deals.bots)
+        present = np.flatnonzero(
+            np.bincount(rows.a, minlength=size) + np.bincount(rows.b, minlength=size)
+        )
+        strength = _solve(rows, size, start)
         if self._anchor is None:
             zero = float(strength[present].mean())
         elif self._anchor in present:

@@ -446,12 +446,14 @@ class PairSums:
         pair's made once, the first by name as its bot, and seen from the other side
         (`other_side`); pairs in name order."""
         size = self.tally.pairs()
-        touched = np.flatnonzero(self._touched[:size])
-        self._touched[:size] = False
-        low, high = (ends[touched] for ends in self.tally.ends())
-        places = self.tally.name_places()
+        touched = np.flatnonzero(self._touched[:size]).astype(np.int32)  # 32-bit: a first
+        self._touched[:size] = False  # board's are half a million pairs
+        low, high = self.tally.ends()
+        low, high = low[touched], high[touched]
+        places = self.tally.name_places().astype(np.int32)
         first = np.where(places[low] < places[high], low, high)
         second = low + high - first
+        del low, high
         ordered = np.lexsort((places[second], places[first]))
         return self._rows_of(first[ordered], second[ordered], touched[ordered])
 
