@@ -24,7 +24,7 @@ def loaded(module: str, libraries: list[str]) -> list[str]:
 @pytest.mark.parametrize(
     ("module", "absent"),
     [
-        ("tournaments.server.serve", ["scipy"]),
+        ("tournaments.server.serve", ["scipy", "markdown_it"]),
         ("tournaments.league.viewers", ["scipy", "numpy", "openskill", "trio"]),
         ("tournaments.league.reads", ["scipy", "numpy", "openskill", "trio"]),
         ("tournaments.league.board", ["scipy", "trio"]),

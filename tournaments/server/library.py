@@ -15,8 +15,6 @@ import zipfile
 from functools import cache
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
 from tournaments.league.views import ASKED
 
 SHIPPED = "shipped"
@@ -35,7 +33,11 @@ def root() -> Path | None:
 
 
 def _markdown(path: Path) -> str:
-    """A Markdown page as HTML (raw HTML in it stays text)."""
+    """A Markdown page as HTML (raw HTML in it stays text). markdown-it is loaded by the first
+    page rendered, not by the server's start: 4 MiB a league holds for as long as it runs,
+    whether its guide is read or not."""
+    from markdown_it import MarkdownIt
+
     return str(MarkdownIt("commonmark", {"html": False}).enable("table").render(path.read_text()))
 
 
