@@ -17,7 +17,7 @@ from leaguehelp import finished
 from tournaments.bench.synthetic import synthetic_store
 from tournaments.executors.local import Local
 from tournaments.executors.work import GameUnplayed, Result, UnitWork
-from tournaments.league import ladder
+from tournaments.league import ladder, pairing
 from tournaments.league.files import League
 from tournaments.league.ladder import Focus, Rounds
 from tournaments.league.pairing import UNIT_S, Pick, SeatSet
@@ -300,7 +300,12 @@ def test_the_ladder_notes_its_store_a_slice_at_a_time_as_focus_notes_it_whole(
     )
 
 
-def test_focus_keeps_a_seat_set_in_a_bounded_number_of_bytes() -> None:
+def test_focus_keeps_a_seat_set_in_a_bounded_number_of_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its columns take a few bytes a seat-set; a round's pairs are counted over them a chunk
+    at a time (five chunks here)."""
+    monkeypatch.setattr(pairing, "CHUNK", 1000)
     focus = Focus()
     rows = focus.seat_sets
     pairs = list(itertools.combinations(range(1, 91), 2))  # 4005 seat-sets
@@ -313,6 +318,6 @@ def test_focus_keeps_a_seat_set_in_a_bounded_number_of_bytes() -> None:
     assert rows.size == len(pairs) + 1 and [rows.find(pair) for pair in pairs] == list(range(4005))
     assert rows.find((2, 99)) == -1
     # columns of a few bytes a row, room to grow included: not a dict entry and tuple a row
-    assert rows.nbytes() / rows.size <= 112
+    assert rows.nbytes() / rows.size <= 56
     pick = Pick(focus, {bot: f"bot{bot:02}" for bot in range(1, 91)}, {}, ())
     assert (pick.met == met + met.T).all()

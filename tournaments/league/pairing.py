@@ -42,6 +42,7 @@ from openskill.models import PlackettLuce
 
 from tournaments.plan.config import LeagueSettings
 from tournaments.plan.schedule import lap
+from tournaments.rank.columns import CHUNK, grown
 from tournaments.rank.ratings import (
     OnlinePlackettLuce,
     estimate_score,
@@ -93,8 +94,8 @@ def decides(low_pct: float, high_pct: float, thresholds: Iterable[float]) -> boo
 
 class SeatSets:
     """Every seat-set `Focus` knows, a row each of numpy columns (its bots, its next deal, its
-    first deal that may lack a game, its games' wall time and number, its games noted until
-    `Focus.settle`), found by its tuple's hash in a sorted column: a league holds about as many
+    first deal that may lack a game, its games' wall time and number), found by its tuple's
+    hash in a sorted column: a league holds about as many
     seat-sets as games, and a dict entry with its tuple key and boxed values costs several times
     a row. Seat-sets added lately wait in a small dict, merged into the sorted column once it
     holds `MERGED` of the rows, so adding one costs no copy of the columns. A column grows into
@@ -105,16 +106,15 @@ class SeatSets:
         """The rows in use (the columns hold more, to grow geometrically)."""
         self.bots = np.zeros((0, 0), dtype=np.int32)
         """Each row's bots, ascending (every seat-set of a `Focus` has as many)."""
-        self.next = np.zeros(0, dtype=np.int64)
-        """The deal after the last one stored or planned."""
-        self.low = np.zeros(0, dtype=np.int64)
+        self.next = np.zeros(0, dtype=np.int32)
+        """The deal after the last one stored or planned (a league's deals are numbered from
+        0, one by one: 32 bits hold them, and numpy refuses a value they do not)."""
+        self.low = np.zeros(0, dtype=np.int32)
         """The first deal that may lack a game (0 when unknown)."""
         self.wall_ms = np.zeros(0, dtype=float)
         """The wall time of the games stored."""
         self.timed = np.zeros(0, dtype=np.int32)
         """The number of the games stored."""
-        self.stored = np.zeros(0, dtype=np.int32)
-        """The games `Focus.note`d, until `Focus.settle`."""
         self._hashes = np.zeros(0, dtype=np.int64)
         """The merged rows' seat-sets' hashes, ascending."""
         self._rows = np.zeros(0, dtype=np.int32)
@@ -157,7 +157,7 @@ class SeatSets:
 
     def _grow(self, rows: int) -> None:
         """Make room for `rows` rows in every column (new rows zero)."""
-        for name in ("bots", "next", "low", "wall_ms", "timed", "stored"):
+        for name in ("bots", "next", "low", "wall_ms", "timed"):
             column = getattr(self, name)
             bigger = np.zeros((rows, *column.shape[1:]), dtype=column.dtype)
             bigger[: len(column)] = column
@@ -184,7 +184,7 @@ class SeatSets:
 
     def nbytes(self) -> int:
         """The bytes the columns and the recent rows' dict take (not its tuples)."""
-        columns = (self.bots, self.next, self.low, self.wall_ms, self.timed, self.stored)
+        columns = (self.bots, self.next, self.low, self.wall_ms, self.timed)
         held = sum(column.nbytes for column in (*columns, self._hashes, self._rows))
         return held + sys.getsizeof(self._recent)
 
@@ -222,6 +222,8 @@ class Focus:
         """The wall time of all the games stored."""
         self.timed = 0
         """The number of all the games stored."""
+        self._noted = np.zeros(0, dtype=np.int32)
+        """Each seat-set's games `note`d, by row, until `settle`."""
         self.note(games, ids)
         self.settle()
 
@@ -229,18 +231,20 @@ class Focus:
         """Add the store's `games` (a slice of them at a time, in the order stored; `settle`
         once every one is noted)."""
         for game in games:
-            row = self.add(game, ids)  # first: a new row may grow the columns
-            self.seat_sets.stored[row] += 1
+            row = self.add(game, ids)
+            self._noted = grown(self._noted, row + 1)
+            self._noted[row] += 1
 
     def settle(self) -> None:
         """Every stored game noted: a seat-set complete up to its last deal has none to look
         for."""
         rows = self.seat_sets
         used = slice(0, rows.size)
-        complete = rows.stored[used] == rows.next[used] * rows.bots.shape[1]
-        complete &= rows.stored[used] > 0
+        noted = grown(self._noted, rows.size)[used]
+        complete = noted == rows.next[used].astype(np.int64) * rows.bots.shape[1]
+        complete &= noted > 0
         rows.low[used][complete] = rows.next[used][complete]
-        rows.stored[used] = 0
+        self._noted = np.zeros(0, dtype=np.int32)
 
     def add(self, game: FinishedGame, ids: Mapping[str, int]) -> int:
         """Note `game`, its labels read as store ids by `ids` (those of the round that played
@@ -426,22 +430,26 @@ class Pick:
         return seat_set, deals
 
 
-def _met(rows: SeatSets, order: Sequence[int]) -> npt.NDArray[np.float64]:
+def _met(rows: SeatSets, order: Sequence[int]) -> npt.NDArray[np.int32]:
     """The deals of each pair of `order`'s bots (by index), summed over the seat-sets of
-    `rows` whose bots are all in `order`."""
+    `rows` whose bots are all in `order`, a `CHUNK` of seat-sets at a time: a league of a
+    thousand bots has half a million, and a round must not hold columns of them all."""
     size = len(order)
+    met = np.zeros((size, size), dtype=np.int32)
+    if not size:
+        return met
     ids = np.array(order, dtype=np.int64)
     by_id = np.argsort(ids)
-    bots = rows.bots[: rows.size]
-    at = np.minimum(np.searchsorted(ids[by_id], bots), max(size - 1, 0))
-    inside = (ids[by_id][at] == bots).all(axis=1) if size else np.zeros(len(bots), dtype=bool)
-    seats = by_id[at[inside]] if size else at[inside]
-    deals = rows.next[: rows.size][inside].astype(float)
-    cells = np.zeros(size * size)
-    for first, second in permutations(range(bots.shape[1]), 2):
-        flat = seats[:, first] * size + seats[:, second]
-        cells += np.bincount(flat, weights=deals, minlength=size * size)
-    met = cells.reshape(size, size)
+    known = ids[by_id]
+    cells = met.reshape(-1)
+    for start in range(0, rows.size, CHUNK):
+        bots = rows.bots[start : min(start + CHUNK, rows.size)]
+        at = np.minimum(np.searchsorted(known, bots), size - 1)
+        inside = (known[at] == bots).all(axis=1)
+        seats = by_id[at[inside]]
+        deals = rows.next[start : start + len(bots)][inside]
+        for first, second in permutations(range(bots.shape[1]), 2):
+            np.add.at(cells, seats[:, first] * size + seats[:, second], deals)
     np.fill_diagonal(met, 0)
     return met
 
