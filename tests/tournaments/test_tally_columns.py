@@ -63,8 +63,9 @@ def _plain_deals(games: list[FinishedGame]) -> dict[tuple[str, str, int], tuple[
 def _kept_deals(tally: DealTally) -> dict[tuple[str, str, int], tuple[float, int]]:
     deals = tally.deals()
     found: dict[tuple[str, str, int], tuple[float, int]] = {}
+    one_each = range(len(deals.pair_of))  # each deal's one entry at its place
     for deal, pair, score, count in zip(
-        deals.deal_of.tolist(),
+        one_each if deals.deal_of is None else deals.deal_of.tolist(),
         deals.pair_of.tolist(),
         deals.scores.tolist(),
         deals.counts.tolist(),
@@ -214,3 +215,29 @@ def test_the_fit_is_the_same_to_the_bit_whatever_its_chunks(
     whole = fitted()
     monkeypatch.setattr(ratings, "CHUNK", 257)
     assert fitted() == whole
+
+
+@pytest.mark.parametrize("games", [ratings.HALF_EXACT, ratings.HALF_EXACT + 1])
+def test_a_deals_points_and_games_are_exact_in_the_narrowest_float(games: int) -> None:
+    """Up to `HALF_EXACT` games a deal its entries are half precision, beyond single: a deal
+    of one more game keeps its odd half point and its count exactly."""
+    tally = DealTally()
+    draw = Played(scores=[1, 1], ranks=[1, 1], moves=[1, 1], think_ms=[1, 1])
+    win = msgspec.structs.replace(draw, ranks=[1, 2])
+    tally.add(
+        [
+            FinishedGame(
+                seat_set="a,b",
+                deal=7,
+                rotation=0,
+                bots=("a", "b"),
+                played=win if n % 2 else draw,
+            )
+            for n in range(games)
+        ]
+    )
+    deals = tally.deals()
+    assert deals.deal_of is None and deals.pair_of.tolist() == [0]
+    assert deals.counts.dtype == (np.float16 if games <= ratings.HALF_EXACT else np.float32)
+    assert deals.scores.tolist() == [games // 2 + (games - games // 2) / 2]
+    assert deals.counts.tolist() == [games]

@@ -294,15 +294,17 @@ class Deals(NamedTuple):
     """Every deal's pair tallies as the fit and its bootstrap read them: the rated bots (in
     name order), the pairs that met (in name order, as indices of their two bots), and one
     entry per deal and pair: its deal's place among the deals in key order (the order the
-    bootstrap draws them in), its pair's place, the first bot's points and the games.
+    bootstrap draws them in; None when each deal has one entry, the entries in that order,
+    as in every two-player league), its pair's place, the first bot's points and the games.
 
-    The entries are 32-bit (a bootstrap under way keeps them for many refreshes): points are
-    halves and games small counts, exact in single precision, and the fit sums them in
-    double (`DealTally.pair_totals`' sums of whole pairs are double)."""
+    The entries are narrow (a bootstrap under way keeps them for many refreshes): places of
+    32 bits; points are halves and games small counts, exact in half precision up to
+    `HALF_EXACT` games an entry (else single), and the fit sums them in double
+    (`DealTally.pair_totals`' sums of whole pairs are double)."""
 
     bots: list[str]
     ends: npt.NDArray[np.int32]
-    deal_of: npt.NDArray[np.int32]
+    deal_of: npt.NDArray[np.int32] | None
     pair_of: npt.NDArray[np.int32]
     scores: npt.NDArray[np.floating[Any]]
     counts: npt.NDArray[np.floating[Any]]
@@ -323,6 +325,9 @@ _ID_BITS = 32
 """Bits of a deal value's code or a pair's id under a deal's or an entry's key."""
 _OWN_CODES = 1 << 31
 """Deal values from 0 below this are their own codes in a deal's key (`_value_codes`)."""
+HALF_EXACT = 1024
+"""Games an entry of `Deals` may count for its points (halves) and games to be exact in half
+precision."""
 
 
 class DealTally:
@@ -471,19 +476,40 @@ class DealTally:
         bots, ends, turned, pair_place = self._pairs_in_order()
         deal_place = self._deal_places()
         size = len(self._entries)
-        deal_of, pair_of = np.empty(size, dtype=np.int32), np.empty(size, dtype=np.int32)
-        scores, counts = np.empty(size, dtype=np.float32), np.empty(size, dtype=np.float32)
+        one_each = self._one_entry_a_deal()
+        deal_of = None if one_each else np.empty(size, dtype=np.int32)
+        pair_of = np.empty(size, dtype=np.int32)
+        half = self._games[:size].max(initial=0) <= HALF_EXACT
+        exact: type[np.floating[Any]] = np.float16 if half else np.float32
+        scores, counts = np.empty(size, dtype=exact), np.empty(size, dtype=exact)
         at = 0
         for keys, ids in self._entries.chunks():
             deal, pair = split(keys, _ID_BITS)
             end = at + len(keys)
-            deal_of[at:end] = deal_place[deal]
-            pair_of[at:end] = pair_place[pair]
+            if deal_of is None:  # each entry at its deal's place
+                rows: slice | npt.NDArray[np.int32] = deal_place[deal]
+            else:
+                rows = slice(at, end)
+                deal_of[rows] = deal_place[deal]
+            pair_of[rows] = pair_place[pair]
             games, points = self._games[ids], self._points[ids]
-            scores[at:end] = np.where(turned[pair], games - points, points)
-            counts[at:end] = games
+            scores[rows] = np.where(turned[pair], games - points, points)
+            counts[rows] = games
             at = end
         return Deals(bots, ends, deal_of, pair_of, scores, counts, len(self._deals))
+
+    def _one_entry_a_deal(self) -> bool:
+        """Whether every deal has one entry (one pair): as many entries as deals, no two of
+        them of one deal (the entries' keys are in deal order)."""
+        if len(self._entries) != len(self._deals):
+            return False
+        last = -1
+        for keys, _ in self._entries.chunks():
+            deal = keys >> _ID_BITS
+            if deal[0] == last or (deal[1:] == deal[:-1]).any():
+                return False
+            last = int(deal[-1])
+        return True
 
     def pair_totals(self) -> Deals:
         """The tallies summed over each pair's deals, as `Deals` of one deal a pair: all a fit
@@ -499,7 +525,7 @@ class DealTally:
         order = np.empty(size, dtype=np.int32)
         order[pair_place] = np.arange(size, dtype=np.int32)
         each = np.arange(size, dtype=np.int32)
-        return Deals(bots, ends, each, each, scores[order], games[order], size)
+        return Deals(bots, ends, None, each, scores[order], games[order], size)
 
     def _pairs_in_order(
         self,
@@ -648,7 +674,8 @@ class Fitting:
             pair, scores = deals.pair_of[at : at + CHUNK], deals.scores[at : at + CHUNK]
             counts = deals.counts[at : at + CHUNK]
             if weights is not None:
-                drawn = weights[deals.deal_of[at : at + CHUNK]]
+                of = deals.deal_of
+                drawn = weights[at : at + CHUNK] if of is None else weights[of[at : at + CHUNK]]
                 scores, counts = drawn * scores, drawn * counts
             points += np.bincount(pair, scores, pairs)
             count += np.bincount(pair, counts, pairs)
