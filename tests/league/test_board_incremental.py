@@ -225,8 +225,10 @@ async def test_the_keeper_refreshes_from_its_child_after_new_games(
 def test_a_board_read_a_slice_at_a_time_equals_the_board_from_scratch(
     tmp_path: Path, seats: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """[2, 3]: a mixed store, its first three-seat game in a later slice than its first game."""
+    """[2, 3]: a mixed store, its first three-seat game in a later slice than its first game.
+    The ratings over time go to the shelf every few games (and anew with the count)."""
     monkeypatch.setattr(board_module, "READ_SLICE", 4)
+    monkeypatch.setattr(board_module, "SERIES_HELD", 3)
     path = tmp_path / "league.sqlite"
     names = ["ann", "bob", "dee", "eve"]
     rng = random.Random(len(seats))

@@ -112,6 +112,10 @@ class Running:
         """The id of the last game read."""
         self.tables = RunningTables(schedule=schedule)
         self._series = MuSeries(bot_of)
+        """The ratings over time of the games counted since they were last kept on the
+        shelf (`keep_series`), which holds each bot's whole series."""
+        self._series_kept = False
+        """The shelf's series are this board's (else they are written anew)."""
         self._unshelved: set[str] = set()
         """The bots whose rating over time changed since the shelf was last written."""
         self._gone: set[str] = set()
@@ -161,11 +165,21 @@ class Running:
         )
         return board, tables.drawing
 
+    def keep_series(self, shelf: Shelf, least: int = 0) -> None:
+        """Move the ratings over time counted since to `shelf` once they are `least` values."""
+        counted = self._series.series
+        if sum(map(len, counted.values())) < least:
+            return
+        shelf.extend(counted, anew=not self._series_kept)
+        counted.clear()
+        self._series_kept = True
+
     def shelve(self, shelf: Shelf, order: Sequence[str]) -> None:
         """Write what changed since the last time to `shelf` (everything the first time): the
         head-to-head rows of the pairs with new games, the histories of their bots, and the
         board's `order`."""
-        changed = {bot: history(self._series.series[bot]) for bot in self._unshelved}
+        self.keep_series(shelf)
+        changed = {bot: history(shelf.series(bot)) for bot in self._unshelved}
         sums = self.tables.pairs
         columns = [key for key, _ in sums.columns()]
         shelf.write(
@@ -218,7 +232,8 @@ class Keeping:
             with store.snapshot():
                 labels = store.labels()  # of the games read: in one snapshot with them
                 running = self._running(path, hidden(store, []), labels)
-                running = _count_new(store, running, labels, store.last_game())
+                assert self._shelf is not None
+                running = _count_new(store, running, labels, store.last_game(), self._shelf)
         except BaseException:
             self._close()
             raise
@@ -260,9 +275,14 @@ READ_SLICE = 2_000
 slice of them in memory, not all (their objects, freed, would leave the child's heap at its
 peak); a small slice also leaves fewer of the tallies' long-lived objects scattered among
 freed ones."""
+SERIES_HELD = 1 << 17
+"""Ratings over time (8 bytes each) the count of many games holds before it moves them to the
+shelf: a million games' are two million."""
 
 
-def _count_new(store: Store, running: Running, labels: dict[int, str], last: int) -> Running:
+def _count_new(
+    store: Store, running: Running, labels: dict[int, str], last: int, shelf: Shelf
+) -> Running:
     """`running` with the games stored after its last one through the game `last` counted, a
     slice at a time; a game of three or more seats in a store counted as two-player makes
     the count start anew keeping every game (a mixed store: `RunningTables`' schedule)."""
@@ -276,6 +296,7 @@ def _count_new(store: Store, running: Running, labels: dict[int, str], last: int
                 continue
             running.tables.schedule = []
         running.add(new)
+        running.keep_series(shelf, SERIES_HELD)
         del new
         give_back_freed_memory()  # the slice's games: the next slice's room
         after = through

@@ -2,7 +2,8 @@
 every bot's head-to-head rows and its rating over time, in an SQLite file beside the store
 (`shelf_path`). The board's child writes them — all of them when it starts its tallies anew,
 then only the rows its new games changed — and the pages' reads child reads one bot's at a
-time, a page of its opponents at a time.
+time, a page of its opponents at a time. The board's child also keeps there every bot's whole
+rating series, which its thinned history is drawn from again as games come (`series`).
 
 Why a file: at a thousand bots the head to head has half a million pairs; sent whole at each
 refresh it took the server's thread seconds to decode and hundreds of megabytes to hold, for a
@@ -12,7 +13,8 @@ page that shows one bot's rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from array import array
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ import msgspec
 
 from tournaments.store.sqlitefile import SqliteFile, StoreError, guarded
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pairs (
@@ -31,6 +33,7 @@ CREATE TABLE IF NOT EXISTS places (bot TEXT PRIMARY KEY, place INTEGER NOT NULL)
 CREATE TABLE IF NOT EXISTS histories (
     bot TEXT PRIMARY KEY, games INTEGER NOT NULL, points BLOB NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS series (bot TEXT PRIMARY KEY, mu BLOB NOT NULL) WITHOUT ROWID;
 """
 
 
@@ -83,7 +86,9 @@ class Shelf(SqliteFile):
 
     def _check_ours(self) -> None:
         self._check_tables(
-            self._objects(), _SCHEMA, frozenset({"meta", "pairs", "places", "histories"})
+            self._objects(),
+            _SCHEMA,
+            frozenset({"meta", "pairs", "places", "histories", "series"}),
         )
 
     @classmethod
@@ -135,6 +140,30 @@ class Shelf(SqliteFile):
                 "INSERT OR REPLACE INTO histories VALUES (?, ?, ?)",
                 ((bot, h.games, _encode(h.points)) for bot, h in histories.items()),
             )
+
+    @guarded
+    def extend(self, series: Mapping[str, array[float]], *, anew: bool = False) -> None:
+        """Add `series`' values to the end of each bot's whole rating series, in one
+        transaction (`anew`: every series kept before goes first). Why here: a league of a
+        million games holds two million values, which its board's child would otherwise keep
+        for as long as it runs."""
+        with self._transaction():
+            if anew:
+                self._db.execute("DELETE FROM series")
+            self._db.executemany(
+                "INSERT INTO series VALUES (?, ?) "
+                "ON CONFLICT (bot) DO UPDATE SET mu = CAST(mu || excluded.mu AS BLOB)",
+                ((bot, values.tobytes()) for bot, values in series.items() if values),
+            )
+
+    @guarded
+    def series(self, bot: str) -> array[float]:
+        """`bot`'s whole rating series (`extend`), empty if it has none."""
+        found = self._db.execute("SELECT mu FROM series WHERE bot = ?", (bot,)).fetchone()
+        values = array("d")
+        if found is not None:
+            values.frombytes(found[0])
+        return values
 
     @guarded
     def opponents(self, bot: str, start: int, count: int) -> Opponents:
