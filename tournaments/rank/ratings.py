@@ -453,6 +453,11 @@ class DealTally:
         entries = order[int(starts[pair]) : end]
         return list(zip(self._points[entries].tolist(), self._games[entries].tolist(), strict=True))
 
+    def forget_grouping(self) -> None:
+        """Free the entries grouped by pair (`deals_of`) until they are asked for again: a
+        bootstrap drawn between refreshes must not hold them (a column an entry)."""
+        self._by_pair = None
+
     def pairs(self) -> int:
         return len(self._pairs)
 

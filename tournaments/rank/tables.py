@@ -478,6 +478,7 @@ class PairSums:
                 row = dict(zip(keys, self._row_of(names[a], names[b], pair, a > b), strict=True))
                 yield row
                 yield other_side(row)
+        self.tally.forget_grouping()  # made again with the next new games anyway
 
     def _row(self, a: str, b: str) -> list[Any]:
         found = self.tally.pair_of(a, b)
