@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
 from pathlib import Path
 
 import msgspec
@@ -248,3 +249,15 @@ def test_a_board_read_a_slice_at_a_time_equals_the_board_from_scratch(
     assert _without_time(refreshed.board) == _without_time(compute(path))
     assert refreshed.board.games == last
     _assert_shelf_from_scratch(path)
+
+
+def test_the_shelf_keeps_each_bots_whole_series_across_extensions(tmp_path: Path) -> None:
+    """Values appended in SQL come back as the doubles they were (their bytes hold zeros and
+    invalid UTF-8); `anew` drops every series kept before."""
+    with Shelf(tmp_path / "league.board.sqlite") as shelf:
+        shelf.extend({"ann": array("d", [1.5, math.pi]), "bob": array("d")})
+        shelf.extend({"ann": array("d", [-2.25]), "bob": array("d", [1e-300])})
+        assert shelf.series("ann") == array("d", [1.5, math.pi, -2.25])
+        assert shelf.series("bob") == array("d", [1e-300]) and shelf.series("dee") == array("d")
+        shelf.extend({"bob": array("d", [4.0])}, anew=True)
+        assert shelf.series("ann") == array("d") and shelf.series("bob") == array("d", [4.0])
