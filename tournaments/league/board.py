@@ -34,9 +34,9 @@ from tournaments.store.exclusion import hidden, visible
 from tournaments.store.results import FinishedGame
 from tournaments.store.store import Store, bot_of
 
-BOARD_NICE = 0
-"""The board's child runs at the server's priority: below the ladder's bots it would fall
-behind a busy ladder."""
+BOARD_NICE = 2
+"""As the reads child: below the server's thread, whose pages a refresh would otherwise slow
+when they meet on a core, and above the ladder's bots, behind whose games it would fall."""
 
 
 class Board(msgspec.Struct, frozen=True):
