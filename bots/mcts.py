@@ -210,13 +210,10 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+def bot(args: argparse.Namespace) -> tuple[MctsBot, str]:
+    """The bot the parsed command line `args` asks for, and its settings as its name shows
+    them."""
     params = Params(c=args.c, rollout=args.rollout, depth=args.depth, opponents=args.opponents)
-    bot = MctsBot(params, args.ms, args.iterations, args.clock)
-    # The tree has no reference cycles: reference counting frees it, and the cycle collector
-    # would only add pauses in the middle of a timed search.
-    gc.disable()
     settings = [f"rollout={args.rollout}"]
     if args.c is not None:
         settings.append(f"c={args.c}")
@@ -230,7 +227,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         settings.insert(0, f"ms={args.ms:g}")
     if args.iterations is not None:
         settings.insert(0, f"iterations={args.iterations}")
-    run(bot.choose, name=f"mcts({','.join(settings)})")
+    return MctsBot(params, args.ms, args.iterations, args.clock), ",".join(settings)
+
+
+def main(argv: Sequence[str] | None = None, name: str = "mcts") -> None:
+    """Play as `name` (the bot's name in its answers' logs), set by the command line `argv`."""
+    player, settings = bot(parse_args(sys.argv[1:] if argv is None else argv))
+    # The tree has no reference cycles: reference counting frees it, and the cycle collector
+    # would only add pauses in the middle of a timed search.
+    gc.disable()
+    run(player.choose, name=f"{name}({settings})")
 
 
 if __name__ == "__main__":
