@@ -7,7 +7,7 @@ machine slows it without weakening it, so a benchmark against it means the same 
 host as on an idle one. The clock still caps it: a level asking for more than the clock's
 share of a decision searches that share (`bots.mcts.search_seconds`). Any other `mcts` option
 may follow (`--iterations N` for answers that depend only on the seed). Its measured strength
-against `mcts` at several levels: docs/strategies.md, "expert".
+against `mcts` at several budgets: docs/strategies.md, "Azul's search, issue 55".
 """
 
 from __future__ import annotations
@@ -27,8 +27,19 @@ DEFAULT_LEVEL = 5
 def mcts_arguments(argv: Sequence[str]) -> list[str]:
     """The `mcts` command line of an `expert` one: `--level` turned into a CPU budget, the
     other options passed on (an explicit `--ms` or `--clock` wins over the level's)."""
-    parser = argparse.ArgumentParser(prog="python -m bots.expert", add_help=False)
-    parser.add_argument("--level", type=int, choices=sorted(LEVELS), default=DEFAULT_LEVEL)
+    parser = argparse.ArgumentParser(
+        prog="python -m bots.expert",
+        description=__doc__.split("\n")[0],
+        epilog="Any option of `python -m bots.mcts --help` may follow.",
+    )
+    levels = ", ".join(f"{level}: {ms:g} ms" for level, ms in sorted(LEVELS.items()))
+    parser.add_argument(
+        "--level",
+        type=int,
+        choices=sorted(LEVELS),
+        default=DEFAULT_LEVEL,
+        help=f"CPU time of search a decision, at most ({levels}; default {DEFAULT_LEVEL})",
+    )
     args, rest = parser.parse_known_args(argv)
     return ["--clock", "cpu", "--ms", f"{LEVELS[args.level]:g}", *rest]
 
