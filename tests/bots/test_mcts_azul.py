@@ -9,7 +9,7 @@ import time
 import pytest
 
 from bots.search import azul as knowledge
-from bots.search.ismcts import Node, Params, Search
+from bots.search.ismcts import Params, Search
 from referee.games import simulate
 from referee.games.azul import Azul, AzulOptions, AzulState, wall_column
 
@@ -161,30 +161,6 @@ def test_a_short_search_stops_at_the_rounds_end(monkeypatch: pytest.MonkeyPatch)
     after = [table for round_, table in leaves if round_ == state.round + 1]
     assert len(after) > 150  # most rollouts reach the round's end within the horizon
     assert all(table == FRESH for table in after)
-
-
-def _root_takes_tried(monkeypatch: pytest.MonkeyPatch, seconds: float) -> int:
-    """The root takes a search of 30 iterations shaped as `seconds` long tried."""
-    state = _mid_round(4, 3)
-    search = Search(GAME, Params())
-    trees: list[Node] = []
-    best = search._best
-    monkeypatch.setattr(
-        search, "_best", lambda tree, *rest: trees.append(tree) or best(tree, *rest)
-    )
-    search.run(state, state.turn, random.Random(1), time.perf_counter() + FAR, 30, seconds=seconds)
-    return len(trees[0].stats[state.turn])
-
-
-def test_a_short_search_widens_slower_than_a_long_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Under `STAGE_MS` the root admits 2 + `STAGE_WIDEN`·√n takes, at or over it 2 + 2√n (every
-    admitted take is tried once; the last of 30 iterations selects at 29 visits); a `widen` of
-    the user's holds for both."""
-    short = _root_takes_tried(monkeypatch, knowledge.STAGE_MS / 2000)
-    long = _root_takes_tried(monkeypatch, knowledge.STAGE_MS / 500)
-    assert (short, long) == (2 + int(knowledge.STAGE_WIDEN * 29**0.5), 2 + int(2 * 29**0.5))
-    assert short < long
-    assert Search(GAME, Params(widen=3.0)).widths == (3.0, 3.0)
 
 
 def test_a_search_over_a_grey_wall_with_special_factories_answers_legally() -> None:
