@@ -41,10 +41,6 @@ STAGE_MS = 200.0
 """A search shorter than this stops its tree and its rollouts at the round's end (`round_of`);
 a longer one runs on into the next round: the round's end helps a short search and costs a long
 one. The threshold lies between the budgets measured and is not tuned."""
-STAGE_WIDEN = 1.0
-"""A search short enough to stop at the round's end widens to 2 + √n of a node's best takes,
-not 2 + 2√n: its few hundred iterations go deeper into fewer takes. Not measured for a longer
-search, which keeps the default (docs/strategies.md, "Azul's search, issue 55")."""
 
 OWN_POINTS = 0.003
 """What a leaf's value gains for each point of the seat's own score, beside the margin's
@@ -309,7 +305,6 @@ PROFILE = SearchProfile(
     scale=15.0,
     own_points=OWN_POINTS,
     exploration=0.1,
-    stage_widen=STAGE_WIDEN,
 )
 """Stage: the round (`round_of`), for searches under `STAGE_MS`. Exploration 0.1: a take's
 alternatives differ by a few hundredths of a leaf's value, which more exploration spreads almost

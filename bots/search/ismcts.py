@@ -75,10 +75,8 @@ class Params:
     in a simultaneous decision) or "heuristic" (the heuristic's best: a model of a greedy
     opponent; a game without a heuristic is searched); None: the game's
     (`SearchProfile.opponents`)."""
-    widen: float | None = None
-    """Progressive widening: a node with n visits considers its best 2 + widen·√n actions;
-    None: the game's (`SearchProfile.widen`, or `stage_widen` in a search that stops at the
-    stage)."""
+    widen: float = 2.0
+    """Progressive widening: a node with n visits considers its best 2 + widen·√n actions."""
 
 
 class Node:
@@ -136,13 +134,6 @@ class Search:
         self.width = known.width
         self.stage = known.stage
         self.stage_seconds = known.stage_ms / 1000
-        if params.widen is not None:
-            self.widths = (params.widen, params.widen)
-        else:
-            stage_widen = known.widen if known.stage_widen is None else known.stage_widen
-            self.widths = (known.widen, stage_widen)
-        self.widen = self.widths[0]
-        """The current `run`'s widening: `widths[1]` if it stops at the stage, else `widths[0]`."""
         self.timer: Timer = time.perf_counter
         """The clock of the current `run`'s deadline (`bots.search.budget`)."""
         self.past_stage: Callable[[Any], bool] | None = None
@@ -182,12 +173,10 @@ class Search:
         now = timer()
         stage = self.stage
         self.past_stage = None
-        self.widen = self.widths[0]
         length = deadline - now if seconds is None else seconds
         if stage is not None and length < self.stage_seconds:
             root_stage = stage(root)
             self.past_stage = lambda state: stage(state) != root_stage
-            self.widen = self.widths[1]
         slowest = 0.0
         # An iteration starts only if the slowest one so far would still end by the deadline,
         # and a rollout stops at the deadline: a late iteration cannot push the answer past it.
@@ -373,7 +362,7 @@ class Search:
             order = [action for _, _, action in keyed]
             if cached is None:
                 node.order[seat] = (legal, order)
-        width = 2 + int(self.widen * math.sqrt(node.visits))
+        width = 2 + int(self.params.widen * math.sqrt(node.visits))
         return order[:width]
 
     def _rollout(self, world: Any, rng: random.Random, deadline: float) -> int:

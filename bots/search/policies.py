@@ -75,11 +75,6 @@ class SearchProfile:
     width: int | Callable[[Any], int] = 0
     """The flat search values this many of the best root actions (a number, or a function of
     the root state)."""
-    widen: float = 2.0
-    """Progressive widening: a node with n visits considers its best 2 + widen·√n actions by
-    the heuristic (`ismcts.Params.widen` overrides it)."""
-    stage_widen: float | None = None
-    """The widening of a search short enough to stop at the stage (`stage_ms`); None: `widen`."""
     sample: int = 8
     """Legal actions a greedy rollout samples to pick the heuristic's best from
     (`ismcts.Params.sample` overrides it)."""
