@@ -13,6 +13,7 @@ BUILTIN_BOTS: dict[str, str] = {
     "random": "bots.random",
     "greedy": "bots.greedy",
     "mcts": "bots.mcts",
+    "expert": "bots.expert",
 }
 
 

@@ -1,10 +1,10 @@
 """MCTS bot: information-set Monte Carlo tree search for every game (see `bots.search.ismcts`).
 
 Run as `python -m bots.mcts [--ms N] [--clock wall|cpu] [--iterations N] [--c X]
-[--rollout greedy|random] [--depth N] [--opponents search|heuristic]`; built in as `mcts`
-(`arena match --game azul "mcts --ms 50" greedy`). It sees only its observation: each decision
-rebuilds a state consistent with it (`Game.from_observation`) and searches worlds re-dealt from
-that state until its time is up.
+[--rollout greedy|random] [--depth N] [--widen X] [--opponents search|heuristic]`; built in as
+`mcts` (`arena match --game azul "mcts --ms 50" greedy`). It sees only its observation: each
+decision rebuilds a state consistent with it (`Game.from_observation`) and searches worlds
+re-dealt from that state until its time is up.
 
 Time: a decision may take the clock's `move_ms` plus its bank, measured by the referee from
 the moment it writes `act`. The bot reads the clock of every `act` and searches for at most
@@ -195,6 +195,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         ),
     )
     parser.add_argument(
+        "--widen",
+        type=float,
+        default=defaults.widen,
+        help=(
+            "progressive widening: a node with n visits considers its best 2 + WIDEN·√n actions"
+            f" by the game's heuristic (default {defaults.widen:g})"
+        ),
+    )
+    parser.add_argument(
         "--opponents",
         choices=("search", "heuristic"),
         default=None,
@@ -207,16 +216,17 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         parser.error("--iterations must be at least 1")
     if (args.c is not None and args.c < 0) or (args.depth is not None and args.depth < 0):
         parser.error("--c and --depth must not be negative")
+    if args.widen < 0:
+        parser.error("--widen must not be negative")
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    params = Params(c=args.c, rollout=args.rollout, depth=args.depth, opponents=args.opponents)
-    bot = MctsBot(params, args.ms, args.iterations, args.clock)
-    # The tree has no reference cycles: reference counting frees it, and the cycle collector
-    # would only add pauses in the middle of a timed search.
-    gc.disable()
+def bot(args: argparse.Namespace) -> tuple[MctsBot, str]:
+    """The bot the parsed command line `args` asks for, and its settings as its name shows
+    them."""
+    params = Params(
+        c=args.c, rollout=args.rollout, depth=args.depth, opponents=args.opponents, widen=args.widen
+    )
     settings = [f"rollout={args.rollout}"]
     if args.c is not None:
         settings.append(f"c={args.c}")
@@ -224,13 +234,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         settings.append(f"depth={args.depth}")
     if args.opponents is not None:
         settings.append(f"opponents={args.opponents}")
+    if args.widen != Params().widen:
+        settings.append(f"widen={args.widen:g}")
     if args.clock is not None:
         settings.insert(0, f"clock={args.clock}")
     if args.ms is not None:
         settings.insert(0, f"ms={args.ms:g}")
     if args.iterations is not None:
         settings.insert(0, f"iterations={args.iterations}")
-    run(bot.choose, name=f"mcts({','.join(settings)})")
+    return MctsBot(params, args.ms, args.iterations, args.clock), ",".join(settings)
+
+
+def main(argv: Sequence[str] | None = None, name: str = "mcts") -> None:
+    """Play as `name` (the bot's name in its answers' logs), set by the command line `argv`."""
+    player, settings = bot(parse_args(sys.argv[1:] if argv is None else argv))
+    # The tree has no reference cycles: reference counting frees it, and the cycle collector
+    # would only add pauses in the middle of a timed search.
+    gc.disable()
+    run(player.choose, name=f"{name}({settings})")
 
 
 if __name__ == "__main__":

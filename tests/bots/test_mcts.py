@@ -221,6 +221,9 @@ def test_parameters_reach_the_bot_through_its_builtin_name() -> None:
     with pytest.raises(SystemExit):
         parse_args(["--iterations", "0"])
     assert (parse_args([]).clock, parse_args(["--clock", "cpu"]).clock) == (None, "cpu")
+    assert (parse_args([]).widen, parse_args(["--widen", "1"]).widen) == (Params().widen, 1.0)
+    with pytest.raises(SystemExit):
+        parse_args(["--widen", "-1"])
     with pytest.raises(SystemExit):
         parse_args(["--clock", "thread"])
 

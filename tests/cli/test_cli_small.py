@@ -86,7 +86,7 @@ def test_match_help_lists_every_built_in_bot_and_the_real_memory_limit(
     with pytest.raises(SystemExit):
         main(["match", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "a built-in bot (random, greedy, mcts)" in text
+    assert "a built-in bot (random, greedy, mcts, expert)" in text
     memory = text[text.index("--memory-mb") :]
     assert "total memory of all the bot's processes" in memory
     assert "cgroup" in memory and "address space per process" in memory
@@ -108,4 +108,5 @@ def test_compare_names_a_bot_by_its_ready_name_as_match_does(tmp_path: Path) -> 
 def test_the_demo_does_not_call_a_command_a_shell_command() -> None:
     comments = " ".join(line.partition("#")[2].strip() for line in DEMO.read_text().splitlines())
     assert "shell command" not in comments
-    assert "built-in bot (random, greedy, mcts) or a command line, run without a shell" in comments
+    built_in = "built-in bot (random, greedy, mcts, expert) or a command line, run without a shell"
+    assert built_in in comments
