@@ -204,8 +204,8 @@ class Tournament(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
 
     game: str
     participants: dict[BotName, str | Participant] = msgspec.field(default_factory=dict)
-    """Bot name → built-in bot (`random`, `greedy`, `mcts`), a command line (split into words and
-    run without a shell: `tournaments.plan.botcommands`), or a `Participant`."""
+    """Bot name → built-in bot (`random`, `greedy`, `mcts`, `expert`), a command line (split
+    into words and run without a shell: `tournaments.plan.botcommands`), or a `Participant`."""
     players: Positive = 2
     options: dict[str, Any] = msgspec.field(default_factory=dict)
     schedule: ScheduleKind = "round-robin"
