@@ -148,20 +148,13 @@ class SeatSets:
         row = self.size
         self.size += 1
         if self.size > len(self.next):
-            self._grow(max(16, 2 * self.size))
+            for name in ("bots", "next", "low", "wall_ms", "timed"):
+                setattr(self, name, grown(getattr(self, name), max(16, self.size)))
         self.bots[row] = seat_set
         self._recent[seat_set] = row
         if len(self._recent) > MERGED * self.size:
             self._merge()
         return row
-
-    def _grow(self, rows: int) -> None:
-        """Make room for `rows` rows in every column (new rows zero)."""
-        for name in ("bots", "next", "low", "wall_ms", "timed"):
-            column = getattr(self, name)
-            bigger = np.zeros((rows, *column.shape[1:]), dtype=column.dtype)
-            bigger[: len(column)] = column
-            setattr(self, name, bigger)
 
     def _merge(self) -> None:
         """Move the recent rows into the sorted column."""
