@@ -1,6 +1,7 @@
 """The league's pages in a real headless Chromium against `arena serve` on a loopback port: the
-web form's upload, the leaderboard, a game in the report's viewer, and bot-controlled markup
-shown as text.
+web form's upload, the leaderboard, a game in the report's viewer, bot-controlled markup shown
+as text, and the organisers' copy check (an author rewrites another's bot), which its authors
+never see.
 
 Skipped only where Chromium or its driver is not installed (CI installs them: .ci/run).
 """
@@ -17,6 +18,8 @@ from browserhelp import BOARD_DRAWN, board, press, step_label, wait_for
 from leaguehelp import BOT, LEAGUE, Running, children, reap_orphans, token
 from patience import Deadline
 from reporthelp import MISSING, chromium, console_errors
+
+from tournaments.league.files import League
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=str(MISSING))]
 
@@ -87,29 +90,42 @@ def status_is(browser: Any, status: str) -> bool:
     return bool(cells) and cells[0].text == status
 
 
-def submit_form(
-    browser: Any, url: str, secret: str, name: str, bot: Path, validate: bool = True
-) -> None:
-    """Fill /submit's form as a person does and send it; back once the next page loaded."""
+def send(browser: Any, form: str) -> None:
+    """Press the submit button of the page's `form` (a CSS selector); back once the answer
+    replaced the page."""
     from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
+
+    sent = css(browser, form)[0]
 
     def replaced(_: Any) -> bool:
         """Whether the form left the document: selenium's `staleness_of`, but chromedriver
         sometimes reports the node that left as an inspector error ("Node with given id does
         not belong to the document"), not as a stale element (the base class of both)."""
         try:
-            form.is_enabled()
+            sent.is_enabled()
         except WebDriverException:
             return True
         return False
 
-    browser.get(url + "/signin")  # the form uploads as the signed-in author
+    css(browser, form + " button[type=submit]")[0].click()
+    WebDriverWait(browser, DEADLINE).until(replaced)
+    wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
+
+
+def sign_in(browser: Any, url: str, secret: str) -> None:
+    """Sign in with `secret` through the sign-in form, as a person does."""
+    browser.get(url + "/signin")
     wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
     css(browser, "input[name=token]")[0].send_keys(secret)
-    form = css(browser, "form[action='/signin']")[0]
-    css(browser, "form[action='/signin'] button[type=submit]")[0].click()
-    WebDriverWait(browser, DEADLINE).until(replaced)
+    send(browser, "form[action='/signin']")
+
+
+def submit_form(
+    browser: Any, url: str, secret: str, name: str, bot: Path, validate: bool = True
+) -> None:
+    """Fill /submit's form as a person does and send it; back once the next page loaded."""
+    sign_in(browser, url, secret)  # the form uploads as the signed-in author
     browser.get(url + "/submit")
     wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
     assert errors(browser) == []
@@ -119,10 +135,7 @@ def submit_form(
         browser.execute_script("arguments[0].removeAttribute('pattern');", field)
     field.send_keys(name)
     css(browser, "input[type=file][name=file]")[0].send_keys(str(bot))
-    form = css(browser, "form[action='/submit']")[0]
-    css(browser, "form[action='/submit'] button[type=submit]")[0].click()
-    WebDriverWait(browser, DEADLINE).until(replaced)  # the answer replaced the page
-    wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
+    send(browser, "form[action='/submit']")
 
 
 def write_bot(tmp_path: Path, name: str) -> Path:
@@ -221,3 +234,57 @@ def test_markup_in_a_bot_name_or_its_stderr_stays_text(
     assert ESCAPED in browser.page_source
     assert browser.find_elements(By.TAG_NAME, "img") == []
     assert errors(browser) == []
+
+
+COPY = "from bots.sdk import run as go\n\ndef first(seen, moves, ctx):\n    return 0\n\ngo(first)"
+"""`BOT` with `pick=0`, rewritten by another author: other names, other layout, same play."""
+
+
+def test_the_organiser_sees_a_copied_bot_and_an_author_does_not(
+    browser: Any, tmp_path: Path
+) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(LEAGUE + "fingerprints = true\n")
+    alice, bob, carol = (token(file, name) for name in ("alice", "bob", "carol"))
+    with League(file) as league:
+        boss = league.registry.new_token("boss", organiser=True)
+    running = Running(file)
+    try:
+        for secret, bot, code in (
+            (alice, "alice-first", BOT.format(pick=0, name="a")),
+            (bob, "bob-last", BOT.format(pick="len(legal) - 1", name="b")),
+            (carol, "carol-copy", COPY),
+        ):
+            assert running.upload(secret, bot, "bot.py", code.encode())[0] == 201
+        sign_in(browser, running.url, boss)
+        page = running.url + "/organiser/clones"
+
+        def compared() -> list[Any]:
+            """The flagged pairs, once all three bots are compared (three pairs in all)."""
+            pairs = css(browser, "section.pair")
+            return pairs if len(pairs) + len(css(browser, "#pairs tbody tr")) == 3 else []
+
+        pairs = eventually(browser, page, compared, "the three bots compared")
+        assert len(pairs) == 1 and errors(browser) == []
+        links = pairs[0].find_elements("css selector", "h3 a")
+        assert {a.text for a in links} == {"alice-first", "carol-copy"}
+        assert pairs[0].find_element("css selector", "strong").text.startswith("copy")
+        assert pairs[0].find_elements("css selector", "table.evidence tbody tr")  # its positions
+        others = [row.text for row in css(browser, "#pairs tbody tr")]
+        assert all("bob-last" in row and "copy:" not in row for row in others)
+        links[[a.text for a in links].index("carol-copy")].click()  # side by side: its page
+        wait_for(browser, "document.readyState === 'complete'", timeout=DEADLINE)
+        assert browser.current_url == running.url + "/bots/carol-copy"
+        assert errors(browser) == []
+
+        sign_in(browser, running.url, carol)  # the copy's own author sees none of it
+        browser.get(page)
+        assert "carol-copy" not in browser.page_source and not css(browser, "section.pair")
+        assert errors(browser) == [
+            f"{page} - Failed to load resource: the server responded with a status of 403 ()"
+        ]
+        browser.get(running.url + "/bots/carol-copy")
+        text = css(browser, "body")[0].text.replace("carol-copy", "")
+        assert "copy" not in text and "fingerprint" not in text.lower()
+    finally:
+        running.stop()
