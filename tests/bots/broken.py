@@ -22,6 +22,8 @@ memory_hog      at the first `act`, allocate memory until it fails
 cpu_hog         from the first `act`, burn CPU in a thread; answer each `act` once 1.2 CPU-seconds
                 are used, or after 2 s (so a loaded machine's hog still reaches a 1 s limit
                 within a game, and never a 5 s move clock first)
+sleepy          sleep `ms` ms (default 150) before each of its first `after` answers (default 3):
+                late on the wall clock, using no CPU time
 connect         at the first `act`, connect to 127.0.0.1:`port` (an exception if it cannot)
 read            at the first `act`, read the file `path`, exit saying how many bytes it got
 """
@@ -92,6 +94,8 @@ def answer(message: dict[str, Any]) -> botlib.Reply:
         waited = time.monotonic() + 2
         while time.process_time() < 1.2 and time.monotonic() < waited:
             time.sleep(0.05)
+    if mode == "sleepy" and answered <= int(opts.get("after", "3")):
+        time.sleep(int(opts.get("ms", "150")) / 1000)
     if mode == "connect" and answered == 1:
         socket.create_connection(("127.0.0.1", int(opts["port"])), timeout=5).close()
     if mode == "read" and answered == 1:

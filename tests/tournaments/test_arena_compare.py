@@ -61,6 +61,16 @@ def test_strict_exits_3_when_a_bot_faulted() -> None:
     assert "4 games had a faulty bot" in strict.stderr
 
 
+def test_cpu_time_mode_charges_only_what_a_bot_computes() -> None:
+    """A bot that sleeps past its move time answers late on the wall clock, never on its CPU
+    clock."""
+    sleeper = f"{sys.executable} {BOTS}/broken.py sleepy ms=150"
+    args = ("random", sleeper, "--game", "azul", "--max-deals", "1", "--move-ms", "100", "--json")
+    assert json.loads(arena("compare", *args).stdout)["faulty_games"] == 2
+    cpu = json.loads(arena("compare", *args, "--time-mode", "cpu").stdout)
+    assert cpu["faulty_games"] == 0 and cpu["games"] == 2
+
+
 def test_a_built_in_with_arguments_gets_a_one_word_name() -> None:
     result = json.loads(
         compare("random", "random --unused 1", "--game", "azul", "--max-deals", "1", "--json")

@@ -111,6 +111,21 @@ def add_sandbox_option(
     )
 
 
+def add_time_mode_option(
+    parser: argparse.ArgumentParser | argparse._ArgumentGroup, default: str | None
+) -> None:
+    """`--time-mode {wall,cpu}`; a None default means "as the tournament file says"."""
+    said = {"wall": " (the default)", "cpu": " (the default, as a league does)"}
+    parser.add_argument(
+        "--time-mode",
+        choices=["wall", "cpu"],
+        default=default,
+        help=f"charge wall-clock time{said['wall'] if default == 'wall' else ''} or the bots' "
+        f"CPU time{said['cpu'] if default == 'cpu' else ''}, which a loaded machine does not "
+        "use up",
+    )
+
+
 def chosen_sandbox(requested: SandboxRequest) -> SandboxKind:
     """The sandbox `--sandbox` resolves to here, its warning (if any) printed on stderr;
     `ConfigError` for "bwrap" where it does not work (`resolved_sandbox`)."""

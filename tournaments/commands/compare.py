@@ -19,6 +19,7 @@ from tournaments.commands.common import (
     EXIT_FAULT,
     EXIT_OK,
     add_sandbox_option,
+    add_time_mode_option,
     add_time_options,
     chosen_sandbox,
     parse_option_pairs,
@@ -80,6 +81,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     play.add_argument("-j", "--concurrency", type=int, default=0, help="deals at once (0: cores)")
     add_time_options(play, TimeControl())
     add_sandbox_option(play, "auto")
+    add_time_mode_option(play, "wall")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
     parser.add_argument(
         "--logs",
@@ -167,7 +169,7 @@ def handle(args: argparse.Namespace) -> int:
     task = progress.add_task(
         f"{a.name} vs {b.name}", total=None, llr=0.0, lower=bounds.lower, upper=bounds.upper
     )
-    limits = Limits(sandbox=chosen_sandbox(args.sandbox))
+    limits = Limits(sandbox=chosen_sandbox(args.sandbox), time_mode=args.time_mode)
 
     def on_deal(deals: int, value: float) -> None:
         progress.update(task, completed=deals, llr=value)

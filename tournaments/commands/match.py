@@ -14,6 +14,7 @@ from tournaments.commands.common import (
     EXIT_FAULT,
     EXIT_OK,
     add_sandbox_option,
+    add_time_mode_option,
     add_time_options,
     parse_option_pairs,
     positive,
@@ -81,9 +82,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ]:
         parser.add_argument(flag, type=amount, default=default, help=f"{meaning}; 0: unlimited")
     add_sandbox_option(parser, "auto")
-    parser.add_argument(
-        "--time-mode", choices=["wall", "cpu"], default="wall", help="charge wall or CPU time"
-    )
+    add_time_mode_option(parser, "wall")
     parser.add_argument(
         "--record",
         type=Path,

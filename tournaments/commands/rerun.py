@@ -15,6 +15,7 @@ from tournaments.commands.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_sandbox_option,
+    add_time_mode_option,
     chosen_sandbox,
     read_record_file,
     run_trio,
@@ -73,12 +74,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the seat to re-run (default: the seat of a seat record, the one whose `start` "
         "it holds)",
     )
-    parser.add_argument(
-        "--time-mode",
-        choices=["wall", "cpu"],
-        default="cpu",
-        help="charge CPU time (the default, as a league does) or wall time",
-    )
+    add_time_mode_option(parser, "cpu")
     add_sandbox_option(parser, "auto")
     parser.add_argument(
         "--logs",

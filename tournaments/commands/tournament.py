@@ -23,6 +23,7 @@ from tournaments.commands.common import (
     EXIT_TERMINATED,
     Terminated,
     add_sandbox_option,
+    add_time_mode_option,
     add_time_options,
     positive,
     run_trio,
@@ -78,7 +79,7 @@ def add_tournament_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--max-seat-sets", type=positive, help="sample this many seat-sets at most")
     add_time_options(group, None)
     add_sandbox_option(group, None)
-    group.add_argument("--time-mode", choices=["wall", "cpu"], help="charge wall or CPU time")
+    add_time_mode_option(group, None)
     report = parser.add_argument_group("reporting")
     report.add_argument(
         "-q", "--quiet", action="store_true", help="print only warnings, errors and the tables"
