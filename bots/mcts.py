@@ -9,7 +9,8 @@ re-dealt from that state until its time is up.
 Time: a decision may take the clock's `move_ms` plus its bank, measured by the referee from
 the moment it writes `act`. The bot reads the clock of every `act` and searches for at most
 `SHARE` of what it may use (a twentieth of the bank at most), less `MARGIN_MS`: the rest covers
-decoding the request, the answer's trip back and a busy machine's scheduling delays. How far
+decoding the request, the answer's trip back and a busy machine's scheduling delays (under
+`time_mode = "cpu"`, which charges none of those, `CPU_SHARE`). How far
 its recent decisions went past their deadlines (the last iteration, choosing the answer,
 freeing the tree) is measured and kept back from the next ones; the search never starts an
 iteration that the slowest one so far would push past the deadline, and its rollouts look at
@@ -46,7 +47,11 @@ from protocol.messages import CPU_MODE_WALL_CAP, Clock, TimeMode
 from referee.games import find_game
 
 SHARE = 0.6
-"""Of the time a decision may take, the share spent searching."""
+"""Of the time a decision may take on the wall clock, the share spent searching."""
+CPU_SHARE = 0.9
+"""The same under `time_mode = "cpu"`, where the referee charges only the bot's CPU time: a
+busy machine's scheduling delays and the answer's trip cost it nothing, so the rest covers the
+decision's own work around the search and the CPU clock's granularity."""
 MARGIN_MS = 15.0
 """Kept back from every decision on top of the share: process and pipe overheads."""
 BANK_SHARE = 20
@@ -59,10 +64,11 @@ its limit), the share after which the search stops: a bot that gets almost no CP
 within the cap, with the rest of it for its work before and after the search."""
 
 
-def search_seconds(clock: Clock, cap_ms: float | None = None) -> float:
-    """How long to search for one decision under `clock` (0 when the clock is too short)."""
+def search_seconds(clock: Clock, cap_ms: float | None = None, charged: TimeMode = "wall") -> float:
+    """How long to search for one decision under `clock`, charged on the `charged` clock (0
+    when the clock is too short)."""
     allowed = clock.move_ms + clock.bank_ms / BANK_SHARE
-    budget = SHARE * allowed - MARGIN_MS
+    budget = (CPU_SHARE if charged == "cpu" else SHARE) * allowed - MARGIN_MS
     if cap_ms is not None:
         budget = min(budget, cap_ms)
     return max(0.0, budget) / 1000
@@ -74,8 +80,8 @@ def stops(
     """The seconds a search may take on each clock: `cap_ms` (at most the clock's share) on
     `kind`, the bot's; the clock's share on `charged`, the referee's, a safety stop; and in cpu
     time mode, `CAP_SHARE` of the referee's wall-clock cap."""
-    seconds = {kind: search_seconds(clock, cap_ms)}
-    seconds.setdefault(charged, search_seconds(clock))
+    seconds = {kind: search_seconds(clock, cap_ms, charged)}
+    seconds.setdefault(charged, search_seconds(clock, None, charged))
     if charged == "cpu":
         cap = CAP_SHARE * CPU_MODE_WALL_CAP * (clock.move_ms + clock.bank_ms) / 1000
         seconds.setdefault("wall", cap)
@@ -120,7 +126,7 @@ class MctsBot:
         seconds = None
         if self.iterations is not None:  # shaped by the settings, never by the time left
             full = Clock(move_ms=context.time.move_ms, bank_ms=context.time.bank_ms)
-            seconds = search_seconds(full, self.cap_ms)
+            seconds = search_seconds(full, self.cap_ms, context.time_mode)
         search = self.searches.get(context.game)
         if search is None:
             search = self.searches[context.game] = Search(find_game(context.game), self.params)

@@ -203,8 +203,13 @@ def test_search_time_leaves_a_margin_under_every_clock() -> None:
     assert search_seconds(Clock(move_ms=100, bank_ms=0), cap_ms=20) == pytest.approx(0.020)
     assert search_seconds(Clock(move_ms=100, bank_ms=2000)) == pytest.approx(0.105)
     assert search_seconds(Clock(move_ms=10, bank_ms=0)) == 0.0
+    # charged only its CPU time, it searches more of the decision
+    assert search_seconds(Clock(move_ms=100, bank_ms=0), charged="cpu") == pytest.approx(0.075)
+    assert search_seconds(Clock(move_ms=1000, bank_ms=0), charged="cpu") == pytest.approx(0.885)
     for move_ms in (1, 30, 100, 1000, 10_000):
-        assert search_seconds(Clock(move_ms=move_ms, bank_ms=0)) < move_ms / 1000
+        for charged in ("wall", "cpu"):
+            clock = Clock(move_ms=move_ms, bank_ms=0)
+            assert search_seconds(clock, charged=charged) < 0.9 * move_ms / 1000
 
 
 def test_parameters_reach_the_bot_through_its_builtin_name() -> None:
