@@ -115,14 +115,12 @@ def add_time_mode_option(
     parser: argparse.ArgumentParser | argparse._ArgumentGroup, default: str | None
 ) -> None:
     """`--time-mode {wall,cpu}`; a None default means "as the tournament file says"."""
-    said = {"wall": " (the default)", "cpu": " (the default, as a league does)"}
     parser.add_argument(
         "--time-mode",
         choices=["wall", "cpu"],
         default=default,
-        help=f"charge wall-clock time{said['wall'] if default == 'wall' else ''} or the bots' "
-        f"CPU time{said['cpu'] if default == 'cpu' else ''}, which a loaded machine does not "
-        "use up",
+        help="charge wall-clock time or the bots' CPU time, which a loaded machine does not use "
+        "up" + (f" (default {default})" if default else ""),
     )
 
 
