@@ -1,14 +1,17 @@
 """Fit Azul's evaluation to self-play: the `WEIGHTS` of `bots/search/azul.py`.
 
-Run as `python -m bots.research.azul_fit [--games N] [--iterations N] [--seed N] [-j N]`
-(needs numpy: `pip install 'tile-arena[pettingzoo]'`). It plays 2-player games of the search
-against itself at a fixed number of iterations a decision (the seed makes the deals and the
-searches' choices: a run is reproducible), records at the start of every round after the
-first each seat's `board_features` and the points the seat scored from there to the game's
-end, fits the weights of each phase by least squares, and prints them as the `WEIGHTS` literal,
-with each phase's R² on held-out games (every fifth) on standard error. A phase with fewer than
-`MIN_SAMPLES` samples, and phase 0 (no tile on any wall at a round's start: never sampled),
-gets the weights fitted to all samples.
+Run as `python -m bots.research.azul_fit [--games N] [--iterations N] [--seed N] [-j N]
+[--out FILE]` (needs numpy: `pip install 'tile-arena[pettingzoo]'`). It plays 2-player games
+of the search before any fit (`SELF_PLAY`: leaves valued by `HAND_WEIGHTS`, no points of its
+own) against itself at a fixed number of iterations a decision, so that the seed alone makes
+the deals, the searches' choices and so the weights, whatever weights are shipped: a run is
+reproducible. It records at the start of every round after the first each seat's
+`board_features` and the points the seat scored from there to the game's end, fits the weights
+of each phase by least squares, and writes them as a `WEIGHTS_FILE` (to FILE, else standard
+output), with each phase's R² on held-out games (every fifth) on standard error. A phase with
+fewer than `MIN_SAMPLES` samples, and phase 0 (no tile on any wall at a round's start: never
+sampled), gets the weights fitted to all samples. The defaults make the shipped
+`bots/search/azul_weights.json`.
 
 What an evaluation needs is to rank the states a search reaches from one root, which the
 held-out R² (across games, whose futures differ by far more than a decision's choices) does
@@ -18,30 +21,49 @@ not tell: docs/strategies.md measures the fitted evaluation in play.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
-from bots.search.azul import FEATURES, board_features
+from bots.search.azul import (
+    FEATURES,
+    HAND_WEIGHTS,
+    PHASES,
+    PROFILE,
+    AzulState,
+    board_features,
+    evaluation,
+)
 from bots.search.ismcts import Params, Search
 from referee.games.azul import Azul
 
-PHASES = 5
-"""Phases 0 to 4: the most tiles in any seat's wall row at a round's start (5 ends the game)."""
 MIN_SAMPLES = 20 * len(FEATURES)
 """Fewer samples than this in a phase: it gets the weights fitted to all samples."""
 Sample = tuple[int, list[float], float]
 """A phase, a seat's features and the points it scored from there to the game's end."""
 
 
+def by_hand(state: AzulState) -> list[float]:
+    """The self-play's leaf values: `evaluation` by `HAND_WEIGHTS`."""
+    return evaluation(state, HAND_WEIGHTS)
+
+
+SELF_PLAY = dataclasses.replace(PROFILE, evaluation=by_hand, own_points=0.0)
+"""The search the weights are fitted to the play of: Azul's as it was before any fit, valued by
+`HAND_WEIGHTS` and without points of its own (added with the fitted evaluation). Its own points
+taught weights that scored fewer points against greedy (docs/strategies.md)."""
+
+
 def play(seed: int, iterations: int) -> list[Sample]:
-    """One game of the search against itself; its samples at every round's start after the
+    """One game of `SELF_PLAY` against itself; its samples at every round's start after the
     first."""
     game = Azul()
     rng = random.Random(seed)
-    search = Search(game, Params())
+    search = Search(game, Params(), SELF_PLAY)
     state = game.new(2, seed)
     boards = []
     scores_then = []
@@ -97,17 +119,13 @@ def fit(samples: Sequence[Sample], holdout: Sequence[bool]) -> tuple[list[list[f
     return weights, report
 
 
-def literal(weights: list[list[float]]) -> str:
-    """`WEIGHTS` as Python source, 9 numbers a line."""
-    lines = ["WEIGHTS = ("]
-    for phase, row in enumerate(weights):
-        lines.append(f"    (  # phase {phase}")
-        for start in range(0, len(row), 9):
-            numbers = ", ".join(f"{round(w, 3) + 0.0:.3f}" for w in row[start : start + 9])
-            lines.append(f"        {numbers},")
-        lines.append("    ),")
-    lines.append(")  # fmt: skip")
-    return "\n".join(lines)
+def weights_file(weights: list[list[float]]) -> str:
+    """A `WEIGHTS_FILE`'s JSON: the features, then a phase's weights a line, to 3 decimals."""
+    names = ", ".join(f'"{name}"' for name in FEATURES)
+    rows = ",\n".join(
+        "    [" + ", ".join(f"{round(w, 3) + 0.0:g}" for w in row) + "]" for row in weights
+    )
+    return f'{{\n  "features": [{names}],\n  "phases": [\n{rows}\n  ]\n}}\n'
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -120,9 +138,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--seed", type=int, default=1000, help="the first game's seed")
     parser.add_argument("-j", "--jobs", type=int, default=0, help="processes (0: cores)")
+    parser.add_argument(
+        "--out", type=Path, help="write the weights file here (default: standard output)"
+    )
     args = parser.parse_args(argv)
     if args.games < 1 or args.iterations < 1 or args.jobs < 0:
         parser.error("--games and --iterations must be positive, --jobs not negative")
+    if args.out is not None and not args.out.parent.is_dir():
+        parser.error(f"--out: no folder {args.out.parent}")
     return args
 
 
@@ -145,7 +168,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     weights, report = fit(samples, holdout)
     for line in report:
         print(line, file=sys.stderr)
-    print(literal(weights))
+    text = weights_file(weights)
+    if args.out is None:
+        print(text, end="")
+    else:
+        args.out.write_text(text)
+        print(f"wrote {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

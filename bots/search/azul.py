@@ -4,8 +4,12 @@ cuts at the round's end, and little exploration (measurements in docs/strategies
 
 from __future__ import annotations
 
+from importlib.resources import files
 from typing import Any
 
+import msgspec
+
+from bots.search.azul_messages import WeightsFile
 from bots.search.policies import SearchProfile
 from referee.games.azul import (
     CENTRE,
@@ -104,38 +108,47 @@ fullness, the tiles missing and the lines; the end bonuses by `_SHARE` of each r
 3; the tiles on the wall; the mean of what a tile would score on each free space; whether the
 seat holds the first-player marker (starts the round, the marker unclaimed); the most tiles in
 one of its wall rows, and in one of another seat's."""
-WEIGHTS = (
-    (  # phase 0
-        19.728, 0.886, 4.952, 0.521, -5.810, -3.433, 1.313, 1.058, 0.960,
-        -3.717, -3.864, -1.817, -1.536, -0.018, 10.492, 1.030, -2.617, -5.526,
-    ),
-    (  # phase 1
-        1.327, 1.495, 6.088, 0.512, -5.652, 0.104, -1.844, 0.933, 0.000,
-        10.360, 0.000, 2.109, -4.036, 1.301, 14.445, 0.673, 1.327, 1.327,
-    ),
-    (  # phase 2
-        -11.573, 1.289, 4.876, 0.296, -6.084, -4.179, 0.207, 0.860, 0.000,
-        -0.857, -3.327, -0.490, -1.736, 0.114, 14.747, 1.067, 9.752, -3.230,
-    ),
-    (  # phase 3
-        0.014, 1.296, 4.026, 0.539, -5.927, -2.536, 1.366, 0.349, 0.000,
-        -3.913, -1.721, -1.799, -0.635, 0.424, 10.759, 0.521, 0.976, -2.888,
-    ),
-    (  # phase 4
-        7.809, 0.964, 1.149, 0.357, -4.255, -3.258, 1.308, 1.714, 1.314,
-        -3.487, -5.118, -1.739, -1.884, -0.836, 5.816, 1.677, -0.513, -2.069,
-    ),
-)  # fmt: skip
+WEIGHTS_FILE = "azul_weights.json"
+"""The fitted `WEIGHTS`, shipped in this package: `python -m bots.research.azul_fit --out
+bots/search/azul_weights.json` regenerates them from a seed."""
+PHASES = 5
+"""Phases 0 to 4: the most tiles in any seat's wall row (5: the game ends with the round)."""
+Weights = tuple[tuple[float, ...], ...]
+"""Per phase of the game (`Boards.phase`, 0 to 4), a weight per `FEATURES`."""
+
+
+def load_weights(data: bytes) -> Weights:
+    """The weights of a `WEIGHTS_FILE`: JSON naming the `FEATURES` it was fitted to and a row of
+    weights per phase; a file fitted to other features is refused, not misread."""
+    try:
+        found = msgspec.json.decode(data, type=WeightsFile)
+    except msgspec.DecodeError as error:
+        raise ValueError(f"not a weights file: {error}") from None
+    if tuple(found.features) != FEATURES:
+        raise ValueError(f"weights fitted to other features: {found.features}")
+    if len(found.phases) != PHASES or any(len(row) != len(FEATURES) for row in found.phases):
+        raise ValueError(f"weights need {PHASES} phases of {len(FEATURES)} numbers each")
+    return tuple(tuple(row) for row in found.phases)
+
+
+WEIGHTS = load_weights(files("bots.search").joinpath(WEIGHTS_FILE).read_bytes())
 """The points a seat will still score, by `FEATURES`, per phase of the game: the most tiles in
 any seat's wall row (0 to 4; 0 pools all phases). Fitted by least squares to 2-player self-play
-(`python -m bots.research.azul_fit`, docs/strategies.md)."""
+of the search before any fit (`bots.research.azul_fit`, docs/research.md); more seats use them
+too."""
+_HAND = {"line points": _LATER, "row shares": 1.0, "column shares": 1.0, "colour shares": 1.0}
+HAND_WEIGHTS: Weights = (tuple(_HAND.get(name, 0.0) for name in FEATURES),) * PHASES
+"""The evaluation before any fit, as weights: `_LATER` of what a partial line's tiles would
+score now and the end bonuses by `_SHARE`. The self-play the weights are fitted to is valued
+by these, so that a seed alone makes `WEIGHTS`, whatever the shipped ones are."""
 
 
-def evaluation(state: AzulState) -> list[float]:
+def evaluation(state: AzulState, weights: Weights = WEIGHTS) -> list[float]:
     """Every seat's final score as it stands (the game over: the score itself): the score, what
     the complete pattern lines will score at wall-tiling (tiled top to bottom, as the rules do)
     and the floor penalty due then; then the points to come on the wall as tiled: the end
-    bonuses if a row is complete (the game ends with the round), else `WEIGHTS`' estimate. Azul's
+    bonuses if a row is complete (the game ends with the round), else the estimate by `weights`
+    (`WEIGHTS`, or `HAND_WEIGHTS` for the self-play they are fitted to). Azul's
     score moves in jumps at the end of a round, so the plain score of a state misleads. A grey
     wall is valued by `grey_evaluation` (no fitted estimate: its spaces are chosen later)."""
     if state.turn < 0:
@@ -146,10 +159,10 @@ def evaluation(state: AzulState) -> list[float]:
     values = boards.values
     if boards.phase == 5:
         return [value + bonus for value, bonus in zip(values, boards.bonuses, strict=True)]
-    weights = WEIGHTS[boards.phase]
+    phase = weights[boards.phase]
     for seat, features in enumerate(boards.features):
         estimate = 0.0
-        for weight, feature in zip(weights, features, strict=True):
+        for weight, feature in zip(phase, features, strict=True):
             estimate += weight * feature
         values[seat] += estimate
     return values

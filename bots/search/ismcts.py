@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bots.search.budget import Timer
-from bots.search.policies import Horizon, Opponents, profile
+from bots.search.policies import Horizon, Opponents, SearchProfile, profile
 from referee.games import Game, Policy, simulate
 
 Rollout = Literal["greedy", "random"]
@@ -97,10 +97,12 @@ class Node:
 class Search:
     """A search for one game; `run` answers one decision."""
 
-    def __init__(self, game: Game[Any], params: Params) -> None:
+    def __init__(self, game: Game[Any], params: Params, known: SearchProfile | None = None) -> None:
+        """`known`: the game's search knowledge; None: its `PROFILE` (`policies.profile`)."""
         self.game = game
         self.params = params
-        known = profile(game.id)
+        if known is None:
+            known = profile(game.id)
         self.heuristic = known.heuristic
         self.evaluation = game.scores if known.evaluation is None else known.evaluation
         self.scale = known.scale

@@ -3,8 +3,10 @@ run on into the next round."""
 
 from __future__ import annotations
 
+import json
 import random
 import time
+from importlib.resources import files
 
 import pytest
 
@@ -61,6 +63,41 @@ def test_a_complete_line_is_tiled_and_the_floor_scored_before_the_estimate() -> 
         for value, features in zip(boards.values, boards.features, strict=True)
     ]
     assert knowledge.evaluation(state) == pytest.approx(expected)
+
+
+def test_the_fitted_weights_load_from_the_installed_package() -> None:
+    """The weights ship as package data (CI runs this on a regular install too), and the
+    evaluation weighs by them unless told otherwise."""
+    shipped = files("bots.search").joinpath(knowledge.WEIGHTS_FILE).read_bytes()
+    assert knowledge.load_weights(shipped) == knowledge.WEIGHTS
+    assert knowledge.WEIGHTS != knowledge.HAND_WEIGHTS
+    state = _blank()
+    state.line_colour[0][0], state.line_count[0][0] = 2, 1
+    state.sync()
+    assert knowledge.evaluation(state) == knowledge.evaluation(state, knowledge.WEIGHTS)
+    assert knowledge.evaluation(state) != knowledge.evaluation(state, knowledge.HAND_WEIGHTS)
+
+
+def _weights_file(phases: int = 5, features: tuple[str, ...] = knowledge.FEATURES) -> str:
+    """A weights file of zeros."""
+    return json.dumps(
+        {"features": list(features), "phases": [[0.0] * len(knowledge.FEATURES)] * phases}
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "refusal"),
+    [
+        ("not json", "not a weights file"),
+        ('{"features": [], "phases": [], "extra": 1}', "not a weights file"),
+        (_weights_file(features=knowledge.FEATURES[:-1]), "other features"),
+        (_weights_file(phases=4), "5 phases of 18 numbers"),
+    ],
+)
+def test_a_weights_file_that_does_not_fit_is_refused(text: str, refusal: str) -> None:
+    assert knowledge.load_weights(_weights_file().encode())  # the shape these break
+    with pytest.raises(ValueError, match=refusal):
+        knowledge.load_weights(text.encode())
 
 
 def test_a_partial_line_is_measured_on_the_wall_as_tiled() -> None:

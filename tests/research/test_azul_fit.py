@@ -1,14 +1,16 @@
 """Fitting Azul's evaluation to self-play (`bots.research.azul_fit`): the samples a game gives,
-the least squares per phase, and the literal it prints for bots/search/azul.py."""
+the least squares per phase, and the weights file it writes for bots/search/azul.py."""
 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from bots.research import azul_fit
 from bots.search import azul as knowledge
+from referee.games.azul import Azul
 
 
 def test_a_game_gives_reproducible_samples_at_its_rounds_starts() -> None:
@@ -39,17 +41,30 @@ def test_the_fit_recovers_each_phases_weights_and_pools_a_thin_phase() -> None:
     assert "held-out R² 1.000" in report[1] and "pooled" in report[3]
 
 
-def test_a_short_run_prints_weights_the_evaluation_can_take(
-    capsys: pytest.CaptureFixture[str],
+def test_a_short_run_writes_weights_the_evaluation_can_take(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    out = tmp_path / "weights.json"
+    azul_fit.main(["--games", "3", "--iterations", "3", "-j", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    weights = knowledge.load_weights(out.read_bytes())
+    assert len(weights) == knowledge.PHASES
+    assert "3/3 games" in err and "phase 4" in err and f"wrote {out}" in err
     azul_fit.main(["--games", "3", "--iterations", "3", "-j", "1"])
-    out, err = capsys.readouterr()
-    found: dict[str, object] = {}
-    exec(out, found)
-    weights = found["WEIGHTS"]
-    assert isinstance(weights, tuple) and len(weights) == azul_fit.PHASES
-    assert all(len(row) == len(knowledge.FEATURES) for row in weights)
-    assert "3/3 games" in err and "phase 4" in err
+    assert capsys.readouterr().out == out.read_text()  # the seed alone makes the weights
+
+
+def test_the_self_play_is_the_search_before_any_fit() -> None:
+    assert azul_fit.SELF_PLAY.evaluation is azul_fit.by_hand
+    assert azul_fit.SELF_PLAY.own_points == 0.0 < knowledge.PROFILE.own_points
+    game = Azul()
+    state = game.new(2, 5)
+    rng = random.Random(5)
+    while state.round < 3:  # a wall tile or two: the estimate has features to weigh
+        seat = game.to_act(state)[0]
+        game.apply(state, {seat: rng.choice(game.legal(state, seat))})
+    assert azul_fit.by_hand(state) == knowledge.evaluation(state, knowledge.HAND_WEIGHTS)
+    assert azul_fit.by_hand(state) != knowledge.evaluation(state)
 
 
 def test_bad_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -57,3 +72,12 @@ def test_bad_arguments_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
         azul_fit.main(["--games", "0"])
     assert stopped.value.code == 2
     assert "--games and --iterations must be positive" in capsys.readouterr().err
+
+
+def test_an_unwritable_out_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        azul_fit.main(["--out", str(tmp_path / "missing" / "weights.json")])
+    assert stopped.value.code == 2
+    assert "--out: no folder" in capsys.readouterr().err
